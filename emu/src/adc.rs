@@ -1,0 +1,1 @@
+//! Address counters (ADCs).

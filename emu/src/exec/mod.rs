@@ -1,0 +1,1 @@
+//! The Tensix front end.

@@ -1,0 +1,133 @@
+//! Why a run stops early.
+//!
+//! The categories follow the ones tenstorrent/ttsim uses for its own Tensix
+//! model: a run either completes or stops with exactly one [`Fault`], which
+//! names the rule it enforces in a sentence a user can act on.
+
+use std::fmt;
+
+/// The category of a [`Fault`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FaultKind {
+    /// The ISA documentation leaves the behaviour undefined.
+    UndefinedBehavior,
+    /// The documentation says the result is an unpredictable value.
+    UnpredictableValue,
+    /// A feature this emulator deliberately does not model; the message says why.
+    Unsupported,
+    /// A feature not modelled yet.
+    Unimplemented,
+    /// The instruction word does not name an instruction of this architecture.
+    InvalidInstruction,
+    /// No thread can make progress and at least one still has work queued.
+    Deadlock,
+    /// A step budget or MOP/REPLAY expansion budget ran out.
+    ResourceLimit,
+}
+
+impl FaultKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [FaultKind; 7] = [
+        FaultKind::UndefinedBehavior,
+        FaultKind::UnpredictableValue,
+        FaultKind::Unsupported,
+        FaultKind::Unimplemented,
+        FaultKind::InvalidInstruction,
+        FaultKind::Deadlock,
+        FaultKind::ResourceLimit,
+    ];
+
+    /// The snake_case name used in conformance vectors (`expect.fault.kind`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::UndefinedBehavior => "undefined_behavior",
+            FaultKind::UnpredictableValue => "unpredictable_value",
+            FaultKind::Unsupported => "unsupported",
+            FaultKind::Unimplemented => "unimplemented",
+            FaultKind::InvalidInstruction => "invalid_instruction",
+            FaultKind::Deadlock => "deadlock",
+            FaultKind::ResourceLimit => "resource_limit",
+        }
+    }
+
+    /// Inverse of [`FaultKind::name`].
+    pub fn from_name(name: &str) -> Option<FaultKind> {
+        FaultKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A typed reason for a run to stop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub kind: FaultKind,
+    /// The Tensix thread (0 = unpack, 1 = math, 2 = pack) whose instruction
+    /// stopped the run, when one did.
+    pub thread: Option<u8>,
+    /// Index of the offending entry in that thread's program, when known.
+    pub instruction_index: Option<usize>,
+    /// The rule, as a sentence.
+    pub rule: String,
+}
+
+impl Fault {
+    pub fn new(kind: FaultKind, rule: impl Into<String>) -> Fault {
+        Fault {
+            kind,
+            thread: None,
+            instruction_index: None,
+            rule: rule.into(),
+        }
+    }
+
+    pub fn undefined(rule: impl Into<String>) -> Fault {
+        Fault::new(FaultKind::UndefinedBehavior, rule)
+    }
+
+    pub fn unpredictable(rule: impl Into<String>) -> Fault {
+        Fault::new(FaultKind::UnpredictableValue, rule)
+    }
+
+    pub fn unsupported(rule: impl Into<String>) -> Fault {
+        Fault::new(FaultKind::Unsupported, rule)
+    }
+
+    pub fn unimplemented(rule: impl Into<String>) -> Fault {
+        Fault::new(FaultKind::Unimplemented, rule)
+    }
+
+    pub fn invalid_instruction(rule: impl Into<String>) -> Fault {
+        Fault::new(FaultKind::InvalidInstruction, rule)
+    }
+
+    /// Attach the thread and program position, keeping any already set
+    /// (the innermost site knows best).
+    pub fn at(mut self, thread: u8, instruction_index: usize) -> Fault {
+        self.thread.get_or_insert(thread);
+        self.instruction_index.get_or_insert(instruction_index);
+        self
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind)?;
+        if let Some(t) = self.thread {
+            write!(f, " on thread {t}")?;
+        }
+        if let Some(i) = self.instruction_index {
+            write!(f, " at program entry {i}")?;
+        }
+        write!(f, ": {}", self.rule)
+    }
+}
+
+impl std::error::Error for Fault {}
+
+/// Result of any emulator operation that may stop a run.
+pub type Result<T> = std::result::Result<T, Fault>;

@@ -1,0 +1,1 @@
+//! Datum formats and the conversions the packers and unpackers perform.

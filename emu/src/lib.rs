@@ -1,0 +1,19 @@
+//! `tensix-emu`: a bit-exact emulator of the Tenstorrent Tensix packer and
+//! unpacker data paths, for Wormhole B0 and Blackhole.
+//!
+//! One module per hardware block, named after it. The emulator does no I/O:
+//! conformance vectors, fuzzing and the command line live in `tensix-harness`.
+//!
+//! The behaviour modelled here is what the silicon does, as decided by (in
+//! order) recorded device behaviour, tenstorrent/tt-isa-documentation,
+//! tenstorrent/ttsim and tenstorrent/tt-llk. Where those disagree, the comment
+//! at the code that depends on it says so.
+
+pub mod adc;
+pub mod arch;
+pub mod exec;
+pub mod fault;
+pub mod format;
+
+pub use arch::Arch;
+pub use fault::{Fault, FaultKind};

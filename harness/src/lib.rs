@@ -1,0 +1,2 @@
+//! `tensix-harness`: conformance vectors, the runner, oracles and generators
+//! for `tensix-emu`.

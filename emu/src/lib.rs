@@ -14,6 +14,8 @@ pub mod arch;
 pub mod exec;
 pub mod fault;
 pub mod format;
+pub mod isa;
+pub mod regs;
 
 pub use arch::Arch;
 pub use fault::{Fault, FaultKind};

@@ -186,7 +186,8 @@ def gen_isa(root):
         for n in ordered:
             if (arch, n) in layouts:
                 w(f"                Opcode::{camel(n)} => Some(&{arch.upper()}_{n.upper()}),")
-        w("                _ => None,")
+        if any((arch, n) not in layouts for n in ordered):
+            w("                _ => None,")
         w("            },")
     w("        }")
     w("    }")
@@ -231,7 +232,9 @@ def gen_isa(root):
         w("")
         w(f"impl {camel(n)} {{")
         w("    pub(super) fn get(&self, index: usize) -> u32 {")
-        if fs:
+        if len(fs) == 1:
+            w(f"        if index == 0 {{ self.{ident(fs[0])} }} else {{ 0 }}")
+        elif fs:
             w("        match index {")
             for i, f in enumerate(fs):
                 w(f"            {i} => self.{ident(f)},")
@@ -243,7 +246,9 @@ def gen_isa(root):
         w("    }")
         w("")
         w("    pub(super) fn set(&mut self, index: usize, value: u32) {")
-        if fs:
+        if len(fs) == 1:
+            w(f"        if index == 0 {{ self.{ident(fs[0])} = value; }}")
+        elif fs:
             w("        match index {")
             for i, f in enumerate(fs):
                 w(f"            {i} => self.{ident(f)} = value,")

@@ -88,7 +88,7 @@ fn every_field_lands_on_its_own_bits() {
 
 #[test]
 fn text_instruction_text_for_every_opcode() {
-    let mut rng = SplitMix(0x0ddb_a11);
+    let mut rng = SplitMix(0x00dd_ba11);
     for arch in Arch::ALL {
         for &opcode in Opcode::ALL {
             if opcode.layout(arch).is_none() {

@@ -1052,7 +1052,6 @@ impl Opcode {
                 Opcode::Rmwcib3 => Some(&BLACKHOLE_RMWCIB3),
                 Opcode::Streamwrcfg => Some(&BLACKHOLE_STREAMWRCFG),
                 Opcode::Cfgshiftmask => Some(&BLACKHOLE_CFGSHIFTMASK),
-                _ => None,
             },
         }
     }
@@ -6870,16 +6869,16 @@ pub struct MopCfg {
 
 impl MopCfg {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.zmask_hi16,
-            _ => 0,
+        if index == 0 {
+            self.zmask_hi16
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.zmask_hi16 = value,
-            _ => {}
+        if index == 0 {
+            self.zmask_hi16 = value;
         }
     }
 }
@@ -6925,16 +6924,16 @@ pub struct Resourcedecl {
 
 impl Resourcedecl {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -6983,16 +6982,16 @@ pub struct Movdbga2d {
 
 impl Movdbga2d {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7073,16 +7072,16 @@ pub struct Movdbgb2d {
 
 impl Movdbgb2d {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7239,16 +7238,16 @@ pub struct Trnspsrca {
 
 impl Trnspsrca {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7262,16 +7261,16 @@ pub struct Rareb {
 
 impl Rareb {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7301,16 +7300,16 @@ pub struct Shiftxa {
 
 impl Shiftxa {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7324,16 +7323,16 @@ pub struct Shiftxb {
 
 impl Shiftxb {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7347,16 +7346,16 @@ pub struct Setashrmh0 {
 
 impl Setashrmh0 {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7370,16 +7369,16 @@ pub struct Setashrmh1 {
 
 impl Setashrmh1 {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7393,16 +7392,16 @@ pub struct Setashrmv {
 
 impl Setashrmv {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7416,16 +7415,16 @@ pub struct Setpkedgof {
 
 impl Setpkedgof {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7439,16 +7438,16 @@ pub struct Setashrmh {
 
 impl Setashrmh {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7462,16 +7461,16 @@ pub struct Clrexphist {
 
 impl Clrexphist {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7485,16 +7484,16 @@ pub struct Conv3s1 {
 
 impl Conv3s1 {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7508,16 +7507,16 @@ pub struct Conv3s2 {
 
 impl Conv3s2 {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7531,16 +7530,16 @@ pub struct Mpool3s1 {
 
 impl Mpool3s1 {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7554,16 +7553,16 @@ pub struct Apool3s1 {
 
 impl Apool3s1 {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7679,16 +7678,16 @@ pub struct Dotpv {
 
 impl Dotpv {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7737,16 +7736,16 @@ pub struct Mpool3s2 {
 
 impl Mpool3s2 {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7760,16 +7759,16 @@ pub struct Apool3s2 {
 
 impl Apool3s2 {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -7981,16 +7980,16 @@ pub struct Setibrwc {
 
 impl Setibrwc {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8004,16 +8003,16 @@ pub struct Mfconv3s1 {
 
 impl Mfconv3s1 {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8027,16 +8026,16 @@ pub struct Xmov {
 
 impl Xmov {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8224,16 +8223,16 @@ pub struct Rstdma {
 
 impl Rstdma {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8279,16 +8278,16 @@ pub struct Flushdma {
 
 impl Flushdma {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8340,16 +8339,16 @@ pub struct Loadind {
 
 impl Loadind {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8363,16 +8362,16 @@ pub struct PacrSetreg {
 
 impl PacrSetreg {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8386,16 +8385,16 @@ pub struct Tbufcmd {
 
 impl Tbufcmd {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8681,16 +8680,16 @@ pub struct Setdvalid {
 
 impl Setdvalid {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.setvalid,
-            _ => 0,
+        if index == 0 {
+            self.setvalid
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.setvalid = value,
-            _ => {}
+        if index == 0 {
+            self.setvalid = value;
         }
     }
 }
@@ -8736,16 +8735,16 @@ pub struct Subdmareg {
 
 impl Subdmareg {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8791,16 +8790,16 @@ pub struct Bitwopdmareg {
 
 impl Bitwopdmareg {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8814,16 +8813,16 @@ pub struct Shiftdmareg {
 
 impl Shiftdmareg {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8837,16 +8836,16 @@ pub struct Cmpdmareg {
 
 impl Cmpdmareg {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8905,16 +8904,16 @@ pub struct Atincget {
 
 impl Atincget {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8928,16 +8927,16 @@ pub struct Atincgetptr {
 
 impl Atincgetptr {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8951,16 +8950,16 @@ pub struct Atswap {
 
 impl Atswap {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8974,16 +8973,16 @@ pub struct Atcas {
 
 impl Atcas {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -8997,16 +8996,16 @@ pub struct Storeind {
 
 impl Storeind {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -9046,16 +9045,16 @@ pub struct Loadreg {
 
 impl Loadreg {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -9891,16 +9890,16 @@ pub struct Sfpcompc {
 
 impl Sfpcompc {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.lreg_dest,
-            _ => 0,
+        if index == 0 {
+            self.lreg_dest
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.lreg_dest = value,
-            _ => {}
+        if index == 0 {
+            self.lreg_dest = value;
         }
     }
 }
@@ -9914,16 +9913,16 @@ pub struct Sfptransp {
 
 impl Sfptransp {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.lreg_dest,
-            _ => 0,
+        if index == 0 {
+            self.lreg_dest
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.lreg_dest = value,
-            _ => {}
+        if index == 0 {
+            self.lreg_dest = value;
         }
     }
 }
@@ -10319,16 +10318,16 @@ pub struct Atgetm {
 
 impl Atgetm {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.mutex_index,
-            _ => 0,
+        if index == 0 {
+            self.mutex_index
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.mutex_index = value,
-            _ => {}
+        if index == 0 {
+            self.mutex_index = value;
         }
     }
 }
@@ -10342,16 +10341,16 @@ pub struct Atrelm {
 
 impl Atrelm {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.mutex_index,
-            _ => 0,
+        if index == 0 {
+            self.mutex_index
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.mutex_index = value,
-            _ => {}
+        if index == 0 {
+            self.mutex_index = value;
         }
     }
 }
@@ -10420,16 +10419,16 @@ pub struct Sempost {
 
 impl Sempost {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.sem_sel,
-            _ => 0,
+        if index == 0 {
+            self.sem_sel
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.sem_sel = value,
-            _ => {}
+        if index == 0 {
+            self.sem_sel = value;
         }
     }
 }
@@ -10443,16 +10442,16 @@ pub struct Semget {
 
 impl Semget {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.sem_sel,
-            _ => 0,
+        if index == 0 {
+            self.sem_sel
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.sem_sel = value,
-            _ => {}
+        if index == 0 {
+            self.sem_sel = value;
         }
     }
 }
@@ -10495,16 +10494,16 @@ pub struct Streamwait {
 
 impl Streamwait {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }
@@ -10715,16 +10714,16 @@ pub struct Streamwrcfg {
 
 impl Streamwrcfg {
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.payload,
-            _ => 0,
+        if index == 0 {
+            self.payload
+        } else {
+            0
         }
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
-        match index {
-            0 => self.payload = value,
-            _ => {}
+        if index == 0 {
+            self.payload = value;
         }
     }
 }

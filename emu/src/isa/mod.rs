@@ -228,8 +228,10 @@ mod tests {
 
     #[test]
     fn encode_refuses_fields_of_the_other_arch() {
-        let mut p = Pacr::default();
-        p.read_intf_sel = 1;
+        let mut p = Pacr {
+            read_intf_sel: 1,
+            ..Pacr::default()
+        };
         let e = encode(Arch::WormholeB0, &Instruction::Pacr(p)).unwrap_err();
         assert!(matches!(e, EncodeError::FieldNotOnArch { .. }));
         p.read_intf_sel = 16;

@@ -16,6 +16,7 @@ pub mod fault;
 pub mod format;
 pub mod isa;
 pub mod regs;
+pub mod state;
 
 pub use arch::Arch;
 pub use fault::{Fault, FaultKind};

@@ -1,0 +1,161 @@
+//! The `Dst` register file.
+//!
+//! tt-isa-documentation `Dst.md` (both trees): the storage is
+//! `DstBits[1024][16]` of 16 bits plus a valid bit per row. `Dst16b[r]` is
+//! `DstBits[Adj16(r)]`; `Dst32b[r]` is the pair `DstBits[Adj32(r)]` (high
+//! half) and `DstBits[Adj32(r) + 8]` (low half). Wormhole B0 has no address
+//! remapping; Blackhole's `Adj16`/`Adj32` apply
+//! `DEST_ACCESS_CFG_remap_addrs` and `DEST_ACCESS_CFG_swizzle_32b`.
+//!
+//! The power-on contents are unpredictable on silicon; this model starts
+//! from zero with every row invalid, which is the reset state the conformance
+//! vector schema defines.
+
+use crate::arch::Arch;
+
+/// Rows of `Dst16b` (and of the underlying storage).
+pub const ROWS: usize = 1024;
+/// Rows of `Dst32b`.
+pub const ROWS_32B: usize = 512;
+/// Columns in every row.
+pub const COLS: usize = 16;
+
+/// How a `Dst` row index maps to storage rows, from the Config fields that
+/// control it (read once per instruction, not per datum).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DstAddressing {
+    /// `DEST_ACCESS_CFG_remap_addrs` (Blackhole only).
+    pub remap_addrs: bool,
+    /// `DEST_ACCESS_CFG_swizzle_32b` (Blackhole only).
+    pub swizzle_32b: bool,
+}
+
+impl DstAddressing {
+    /// `Adj16` of `Dst.md`; the row is taken modulo 1024 (a 10-bit index).
+    pub fn adj16(self, arch: Arch, row: u32) -> usize {
+        let mut r = row & 0x3ff;
+        if arch == Arch::Blackhole && self.remap_addrs {
+            r = (r & 0x3c7) ^ ((r & 0x030) >> 1) ^ ((r & 0x008) << 2);
+        }
+        r as usize
+    }
+
+    /// `Adj32` of `Dst.md`: the storage row holding the high 16 bits of
+    /// `Dst32b[row]`; the low 16 bits are 8 storage rows further on.
+    pub fn adj32(self, arch: Arch, row: u32) -> usize {
+        let mut r = self.adj16(arch, row) as u32;
+        if arch == Arch::Blackhole && self.swizzle_32b {
+            r = (r & 0x3f3) ^ ((r & 0x018) >> 1) ^ ((r & 0x004) << 1);
+        }
+        (((r & 0x1f8) << 1) | (r & 0x207)) as usize
+    }
+}
+
+/// `DstBits` and `DstRowValid`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Dst {
+    bits: Box<[[u16; COLS]; ROWS]>,
+    valid: Box<[bool; ROWS]>,
+}
+
+impl Default for Dst {
+    fn default() -> Dst {
+        Dst {
+            bits: Box::new([[0; COLS]; ROWS]),
+            valid: Box::new([false; ROWS]),
+        }
+    }
+}
+
+impl std::fmt::Debug for Dst {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let valid = self.valid.iter().filter(|v| **v).count();
+        write!(f, "Dst {{ {valid} valid rows }}")
+    }
+}
+
+impl Dst {
+    /// One storage row; `row` is taken modulo 1024.
+    pub fn row(&self, row: usize) -> &[u16; COLS] {
+        &self.bits[row % ROWS]
+    }
+
+    pub fn row_mut(&mut self, row: usize) -> &mut [u16; COLS] {
+        &mut self.bits[row % ROWS]
+    }
+
+    pub fn is_valid(&self, row: usize) -> bool {
+        self.valid[row % ROWS]
+    }
+
+    pub fn set_valid(&mut self, row: usize, valid: bool) {
+        self.valid[row % ROWS] = valid;
+    }
+
+    /// `Dst32b[row][col]` in the `Dst32b` bit layout, given the storage row
+    /// from [`DstAddressing::adj32`].
+    pub fn read32_at(&self, storage_row: usize, col: usize) -> u32 {
+        let hi = self.bits[storage_row % ROWS][col % COLS] as u32;
+        let lo = self.bits[(storage_row + 8) % ROWS][col % COLS] as u32;
+        (hi << 16) | lo
+    }
+
+    /// Inverse of [`Dst::read32_at`].
+    pub fn write32_at(&mut self, storage_row: usize, col: usize, value: u32) {
+        self.bits[storage_row % ROWS][col % COLS] = (value >> 16) as u16;
+        self.bits[(storage_row + 8) % ROWS][col % COLS] = value as u16;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wormhole_adj32_interleaves_blocks_of_eight_rows() {
+        // Dst.md (Wormhole): AdjRow = ((Row & 0x1f8) << 1) | (Row & 0x207).
+        let a = DstAddressing::default();
+        assert_eq!(a.adj32(Arch::WormholeB0, 0), 0);
+        assert_eq!(a.adj32(Arch::WormholeB0, 7), 7);
+        assert_eq!(a.adj32(Arch::WormholeB0, 8), 16);
+        assert_eq!(a.adj32(Arch::WormholeB0, 511), 0x3f7);
+        // Every Dst32b row owns two distinct storage rows.
+        let mut used = [false; ROWS];
+        for r in 0..ROWS_32B as u32 {
+            let s = a.adj32(Arch::WormholeB0, r);
+            assert!(!used[s] && !used[s + 8], "row {r}");
+            used[s] = true;
+            used[s + 8] = true;
+        }
+    }
+
+    #[test]
+    fn blackhole_remap_is_a_permutation_and_off_by_default() {
+        let off = DstAddressing::default();
+        let on = DstAddressing {
+            remap_addrs: true,
+            swizzle_32b: false,
+        };
+        assert_eq!(off.adj16(Arch::Blackhole, 0x10), 0x10);
+        // (r & 0x3c7) ^ ((r & 0x30) >> 1) ^ ((r & 0x8) << 2): row 0x10 -> 0x08,
+        // row 0x08 -> 0x20.
+        assert_eq!(on.adj16(Arch::Blackhole, 0x10), 0x08);
+        assert_eq!(on.adj16(Arch::Blackhole, 0x08), 0x20);
+        assert_eq!(on.adj16(Arch::WormholeB0, 0x10), 0x10);
+        let mut seen = [false; ROWS];
+        for r in 0..ROWS as u32 {
+            let s = on.adj16(Arch::Blackhole, r);
+            assert!(!seen[s]);
+            seen[s] = true;
+        }
+    }
+
+    #[test]
+    fn dst32_halves_live_eight_rows_apart() {
+        let mut d = Dst::default();
+        d.write32_at(16, 3, 0x1234_5678);
+        assert_eq!(d.row(16)[3], 0x1234);
+        assert_eq!(d.row(24)[3], 0x5678);
+        assert_eq!(d.read32_at(16, 3), 0x1234_5678);
+    }
+}

@@ -1,0 +1,62 @@
+//! The `SrcA` and `SrcB` register files.
+//!
+//! tt-isa-documentation `SrcASrcB.md`: each has two banks of 64 rows by 16
+//! columns of 19-bit data, and each bank has an `AllowedClient` saying whether
+//! the unpackers may write it or the matrix unit may read it. Cells here are
+//! kept in the project's canonical 19-bit layout: sign [18], exponent field
+//! [17:10], mantissa field [9:0].
+
+/// Rows per bank.
+pub const ROWS: usize = 64;
+/// Columns per row.
+pub const COLS: usize = 16;
+/// Bits per cell.
+pub const CELL_BITS: u32 = 19;
+/// Mask of a cell.
+pub const CELL_MASK: u32 = (1 << CELL_BITS) - 1;
+
+/// Who may use a bank next (`SrcASrcB.md`, "AllowedClient").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SrcClient {
+    /// The unpackers may write the bank; the matrix unit waits.
+    #[default]
+    Unpackers,
+    /// The matrix unit may read the bank; the unpackers wait.
+    MatrixUnit,
+}
+
+/// One bank.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SrcBank {
+    pub rows: [[u32; COLS]; ROWS],
+    pub allowed_client: SrcClient,
+}
+
+impl Default for SrcBank {
+    fn default() -> SrcBank {
+        SrcBank {
+            rows: [[0; COLS]; ROWS],
+            allowed_client: SrcClient::Unpackers,
+        }
+    }
+}
+
+/// `SrcA` or `SrcB`: two banks, plus which bank the unpacker side and the
+/// matrix side are each on (`Unpackers[i].SrcBank`, `MatrixUnit.SrcABank`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SrcReg {
+    pub banks: [SrcBank; 2],
+    pub unpacker_bank: usize,
+    pub matrix_bank: usize,
+}
+
+impl SrcReg {
+    /// Write one cell, masked to 19 bits; bank, row and column wrap.
+    pub fn write(&mut self, bank: usize, row: usize, col: usize, cell: u32) {
+        self.banks[bank % 2].rows[row % ROWS][col % COLS] = cell & CELL_MASK;
+    }
+
+    pub fn read(&self, bank: usize, row: usize, col: usize) -> u32 {
+        self.banks[bank % 2].rows[row % ROWS][col % COLS]
+    }
+}

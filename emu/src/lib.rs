@@ -15,8 +15,13 @@ pub mod exec;
 pub mod fault;
 pub mod format;
 pub mod isa;
+pub mod machine;
+pub mod pack;
 pub mod regs;
 pub mod state;
+pub mod unpack;
 
 pub use arch::Arch;
+pub use exec::{Limits, RunStats, Step, ThreadProgram};
 pub use fault::{Fault, FaultKind};
+pub use machine::Machine;

@@ -159,3 +159,101 @@ mod tests {
         assert_eq!(d.read32_at(16, 3), 0x1234_5678);
     }
 }
+
+/// How canonical Dst values are written in conformance vectors: the layout a
+/// RISC-V core sees through the Dst window with swizzling on
+/// (tt-isa-documentation `Dst.md`, "RISCV access to Dst": `fmt` 3 for BF16,
+/// 2 for FP16, 0 for FP32 and Integer "32"), or raw storage bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DstView {
+    /// `Dst16b`, BF16 as the RISC-V window shows it (`fmt` 3).
+    Bf16,
+    /// `Dst16b`, FP16 as the RISC-V window shows it (`fmt` 2).
+    Fp16,
+    /// `Dst16b`, `DstBits` cells unchanged.
+    Raw16,
+    /// `Dst32b`, IEEE FP32 (`fmt` 0).
+    Fp32,
+    /// `Dst32b`, sign-magnitude Integer "32" (`fmt` 0: same bit shuffle).
+    Int32,
+    /// `Dst32b`, storage layout unchanged.
+    Raw32,
+}
+
+impl DstView {
+    pub fn is_32b(self) -> bool {
+        matches!(self, DstView::Fp32 | DstView::Int32 | DstView::Raw32)
+    }
+
+    /// A 16-bit view value to the `DstBits` cell (`Dst.md`, `Store16`).
+    pub fn store16(self, v: u16) -> u16 {
+        match self {
+            DstView::Bf16 => (v & 0x8000) | ((v & 0x7f80) >> 7) | ((v & 0x007f) << 8),
+            DstView::Fp16 => (v & 0x8000) | ((v & 0x7c00) >> 10) | ((v & 0x03ff) << 5),
+            _ => v,
+        }
+    }
+
+    /// A `DstBits` cell to the 16-bit view value (`Dst.md`, `Load16`).
+    pub fn load16(self, v: u16) -> u16 {
+        match self {
+            DstView::Bf16 => (v & 0x8000) | ((v & 0x7f00) >> 8) | ((v & 0x00ff) << 7),
+            DstView::Fp16 => (v & 0x8000) | ((v & 0x7fe0) >> 5) | ((v & 0x001f) << 10),
+            _ => v,
+        }
+    }
+
+    /// A 32-bit view value to the `Dst32b` layout (`Dst.md`, `Store32`).
+    pub fn store32(self, v: u32) -> u32 {
+        match self {
+            DstView::Fp32 | DstView::Int32 => {
+                (v & 0x8000_ffff) | ((v & 0x7f80_0000) >> 7) | ((v & 0x007f_0000) << 8)
+            }
+            _ => v,
+        }
+    }
+
+    /// A `Dst32b` value to the 32-bit view value (`Dst.md`, `Load32`).
+    pub fn load32(self, v: u32) -> u32 {
+        match self {
+            DstView::Fp32 | DstView::Int32 => {
+                (v & 0x8000_ffff) | ((v & 0x7f00_0000) >> 8) | ((v & 0x00ff_0000) << 7)
+            }
+            _ => v,
+        }
+    }
+}
+
+#[cfg(test)]
+mod view_tests {
+    use super::DstView;
+
+    #[test]
+    fn bf16_view_moves_the_exponent_to_the_low_byte() {
+        // Dst.md, Dst16_BF16: exponent [7:0], mantissa [14:8], sign [15].
+        // BF16 1.0 = 0x3f80: exponent 0x7f, mantissa 0.
+        assert_eq!(DstView::Bf16.store16(0x3f80), 0x007f);
+        assert_eq!(DstView::Bf16.store16(0xc0c1), 0x8000 | (0x41 << 8) | 0x81);
+    }
+
+    #[test]
+    fn fp32_view_matches_dst32_layout() {
+        // Dst.md, Dst32_FP32: mantissa low [15:0], exponent [23:16],
+        // mantissa high [30:24], sign [31]. FP32 1.5 = 0x3fc00000.
+        assert_eq!(DstView::Fp32.store32(0x3fc0_0000), 0x407f_0000);
+    }
+
+    #[test]
+    fn views_round_trip_exhaustively() {
+        for v in 0..=u16::MAX {
+            for view in [DstView::Bf16, DstView::Fp16, DstView::Raw16] {
+                assert_eq!(view.load16(view.store16(v)), v);
+            }
+        }
+        let mut x = 0x1234_5678u32;
+        for _ in 0..100_000 {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            assert_eq!(DstView::Fp32.load32(DstView::Fp32.store32(x)), x);
+        }
+    }
+}

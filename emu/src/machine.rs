@@ -1,0 +1,197 @@
+//! A whole Tensix coprocessor as the packers and unpackers see it, and the
+//! API the harness drives: build one for an architecture, apply setup writes,
+//! run per-thread programs, read everything back.
+
+use crate::adc::Adcs;
+use crate::arch::Arch;
+use crate::exec::frontend::FrontEnd;
+use crate::exec::sync_unit::Semaphores;
+use crate::regs::{thread_config_words, Config, ThreadConfig, THREADS};
+use crate::state::dst::{DstAddressing, DstView, COLS};
+use crate::state::{Dst, Gprs, SrcReg, L1};
+
+/// Why a setup write was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetupError(pub String);
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+/// The machine state. Fields are public so a harness or a test can inspect
+/// or prepare any of it directly.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    arch: Arch,
+    pub config: Config,
+    pub thread_config: ThreadConfig,
+    pub gprs: Gprs,
+    pub dst: Dst,
+    pub srca: SrcReg,
+    pub srcb: SrcReg,
+    pub l1: L1,
+    pub adcs: Adcs,
+    pub semaphores: Semaphores,
+    pub(crate) frontends: [FrontEnd; THREADS],
+    /// Instructions executed so far (across threads); tags L1 writes.
+    pub(crate) issued: u64,
+}
+
+impl Machine {
+    /// A machine in its reset state: everything zero, no Dst row valid.
+    pub fn new(arch: Arch) -> Machine {
+        Machine {
+            arch,
+            config: Config::new(arch),
+            thread_config: ThreadConfig::new(arch),
+            gprs: Gprs::default(),
+            dst: Dst::default(),
+            srca: SrcReg::default(),
+            srcb: SrcReg::default(),
+            l1: L1::new(arch),
+            adcs: Adcs::new(arch),
+            semaphores: Semaphores::default(),
+            frontends: std::array::from_fn(|_| FrontEnd::new(arch)),
+            issued: 0,
+        }
+    }
+
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
+    /// Copy `bytes` into L1 at `addr`.
+    pub fn write_l1(&mut self, addr: u32, bytes: &[u8]) -> Result<(), SetupError> {
+        let start = addr as usize;
+        let end = start
+            .checked_add(bytes.len())
+            .filter(|e| *e <= self.l1.len());
+        match end {
+            Some(end) => {
+                self.l1.bytes_mut()[start..end].copy_from_slice(bytes);
+                Ok(())
+            }
+            None => Err(SetupError(format!(
+                "L1 bytes {addr:#x}..+{:#x} leave L1 ({:#x} bytes on {})",
+                bytes.len(),
+                self.l1.len(),
+                self.arch
+            ))),
+        }
+    }
+
+    /// A Config write as a TRISC store makes it.
+    pub fn write_config(
+        &mut self,
+        state: usize,
+        addr32: usize,
+        value: u32,
+    ) -> Result<(), SetupError> {
+        if self.config.write_addr32(state, addr32, value) {
+            Ok(())
+        } else {
+            Err(SetupError(format!(
+                "Config state {state} word {addr32} does not exist on {}",
+                self.arch
+            )))
+        }
+    }
+
+    /// A ThreadConfig write, applied as SETC16 would apply it.
+    pub fn write_thread_config(
+        &mut self,
+        thread: usize,
+        reg: usize,
+        value: u16,
+    ) -> Result<(), SetupError> {
+        if reg < thread_config_words(self.arch)
+            && self.thread_config.write(thread, reg, value as u32)
+        {
+            Ok(())
+        } else {
+            Err(SetupError(format!(
+                "ThreadConfig thread {thread} register {reg} does not exist on {}",
+                self.arch
+            )))
+        }
+    }
+
+    pub fn write_gpr(&mut self, thread: usize, index: usize, value: u32) -> Result<(), SetupError> {
+        if self.gprs.set(thread, index, value) {
+            Ok(())
+        } else {
+            Err(SetupError(format!(
+                "GPR {index} of thread {thread} does not exist"
+            )))
+        }
+    }
+
+    /// Load a thread's nine MOP configuration words.
+    pub fn write_mop_config(&mut self, thread: usize, words: &[u32; 9]) -> Result<(), SetupError> {
+        let fe = self
+            .frontends
+            .get_mut(thread)
+            .ok_or_else(|| SetupError(format!("thread {thread} does not exist")))?;
+        for (i, w) in words.iter().enumerate() {
+            fe.set_mop_config(i, *w);
+        }
+        Ok(())
+    }
+
+    /// The Dst addressing the current Config selects (state 0).
+    fn dst_addressing(&self) -> DstAddressing {
+        crate::exec::dst_addressing(&self.config, 0)
+    }
+
+    /// Write one `Dst` row from canonical values in `view` and mark it valid.
+    /// `row` counts `Dst16b` rows for 16-bit views, `Dst32b` rows otherwise.
+    pub fn write_dst_row(
+        &mut self,
+        view: DstView,
+        row: u32,
+        values: &[u32; COLS],
+    ) -> Result<(), SetupError> {
+        let a = self.dst_addressing();
+        if view.is_32b() {
+            if row as usize >= crate::state::dst::ROWS_32B {
+                return Err(SetupError(format!("Dst32b row {row} is not below 512")));
+            }
+            let s = a.adj32(self.arch, row);
+            for (c, v) in values.iter().enumerate() {
+                self.dst.write32_at(s, c, view.store32(*v));
+            }
+            self.dst.set_valid(s, true);
+        } else {
+            if row as usize >= crate::state::dst::ROWS {
+                return Err(SetupError(format!("Dst16b row {row} is not below 1024")));
+            }
+            if let Some(v) = values.iter().find(|v| **v > 0xffff) {
+                return Err(SetupError(format!(
+                    "Dst16b value {v:#x} is wider than 16 bits"
+                )));
+            }
+            let s = a.adj16(self.arch, row);
+            for (c, v) in values.iter().enumerate() {
+                self.dst.row_mut(s)[c] = view.store16(*v as u16);
+            }
+            self.dst.set_valid(s, true);
+        }
+        Ok(())
+    }
+
+    /// Read one `Dst` row back in `view` (the inverse of [`Machine::write_dst_row`]).
+    pub fn read_dst_row(&self, view: DstView, row: u32) -> [u32; COLS] {
+        let a = self.dst_addressing();
+        if view.is_32b() {
+            let s = a.adj32(self.arch, row);
+            std::array::from_fn(|c| view.load32(self.dst.read32_at(s, c)))
+        } else {
+            let s = a.adj16(self.arch, row);
+            std::array::from_fn(|c| view.load16(self.dst.row(s)[c]) as u32)
+        }
+    }
+}

@@ -1,1 +1,4 @@
 //! The Tensix front end.
+
+pub mod mop;
+pub mod replay;

@@ -403,12 +403,18 @@ impl Adcs {
         check_width(NAME, "value", f.value, 18)?;
         check_thread_override(NAME, f.value >> 16)?;
         let Some(dim) = Dim::from_xyzw(f.dimension_index) else {
-            return Err(field_too_wide(NAME, "dimension_index", f.dimension_index, 2));
+            return Err(field_too_wide(
+                NAME,
+                "dimension_index",
+                f.dimension_index,
+                2,
+            ));
         };
         let channel = f.channel_index as usize;
         let mask = dim.mask(self.arch);
         for unit in selected_units(f.cnt_set_mask) {
-            let counter = &mut self.sets[thread][unit.index()].channels[channel].counters[dim.index()];
+            let counter =
+                &mut self.sets[thread][unit.index()].channels[channel].counters[dim.index()];
             step(counter, CounterOp::Set(f.value), mask);
         }
         Ok(())

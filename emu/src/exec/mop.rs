@@ -294,7 +294,12 @@ impl MopExpansion {
     /// template 1 with non-zero `zmask_lo16` or `loop_count`, and template 0
     /// with `loop_count > 31` or `MopCfg[1] > 3`; the documentation, which
     /// defines all of these, takes precedence.)
-    pub fn new(arch: Arch, cfg: &[u32; MOP_CFG_LEN], mask_hi: u32, word: u32) -> Result<MopExpansion> {
+    pub fn new(
+        arch: Arch,
+        cfg: &[u32; MOP_CFG_LEN],
+        mask_hi: u32,
+        word: u32,
+    ) -> Result<MopExpansion> {
         let template = (word >> 23) & 1;
         let kind = if template == 0 {
             let flags = cfg[1];
@@ -499,7 +504,8 @@ impl MopExpander {
             match opcode(word) {
                 OPCODE_MOP_CFG => self.mask_hi = word & 0xFFFF,
                 OPCODE_MOP => {
-                    self.active = Some(MopExpansion::new(self.arch, &self.cfg, self.mask_hi, word)?);
+                    self.active =
+                        Some(MopExpansion::new(self.arch, &self.cfg, self.mask_hi, word)?);
                 }
                 _ => return Ok(Some(word)),
             }

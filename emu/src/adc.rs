@@ -31,7 +31,7 @@ use crate::fault::{Fault, FaultKind, Result};
 /// (`MultiContextMode`) can select another one.
 pub const ADC_SETS: usize = 3;
 
-/// Opcodes (bits [31:24]) of the ADC instructions, from
+/// Opcodes (bits `[31:24]`) of the ADC instructions, from
 /// tt-isa-documentation `Diagrams/Src/Bits32.lua`.
 pub mod opcode {
     pub const SETADC: u32 = 0x50;
@@ -46,7 +46,7 @@ pub mod opcode {
 
 /// One of the three counter sets within an ADC set.
 ///
-/// The order matches `CntSetMask` (the `U0`, `U1` and `PK` bits [23:21] of
+/// The order matches `CntSetMask` (the `U0`, `U1` and `PK` bits `[23:21]` of
 /// every ADC instruction): bit 0 selects unpacker 0, bit 1 unpacker 1, bit 2
 /// the packers. All four Wormhole packers share the one packer set
 /// (`ADCs.md`).
@@ -390,7 +390,7 @@ impl Adcs {
     /// `SETADC`: set one counter and its carriage-return copy to `NewValue`
     /// in every unit `cnt_set_mask` selects (`SETADC.md`, functional model).
     ///
-    /// `NewValue`'s bits [17:16] are `ThreadOverride`; a non-zero value is
+    /// `NewValue`'s bits `[17:16]` are `ThreadOverride`; a non-zero value is
     /// `UnsupportedFunctionality` in the documentation and a fault here. The
     /// value written is therefore at most 16 bits, truncated to the counter's
     /// width (so `Y`, and `Z`/`W` on Wormhole B0, lose high bits).

@@ -15,8 +15,8 @@
 //!   mark it unsupported. This module follows the shared revision.
 //! - `MOP.md` (stored only in the jasondavies/tt-isa-documentation fork) and
 //!   `Diagrams/Src/Bits32.lua` for the `MOP` and `MOP_CFG` encodings:
-//!   `MOP` = opcode 0x01, `MaskLo` [15:0], `Count1` [22:16], `Template` [23];
-//!   `MOP_CFG` = opcode 0x03, `MaskHi` [15:0]. These match the field names
+//!   `MOP` = opcode 0x01, `MaskLo` `[15:0]`, `Count1` `[22:16]`, `Template` `[23]`;
+//!   `MOP_CFG` = opcode 0x03, `MaskHi` `[15:0]`. These match the field names
 //!   `zmask_lo16`, `loop_count`, `mop_type` and `zmask_hi16` in ttsim's table.
 //!
 //! # Front-end order
@@ -54,7 +54,7 @@ pub const OPCODE_MOP_CFG: u32 = 0x03;
 /// `TENSIX_MOP_CFG_BASE`).
 pub const MOP_CFG_LEN: usize = 9;
 
-/// The opcode of an instruction word: bits [31:24].
+/// The opcode of an instruction word: bits `[31:24]`.
 pub fn opcode(word: u32) -> u32 {
     word >> 24
 }
@@ -287,7 +287,7 @@ impl MopExpansion {
     /// - template 1 with a `NOP` `StartOp`, no inner iterations and a non-`NOP`
     ///   `EndOp0` (the documented hardware bug that changes `OuterCount`);
     /// - on Blackhole, template 1 with a non-zero override field in the
-    ///   instruction (bits [19:10] for `OuterCount`, [9:0] for `InnerCount`).
+    ///   instruction (bits `[19:10]` for `OuterCount`, `[9:0]` for `InnerCount`).
     ///
     /// On Wormhole B0 template 1 ignores the instruction's other fields, as
     /// the functional model reads none of them. (ttsim instead rejects
@@ -481,7 +481,7 @@ impl MopExpander {
     /// - while an expansion is in progress, its next instruction, without
     ///   pulling anything;
     /// - otherwise the next incoming instruction: `MOP_CFG` sets `MaskHi` from
-    ///   bits [15:0] and emits nothing (its other bits are ignored); `MOP`
+    ///   bits `[15:0]` and emits nothing (its other bits are ignored); `MOP`
     ///   starts an expansion; anything else is emitted unchanged.
     ///
     /// Instructions that emit nothing (a `MOP_CFG`, an empty expansion) are

@@ -11,8 +11,8 @@
 //! points at it and says the two are "similar, but not identical"; the
 //! differences are not described in any stored revision, so both
 //! architectures behave alike here), and `Diagrams/Src/Bits32.lua` for the
-//! encoding: opcode 0x04, `Load` [0], `Exec` [1], `Count` [9:4] (6 bits),
-//! `Index` [18:14] (5 bits).
+//! encoding: opcode 0x04, `Load` `[0]`, `Exec` `[1]`, `Count` `[9:4]` (6 bits),
+//! `Index` `[18:14]` (5 bits).
 //!
 //! Two stored revisions of `REPLAY.md` disagree on `Count = 0`: one expands it
 //! to 64 (wrapping the 32-entry buffer twice); the other to 32, adding that
@@ -33,16 +33,16 @@ pub const REPLAY_BUFFER_LEN: usize = 32;
 /// Decoded fields of `REPLAY`, named as in ttsim's table.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ReplayFields {
-    /// `Index`: the first buffer entry. Documented as bits [18:14]; decoded
-    /// here from bits [23:14] as ttsim does, so that the undocumented bits
-    /// [23:19] reach the range check.
+    /// `Index`: the first buffer entry. Documented as bits `[18:14]`; decoded
+    /// here from bits `[23:14]` as ttsim does, so that the undocumented bits
+    /// `[23:19]` reach the range check.
     pub start_idx: u32,
-    /// `Count`: the number of instructions. Documented as bits [9:4]; decoded
-    /// from bits [13:4] as ttsim does, for the same reason.
+    /// `Count`: the number of instructions. Documented as bits `[9:4]`; decoded
+    /// from bits `[13:4]` as ttsim does, for the same reason.
     pub len: u32,
-    /// `Exec` [1]: when recording, also pass the recorded instructions on.
+    /// `Exec` `[1]`: when recording, also pass the recorded instructions on.
     pub execute_while_loading: bool,
-    /// `Load` [0]: record rather than play back.
+    /// `Load` `[0]`: record rather than play back.
     pub load_mode: bool,
 }
 

@@ -1,13 +1,644 @@
 //! Address counters (ADCs).
+//!
+//! Each of the three ADC sets (usually one per Tensix thread) holds three
+//! counter sets: unpacker 0, unpacker 1 and the packers. Each counter set has
+//! two channels, and each channel has X, Y, Z and W counters, each paired with
+//! a carriage-return copy (`X_Cr`, `Y_Cr`, `Z_Cr`, `W_Cr`). The unpackers and
+//! packers form their input and output addresses from these counters.
+//!
+//! Sources, all in tenstorrent/tt-isa-documentation:
+//! - `WormholeB0/TensixTile/TensixCoprocessor/ADCs.md` (shared with Blackhole,
+//!   see `BlackholeA0/TensixTile/TensixCoprocessor/ADCs.md`): the state and the
+//!   counter widths.
+//! - `SETADC.md`, `SETADCXX.md`, `SETADCXY.md`, `SETADCZW.md`, `INCADCXY.md`,
+//!   `INCADCZW.md`, `ADDRCRXY.md`, `ADDRCRZW.md` (same directory): the
+//!   instructions' functional models. `SETADCXX.md` is read from the
+//!   jasondavies/tt-isa-documentation fork, the only stored copy of that page.
+//! - `Diagrams/Src/Bits32.lua`: the instruction encodings.
+//! - `Packers/InputAddressGenerator.md`, `Packers/OutputAddressGenerator.md`
+//!   and `UNPACR_Regular.md`: how `PACR` and `UNPACR` step the counters
+//!   afterwards; [`Adcs::apply`] provides those steps.
+//!
+//! Every counter is an unsigned integer of fixed width (see [`Dim::width`]);
+//! every write and every increment wraps modulo 2^width, as assignment to the
+//! documentation's `uintN_t` fields does.
 
 use crate::arch::Arch;
+use crate::fault::{Fault, FaultKind, Result};
 
-/// Placeholder until the ADC model lands.
+/// Number of ADC sets (`ADCs[3]` in `ADCs.md`). The index is usually the
+/// current Tensix thread, but `PACR` (`OvrdThreadId`) and `UNPACR`
+/// (`MultiContextMode`) can select another one.
+pub const ADC_SETS: usize = 3;
+
+/// Opcodes (bits `[31:24]`) of the ADC instructions, from
+/// tt-isa-documentation `Diagrams/Src/Bits32.lua`.
+pub mod opcode {
+    pub const SETADC: u32 = 0x50;
+    pub const SETADCXY: u32 = 0x51;
+    pub const INCADCXY: u32 = 0x52;
+    pub const ADDRCRXY: u32 = 0x53;
+    pub const SETADCZW: u32 = 0x54;
+    pub const INCADCZW: u32 = 0x55;
+    pub const ADDRCRZW: u32 = 0x56;
+    pub const SETADCXX: u32 = 0x5E;
+}
+
+/// One of the three counter sets within an ADC set.
+///
+/// The order matches `CntSetMask` (the `U0`, `U1` and `PK` bits `[23:21]` of
+/// every ADC instruction): bit 0 selects unpacker 0, bit 1 unpacker 1, bit 2
+/// the packers. All four Wormhole packers share the one packer set
+/// (`ADCs.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Unit {
+    Unpacker0,
+    Unpacker1,
+    Packers,
+}
+
+impl Unit {
+    pub const ALL: [Unit; 3] = [Unit::Unpacker0, Unit::Unpacker1, Unit::Packers];
+
+    /// The `CntSetMask` bit that selects this unit.
+    pub fn cnt_set_mask_bit(self) -> u32 {
+        1 << self.index()
+    }
+
+    /// Unpacker `0` or `1` (`UNPACR`'s `WhichUnpacker`).
+    pub fn unpacker(which: u32) -> Option<Unit> {
+        match which {
+            0 => Some(Unit::Unpacker0),
+            1 => Some(Unit::Unpacker1),
+            _ => None,
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Unit::Unpacker0 => 0,
+            Unit::Unpacker1 => 1,
+            Unit::Packers => 2,
+        }
+    }
+}
+
+/// One of the four counters of a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dim {
+    X,
+    Y,
+    Z,
+    W,
+}
+
+impl Dim {
+    pub const ALL: [Dim; 4] = [Dim::X, Dim::Y, Dim::Z, Dim::W];
+
+    /// The counter selected by `SETADC`'s two-bit `XYZW` field.
+    pub fn from_xyzw(xyzw: u32) -> Option<Dim> {
+        Dim::ALL.get(usize::try_from(xyzw).ok()?).copied()
+    }
+
+    /// Width in bits of this counter and of its `_Cr` copy.
+    ///
+    /// `ADCs.md`: `X` is `uint18_t`, `Y` is `uint13_t`, and `Z` and `W` are
+    /// `uint8_t` on Wormhole B0 but `uint13_t` on Blackhole. (On Blackhole some
+    /// consumers see only the low eight bits of `Z` and `W`; that truncation
+    /// belongs to those consumers, not to the counters.) tenstorrent/ttsim
+    /// `src/sim.h` uses the same widths.
+    pub fn width(self, arch: Arch) -> u32 {
+        match (self, arch) {
+            (Dim::X, _) => 18,
+            (Dim::Y, _) => 13,
+            (Dim::Z | Dim::W, Arch::WormholeB0) => 8,
+            (Dim::Z | Dim::W, Arch::Blackhole) => 13,
+        }
+    }
+
+    /// `2^width - 1`.
+    pub fn mask(self, arch: Arch) -> u32 {
+        (1u32 << self.width(arch)) - 1
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Dim::X => 0,
+            Dim::Y => 1,
+            Dim::Z => 2,
+            Dim::W => 3,
+        }
+    }
+}
+
+/// A counter and its carriage-return copy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Counter {
+    pub value: u32,
+    /// The `_Cr` copy: the value `ADDRCR*` and `PACR`'s carriage return
+    /// advance and then copy into `value`.
+    pub cr: u32,
+}
+
+/// One channel: X, Y, Z and W, each with its carriage-return copy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Channel {
+    counters: [Counter; 4],
+}
+
+impl Channel {
+    pub fn counter(&self, dim: Dim) -> Counter {
+        self.counters[dim.index()]
+    }
+
+    /// `[X, Y, Z, W]`.
+    pub fn values(&self) -> [u32; 4] {
+        self.counters.map(|c| c.value)
+    }
+
+    /// `[X_Cr, Y_Cr, Z_Cr, W_Cr]`.
+    pub fn cr_values(&self) -> [u32; 4] {
+        self.counters.map(|c| c.cr)
+    }
+}
+
+/// The two channels of one unit (unpacker 0, unpacker 1 or the packers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CounterSet {
+    pub channels: [Channel; 2],
+}
+
+/// A change to one counter. These are the only ways the documented
+/// instructions change a counter; `PACR` and `UNPACR` use them through
+/// [`Adcs::apply`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CounterOp {
+    /// `value = cr = n` (the `SET*` instructions).
+    Set(u32),
+    /// `value += n`; `cr` unchanged (`INCADC*`; `UNPACR`'s `Ch0YInc` etc.;
+    /// `PACR`'s `ADDR_MOD_PACK_SEC` increment without `CR` or `Clear`).
+    Increment(u32),
+    /// `cr += n; value = cr` (`ADDRCR*`; `PACR`'s `ADDR_MOD_PACK_SEC` with
+    /// `YsrcCR` / `YdstCR`).
+    CarriageReturn(u32),
+    /// `value = cr = 0` (`PACR`'s `ADDR_MOD_PACK_SEC` with `YsrcClear`,
+    /// `YdstClear`, `ZsrcClear` or `ZdstClear`).
+    Clear,
+}
+
+/// Decoded fields of `SETADC` (opcode 0x50). Bit positions from
+/// `Diagrams/Src/Bits32.lua`; names as in tenstorrent/ttsim's instruction
+/// table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SetAdcFields {
+    /// `[23:21]`: bit 0 = `U0`, bit 1 = `U1`, bit 2 = `PK`.
+    pub cnt_set_mask: u32,
+    /// `[20]`: which channel.
+    pub channel_index: u32,
+    /// `[19:18]`: `XYZW`, the counter (0 = X, 1 = Y, 2 = Z, 3 = W).
+    pub dimension_index: u32,
+    /// `[17:0]`: `NewValue`. Its top two bits are `ThreadOverride`.
+    pub value: u32,
+}
+
+impl SetAdcFields {
+    pub fn decode(word: u32) -> SetAdcFields {
+        SetAdcFields {
+            cnt_set_mask: bits(word, 21, 3),
+            channel_index: bits(word, 20, 1),
+            dimension_index: bits(word, 18, 2),
+            value: bits(word, 0, 18),
+        }
+    }
+}
+
+/// Decoded fields of `SETADCXX` (opcode 0x5E), per `Bits32.lua`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SetAdcXxFields {
+    /// `[23:21]`.
+    pub cnt_set_mask: u32,
+    /// `[9:0]`: `X0Val`, the new channel 0 X.
+    pub x_start: u32,
+    /// `[19:10]`: `X1Val`, the new channel 1 X. (tt-llk's
+    /// `TT_SETADCXX_VALID` accepts 11 bits here; the documentation's encoding
+    /// and ttsim have 10, which is what is used.)
+    pub x_end2: u32,
+}
+
+impl SetAdcXxFields {
+    pub fn decode(word: u32) -> SetAdcXxFields {
+        SetAdcXxFields {
+            cnt_set_mask: bits(word, 21, 3),
+            x_start: bits(word, 0, 10),
+            x_end2: bits(word, 10, 10),
+        }
+    }
+}
+
+/// Decoded fields shared by `SETADCXY`, `INCADCXY`, `ADDRCRXY`, `SETADCZW`,
+/// `INCADCZW` and `ADDRCRZW`, per `Bits32.lua`.
+///
+/// Field names follow ttsim's table, which uses the XY names for the ZW
+/// instructions too: in `SETADCZW`, `INCADCZW` and `ADDRCRZW`, `ch0_x` is the
+/// channel 0 Z operand, `ch0_y` the channel 0 W operand, and likewise for
+/// channel 1.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AdcPairFields {
+    /// `[23:21]`: bit 0 = `U0`, bit 1 = `U1`, bit 2 = `PK`.
+    pub cnt_set_mask: u32,
+    /// `[19:18]`: `ThreadOverride`. Not in ttsim's table; the documentation
+    /// makes any non-zero value `UnsupportedFunctionality`.
+    pub thread_override: u32,
+    /// `[17:15]`: channel 1 Y (or W).
+    pub ch1_y: u32,
+    /// `[14:12]`: channel 1 X (or Z).
+    pub ch1_x: u32,
+    /// `[11:9]`: channel 0 Y (or W).
+    pub ch0_y: u32,
+    /// `[8:6]`: channel 0 X (or Z).
+    pub ch0_x: u32,
+    /// `[3:0]`: which operands take effect: bit 0 = channel 0 X (Z),
+    /// bit 1 = channel 0 Y (W), bit 2 = channel 1 X (Z), bit 3 = channel 1 Y
+    /// (W). `INCADCXY` and `INCADCZW` have no such field and ignore it.
+    pub bit_mask: u32,
+}
+
+impl AdcPairFields {
+    pub fn decode(word: u32) -> AdcPairFields {
+        AdcPairFields {
+            cnt_set_mask: bits(word, 21, 3),
+            thread_override: bits(word, 18, 2),
+            ch1_y: bits(word, 15, 3),
+            ch1_x: bits(word, 12, 3),
+            ch0_y: bits(word, 9, 3),
+            ch0_x: bits(word, 6, 3),
+            bit_mask: bits(word, 0, 4),
+        }
+    }
+}
+
+/// What an XY/ZW instruction does to each operand it selects.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PairKind {
+    /// `SETADCXY` / `SETADCZW`: set the counter and its `_Cr` copy, operands
+    /// selected by `bit_mask`.
+    Set,
+    /// `INCADCXY` / `INCADCZW`: increment all four counters.
+    Increment,
+    /// `ADDRCRXY` / `ADDRCRZW`: carriage return, operands selected by
+    /// `bit_mask`.
+    CarriageReturn,
+}
+
+/// The ADC state of one Tensix coprocessor: `ADCs[3]` in `ADCs.md`.
+///
+/// The reset state is all zero. Construct it with [`Adcs::new`]: the counter
+/// widths depend on the architecture, so there is no architecture-free
+/// `Default`. (The plain data types [`Counter`], [`Channel`] and
+/// [`CounterSet`] do implement `Default`, all zero.)
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Adcs;
+pub struct Adcs {
+    arch: Arch,
+    sets: [[CounterSet; 3]; ADC_SETS],
+}
 
 impl Adcs {
-    pub fn new(_arch: Arch) -> Adcs {
-        Adcs
+    /// The reset state: every counter and carriage-return copy zero.
+    pub fn new(arch: Arch) -> Adcs {
+        Adcs {
+            arch,
+            sets: Default::default(),
+        }
     }
+
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
+    /// Return every counter to zero.
+    pub fn reset(&mut self) {
+        self.sets = Default::default();
+    }
+
+    /// The counter set of `unit` in ADC set `index` (0..=2).
+    pub fn counter_set(&self, index: usize, unit: Unit) -> Option<&CounterSet> {
+        Some(&self.sets.get(index)?[unit.index()])
+    }
+
+    /// `[[X, Y, Z, W] of channel 0, [X, Y, Z, W] of channel 1]`.
+    pub fn values(&self, index: usize, unit: Unit) -> Option<[[u32; 4]; 2]> {
+        let set = self.counter_set(index, unit)?;
+        Some(set.channels.map(|c| c.values()))
+    }
+
+    /// `[[X_Cr, Y_Cr, Z_Cr, W_Cr] of channel 0, ... of channel 1]`.
+    pub fn cr_values(&self, index: usize, unit: Unit) -> Option<[[u32; 4]; 2]> {
+        let set = self.counter_set(index, unit)?;
+        Some(set.channels.map(|c| c.cr_values()))
+    }
+
+    /// Overwrite one counter and its carriage-return copy independently, each
+    /// truncated to the counter's width. For loading a state snapshot; no
+    /// instruction does this.
+    pub fn load(
+        &mut self,
+        index: usize,
+        unit: Unit,
+        channel: usize,
+        dim: Dim,
+        value: u32,
+        cr: u32,
+    ) -> Result<()> {
+        let mask = dim.mask(self.arch);
+        let counter = self.counter_mut(index, unit, channel, dim)?;
+        counter.value = value & mask;
+        counter.cr = cr & mask;
+        Ok(())
+    }
+
+    /// Apply `op` to one counter of ADC set `index`, wrapping to the counter's
+    /// width.
+    ///
+    /// This is the ADC side of the updates `PACR` and `UNPACR` make after
+    /// they have formed their addresses:
+    /// - `PACR` (`Packers/InputAddressGenerator.md` and
+    ///   `Packers/OutputAddressGenerator.md`, functional model): for every ADC
+    ///   set it used, on the packers' channel 0 (input) and channel 1
+    ///   (output), `Y` takes `Clear` if `Ysrc/YdstClear`, else
+    ///   `CarriageReturn(incr)` if `Ysrc/YdstCR`, else `Increment(incr)`; `Z`
+    ///   takes `Clear` if `Zsrc/ZdstClear`, else `Increment(incr)`, all from
+    ///   `ADDR_MOD_PACK_SEC[AddrMod]`.
+    /// - `UNPACR` (`UNPACR_Regular.md`, end of the functional model): for the
+    ///   current thread's ADC set and for `WhichADC` if different, on the
+    ///   unpacker's channel 0 and channel 1, `Y` and `Z` take
+    ///   `Increment(Ch0YInc)`, `Increment(Ch0ZInc)`, `Increment(Ch1YInc)` and
+    ///   `Increment(Ch1ZInc)`.
+    pub fn apply(
+        &mut self,
+        index: usize,
+        unit: Unit,
+        channel: usize,
+        dim: Dim,
+        op: CounterOp,
+    ) -> Result<()> {
+        let mask = dim.mask(self.arch);
+        let counter = self.counter_mut(index, unit, channel, dim)?;
+        step(counter, op, mask);
+        Ok(())
+    }
+
+    /// `SETADC`: set one counter and its carriage-return copy to `NewValue`
+    /// in every unit `cnt_set_mask` selects (`SETADC.md`, functional model).
+    ///
+    /// `NewValue`'s bits `[17:16]` are `ThreadOverride`; a non-zero value is
+    /// `UnsupportedFunctionality` in the documentation and a fault here. The
+    /// value written is therefore at most 16 bits, truncated to the counter's
+    /// width (so `Y`, and `Z`/`W` on Wormhole B0, lose high bits).
+    pub fn setadc(&mut self, thread: usize, f: SetAdcFields) -> Result<()> {
+        const NAME: &str = "SETADC";
+        check_thread(NAME, thread)?;
+        check_width(NAME, "cnt_set_mask", f.cnt_set_mask, 3)?;
+        check_width(NAME, "channel_index", f.channel_index, 1)?;
+        check_width(NAME, "dimension_index", f.dimension_index, 2)?;
+        check_width(NAME, "value", f.value, 18)?;
+        check_thread_override(NAME, f.value >> 16)?;
+        let Some(dim) = Dim::from_xyzw(f.dimension_index) else {
+            return Err(field_too_wide(
+                NAME,
+                "dimension_index",
+                f.dimension_index,
+                2,
+            ));
+        };
+        let channel = f.channel_index as usize;
+        let mask = dim.mask(self.arch);
+        for unit in selected_units(f.cnt_set_mask) {
+            let counter =
+                &mut self.sets[thread][unit.index()].channels[channel].counters[dim.index()];
+            step(counter, CounterOp::Set(f.value), mask);
+        }
+        Ok(())
+    }
+
+    /// `SETADCXX`: set channel 0 X and X_Cr to `x_start` and channel 1 X and
+    /// X_Cr to `x_end2`, in every unit `cnt_set_mask` selects, always in the
+    /// current thread's ADC set (`SETADCXX.md`, functional model; the
+    /// instruction has no `ThreadOverride` field).
+    pub fn setadcxx(&mut self, thread: usize, f: SetAdcXxFields) -> Result<()> {
+        const NAME: &str = "SETADCXX";
+        check_thread(NAME, thread)?;
+        check_width(NAME, "cnt_set_mask", f.cnt_set_mask, 3)?;
+        check_width(NAME, "x_start", f.x_start, 10)?;
+        check_width(NAME, "x_end2", f.x_end2, 10)?;
+        let mask = Dim::X.mask(self.arch);
+        for unit in selected_units(f.cnt_set_mask) {
+            let channels = &mut self.sets[thread][unit.index()].channels;
+            step(
+                &mut channels[0].counters[Dim::X.index()],
+                CounterOp::Set(f.x_start),
+                mask,
+            );
+            step(
+                &mut channels[1].counters[Dim::X.index()],
+                CounterOp::Set(f.x_end2),
+                mask,
+            );
+        }
+        Ok(())
+    }
+
+    /// `SETADCXY`: for each operand `bit_mask` selects, set that X or Y
+    /// counter and its carriage-return copy (`SETADCXY.md`, functional model).
+    pub fn setadcxy(&mut self, thread: usize, f: AdcPairFields) -> Result<()> {
+        self.pair_op("SETADCXY", thread, f, [Dim::X, Dim::Y], PairKind::Set)
+    }
+
+    /// `SETADCZW`: as `SETADCXY` for Z and W (`SETADCZW.md`).
+    pub fn setadczw(&mut self, thread: usize, f: AdcPairFields) -> Result<()> {
+        self.pair_op("SETADCZW", thread, f, [Dim::Z, Dim::W], PairKind::Set)
+    }
+
+    /// `INCADCXY`: add the four operands to channel 0 X and Y and channel 1 X
+    /// and Y; the carriage-return copies are unchanged. There is no bit mask:
+    /// all four counters are incremented, by zero where the operand is zero
+    /// (`INCADCXY.md`, functional model).
+    pub fn incadcxy(&mut self, thread: usize, f: AdcPairFields) -> Result<()> {
+        self.pair_op("INCADCXY", thread, f, [Dim::X, Dim::Y], PairKind::Increment)
+    }
+
+    /// `INCADCZW`: as `INCADCXY` for Z and W (`INCADCZW.md`).
+    pub fn incadczw(&mut self, thread: usize, f: AdcPairFields) -> Result<()> {
+        self.pair_op("INCADCZW", thread, f, [Dim::Z, Dim::W], PairKind::Increment)
+    }
+
+    /// `ADDRCRXY`: for each operand `bit_mask` selects, add it to the
+    /// carriage-return copy and then copy that into the counter
+    /// (`X_Cr += X0Inc, X = X_Cr`; `ADDRCRXY.md`, functional model).
+    pub fn addrcrxy(&mut self, thread: usize, f: AdcPairFields) -> Result<()> {
+        self.pair_op(
+            "ADDRCRXY",
+            thread,
+            f,
+            [Dim::X, Dim::Y],
+            PairKind::CarriageReturn,
+        )
+    }
+
+    /// `ADDRCRZW`: as `ADDRCRXY` for Z and W (`ADDRCRZW.md`).
+    pub fn addrcrzw(&mut self, thread: usize, f: AdcPairFields) -> Result<()> {
+        self.pair_op(
+            "ADDRCRZW",
+            thread,
+            f,
+            [Dim::Z, Dim::W],
+            PairKind::CarriageReturn,
+        )
+    }
+
+    /// The six XY/ZW instructions share one shape (the per-instruction pages'
+    /// `ApplyTo`): for each selected unit of the current thread's ADC set,
+    /// operand `ch0_x` goes to channel 0's first counter, `ch0_y` to its
+    /// second, `ch1_x` and `ch1_y` likewise on channel 1.
+    ///
+    /// A zero `cnt_set_mask` or (where there is one) a zero `bit_mask` is a
+    /// no-op here, as the functional models say. ttsim instead rejects both as
+    /// `UnsupportedFunctionality` ("no-op mask"); the documentation takes
+    /// precedence.
+    fn pair_op(
+        &mut self,
+        name: &str,
+        thread: usize,
+        f: AdcPairFields,
+        dims: [Dim; 2],
+        kind: PairKind,
+    ) -> Result<()> {
+        check_thread(name, thread)?;
+        check_width(name, "cnt_set_mask", f.cnt_set_mask, 3)?;
+        check_width(name, "thread_override", f.thread_override, 2)?;
+        check_width(name, "ch0_x", f.ch0_x, 3)?;
+        check_width(name, "ch0_y", f.ch0_y, 3)?;
+        check_width(name, "ch1_x", f.ch1_x, 3)?;
+        check_width(name, "ch1_y", f.ch1_y, 3)?;
+        if kind != PairKind::Increment {
+            check_width(name, "bit_mask", f.bit_mask, 4)?;
+        }
+        check_thread_override(name, f.thread_override)?;
+
+        let operands = [
+            (0, dims[0], f.ch0_x, 0b0001),
+            (0, dims[1], f.ch0_y, 0b0010),
+            (1, dims[0], f.ch1_x, 0b0100),
+            (1, dims[1], f.ch1_y, 0b1000),
+        ];
+        let arch = self.arch;
+        for unit in selected_units(f.cnt_set_mask) {
+            let channels = &mut self.sets[thread][unit.index()].channels;
+            for (channel, dim, operand, select) in operands {
+                let op = match kind {
+                    PairKind::Increment => CounterOp::Increment(operand),
+                    _ if f.bit_mask & select == 0 => continue,
+                    PairKind::Set => CounterOp::Set(operand),
+                    PairKind::CarriageReturn => CounterOp::CarriageReturn(operand),
+                };
+                step(
+                    &mut channels[channel].counters[dim.index()],
+                    op,
+                    dim.mask(arch),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn counter_mut(
+        &mut self,
+        index: usize,
+        unit: Unit,
+        channel: usize,
+        dim: Dim,
+    ) -> Result<&mut Counter> {
+        let Some(set) = self.sets.get_mut(index) else {
+            return Err(Fault::new(
+                FaultKind::Unsupported,
+                format!("ADC set index {index} is out of range; ADCs.md defines ADCs[3]"),
+            ));
+        };
+        let Some(ch) = set[unit.index()].channels.get_mut(channel) else {
+            return Err(Fault::new(
+                FaultKind::Unsupported,
+                format!("ADC channel {channel} is out of range; each ADC has Channel[2]"),
+            ));
+        };
+        Ok(&mut ch.counters[dim.index()])
+    }
+}
+
+fn step(counter: &mut Counter, op: CounterOp, mask: u32) {
+    // Wrapping in u32 and then masking is wrapping modulo 2^width, as every
+    // width divides 32.
+    match op {
+        CounterOp::Set(v) => {
+            counter.value = v & mask;
+            counter.cr = v & mask;
+        }
+        CounterOp::Increment(n) => counter.value = counter.value.wrapping_add(n) & mask,
+        CounterOp::CarriageReturn(n) => {
+            counter.cr = counter.cr.wrapping_add(n) & mask;
+            counter.value = counter.cr;
+        }
+        CounterOp::Clear => {
+            counter.value = 0;
+            counter.cr = 0;
+        }
+    }
+}
+
+fn selected_units(cnt_set_mask: u32) -> impl Iterator<Item = Unit> {
+    Unit::ALL
+        .into_iter()
+        .filter(move |u| cnt_set_mask & u.cnt_set_mask_bit() != 0)
+}
+
+fn bits(word: u32, lo: u32, width: u32) -> u32 {
+    (word >> lo) & ((1u32 << width) - 1)
+}
+
+fn check_thread(name: &str, thread: usize) -> Result<()> {
+    if thread < ADC_SETS {
+        Ok(())
+    } else {
+        Err(Fault::new(
+            FaultKind::Unsupported,
+            format!("{name} issued by Tensix thread {thread}; there are three threads (0..=2)"),
+        ))
+    }
+}
+
+/// Every instruction with a `ThreadOverride` field treats a non-zero value as
+/// `UnsupportedFunctionality` ("No known usage, confidence in specification
+/// below is weak"); ttsim rejects it the same way.
+fn check_thread_override(name: &str, thread_override: u32) -> Result<()> {
+    if thread_override == 0 {
+        Ok(())
+    } else {
+        Err(Fault::unsupported(format!(
+            "{name} with ThreadOverride = {thread_override} is UnsupportedFunctionality \
+             ({name}.md, functional model): no known usage, and the documented behaviour \
+             is of weak confidence"
+        )))
+    }
+}
+
+fn check_width(name: &str, field: &str, value: u32, width: u32) -> Result<()> {
+    if value >> width == 0 {
+        Ok(())
+    } else {
+        Err(field_too_wide(name, field, value, width))
+    }
+}
+
+fn field_too_wide(name: &str, field: &str, value: u32, width: u32) -> Fault {
+    Fault::invalid_instruction(format!(
+        "{name} field {field} = {value:#x} does not fit its {width}-bit encoding"
+    ))
 }

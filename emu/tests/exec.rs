@@ -31,26 +31,32 @@ fn setdmareg_then_wrcfg_moves_a_gpr_into_config() {
     );
     m.run(&[p], Limits::default()).unwrap();
     assert_eq!(m.gprs.get(2, 4), Some(0x1234_abcd));
-    assert_eq!(m.config.get(0, CfgField::THCON_SEC0_REG1_L1_Dest_addr), 0x1234_abcd);
+    assert_eq!(
+        m.config.get(0, CfgField::THCON_SEC0_REG1_L1_Dest_addr),
+        0x1234_abcd
+    );
 }
 
 #[test]
 fn trisc_stores_and_setc16_use_the_threads_state() {
     let arch = Arch::WormholeB0;
     let mut m = Machine::new(arch);
-    let state_reg = ThreadCfgField::CFG_STATE_ID_StateID.on(arch).unwrap().addr32;
+    let state_reg = ThreadCfgField::CFG_STATE_ID_StateID
+        .on(arch)
+        .unwrap()
+        .addr32;
     let p = program(
         0,
         vec![
-            word(arch, &format!("SETC16 setc16_reg={state_reg} setc16_value=1")),
+            word(
+                arch,
+                &format!("SETC16 setc16_reg={state_reg} setc16_value=1"),
+            ),
             Step::Cfg {
                 addr32: 5,
                 value: 0xfeed,
             },
-            Step::Gpr {
-                index: 3,
-                value: 7,
-            },
+            Step::Gpr { index: 3, value: 7 },
         ],
     );
     m.run(&[p], Limits::default()).unwrap();
@@ -146,7 +152,9 @@ fn every_opcode_with_random_fields_runs_or_faults_without_panicking() {
                         &[program(thread, vec![Step::Instruction(w)])],
                         Limits { max_steps: 10_000 },
                     );
-                    let key = r.map(|_| "ok".to_string()).unwrap_or_else(|f| f.kind.to_string());
+                    let key = r
+                        .map(|_| "ok".to_string())
+                        .unwrap_or_else(|f| f.kind.to_string());
                     *outcomes.entry(key).or_insert(0u32) += 1;
                 }
             }
@@ -156,4 +164,63 @@ fn every_opcode_with_random_fields_runs_or_faults_without_panicking() {
     assert!(outcomes.contains_key("ok"), "{outcomes:?}");
     assert!(outcomes.contains_key("invalid_instruction"), "{outcomes:?}");
     assert!(Opcode::ALL.len() > 100);
+}
+
+#[test]
+fn replayed_words_execute_through_the_machine() {
+    // REPLAY.md: Load=1, Exec=0 records the next Count words without
+    // executing them; Load=0 plays them back.
+    let arch = Arch::WormholeB0;
+    let mut m = Machine::new(arch);
+    let p = program(
+        1,
+        vec![
+            word(arch, "REPLAY load_mode=1 len=2 start_idx=3"),
+            word(arch, "SEMPOST sem_sel=1"),
+            word(arch, "SEMPOST sem_sel=1"),
+            Step::Gpr { index: 0, value: 1 },
+            word(arch, "REPLAY len=2 start_idx=3"),
+            word(arch, "REPLAY len=2 start_idx=3"),
+        ],
+    );
+    let stats = m.run(&[p], Limits::default()).unwrap();
+    assert_eq!(m.semaphores.get(0).value, 4);
+    assert_eq!(stats.instructions, 4);
+}
+
+#[test]
+fn adc_field_decoders_agree_with_the_isa_tables() {
+    // Two independent readings of the encoding figures: the ADC module's own
+    // field extraction and the generated instruction tables.
+    use tensix_emu::adc::AdcPairFields;
+    use tensix_emu::isa::decode;
+    let mut seed = 99u64;
+    for _ in 0..10_000 {
+        let w = 0x5100_0000 | (splitmix(&mut seed) as u32 & 0x00ff_ffff);
+        let f = AdcPairFields::decode(w);
+        match decode(Arch::Blackhole, w).unwrap() {
+            Instruction::Setadcxy(i) => assert_eq!(
+                (
+                    f.cnt_set_mask,
+                    f.thread_override,
+                    f.ch0_x,
+                    f.ch0_y,
+                    f.ch1_x,
+                    f.ch1_y,
+                    f.bit_mask
+                ),
+                (
+                    i.cnt_set_mask,
+                    i.thread_override,
+                    i.ch0_x,
+                    i.ch0_y,
+                    i.ch1_x,
+                    i.ch1_y,
+                    i.bit_mask
+                ),
+                "{w:#010x}"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
 }

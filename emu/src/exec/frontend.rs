@@ -1,60 +1,43 @@
 //! A thread's front end between its instruction queue and the Wait Gate:
-//! the MOP expander, then the REPLAY expander (tt-isa-documentation
-//! `REPLAY.md`: "The Replay Expander sits ... after the MOP Expander and
-//! before the Wait Gate").
+//! the MOP Expander, then the Replay Expander (tt-isa-documentation
+//! `MOPExpander.md`; `REPLAY.md`: "The Replay Expander sits ... after the MOP
+//! Expander and before the Wait Gate").
 
+use super::mop::{MopExpander, MOP_CFG_LEN};
+use super::replay::{ReplayExpander, ReplayState};
 use crate::arch::Arch;
-use crate::fault::{Fault, Result};
-
-/// What the front end did with one incoming word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ingest {
-    /// The word passes on to the Wait Gate.
-    Forward(u32),
-    /// The word was consumed (MOP, MOP_CFG, REPLAY, or loaded into the
-    /// replay buffer without executing).
-    Absorbed,
-}
+use crate::fault::Result;
 
 /// Per-thread front-end state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FrontEnd {
-    arch: Arch,
-    mop_config: [u32; 9],
+    mop: MopExpander,
+    replay: ReplayExpander,
 }
 
 impl FrontEnd {
     pub fn new(arch: Arch) -> FrontEnd {
         FrontEnd {
-            arch,
-            mop_config: [0; 9],
+            mop: MopExpander::new(arch),
+            replay: ReplayExpander::new(),
         }
     }
 
+    /// Set MOP configuration word `index` (0..9); `false` outside that range.
     pub fn set_mop_config(&mut self, index: usize, value: u32) -> bool {
-        match self.mop_config.get_mut(index) {
-            Some(w) => {
-                *w = value;
-                true
-            }
-            None => false,
-        }
+        index < MOP_CFG_LEN && self.mop.set_config(index, value).is_ok()
     }
 
-    /// A word the front end produces by itself (MOP expansion or replay
-    /// playback), if it is producing any.
-    pub fn produce(&mut self) -> Option<Result<Ingest>> {
-        None
+    /// The next word for the Wait Gate, pulling the thread's queued words from
+    /// `fetch` only when both expanders have nothing of their own to emit.
+    /// `Ok(None)`: nothing to emit until `fetch` has more.
+    pub fn next(&mut self, mut fetch: impl FnMut() -> Option<u32>) -> Result<Option<u32>> {
+        let mop = &mut self.mop;
+        self.replay.next(|| mop.next(|| Ok(fetch())))
     }
 
-    /// Take in one word from the thread's program.
-    pub fn ingest(&mut self, word: u32) -> Result<Ingest> {
-        match word >> 24 {
-            0x01 | 0x03 | 0x04 => Err(Fault::unimplemented(format!(
-                "{}: MOP and REPLAY expansion are not modelled yet",
-                self.arch
-            ))),
-            _ => Ok(Ingest::Forward(word)),
-        }
+    /// Whether an expansion or a playback is under way.
+    pub fn is_busy(&self) -> bool {
+        self.mop.is_expanding() || matches!(self.replay.state(), ReplayState::Playing { .. })
     }
 }

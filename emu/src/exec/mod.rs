@@ -13,15 +13,17 @@
 
 pub mod config_unit;
 pub mod frontend;
+pub mod mop;
+pub mod replay;
 pub mod sync_unit;
 pub mod wait_gate;
 
+use crate::adc::{AdcPairFields, SetAdcFields, SetAdcXxFields};
 use crate::fault::{Fault, FaultKind, Result};
 use crate::isa::{self, Instruction};
 use crate::machine::Machine;
 use crate::regs::{CfgField, Config, THREADS};
 use crate::state::dst::DstAddressing;
-use frontend::Ingest;
 use wait_gate::{LatchedWait, Observed};
 
 /// One entry of a thread's program.
@@ -78,6 +80,27 @@ pub fn dst_addressing(cfg: &Config, state: usize) -> DstAddressing {
         remap_addrs: cfg.get(state, CfgField::DEST_ACCESS_CFG_remap_addrs) != 0,
         swizzle_32b: cfg.get(state, CfgField::DEST_ACCESS_CFG_swizzle_32b) != 0,
     }
+}
+
+/// The operand fields shared by the six XY/ZW ADC instructions.
+macro_rules! adc_pair {
+    ($i:expr) => {
+        AdcPairFields {
+            bit_mask: $i.bit_mask,
+            ..adc_pair!($i, no_mask)
+        }
+    };
+    ($i:expr, no_mask) => {
+        AdcPairFields {
+            cnt_set_mask: $i.cnt_set_mask,
+            thread_override: $i.thread_override,
+            ch0_x: $i.ch0_x,
+            ch0_y: $i.ch0_y,
+            ch1_x: $i.ch1_x,
+            ch1_y: $i.ch1_y,
+            bit_mask: 0,
+        }
+    };
 }
 
 /// One instruction at a thread's Wait Gate, with the program entry it came
@@ -171,49 +194,35 @@ impl Machine {
         stats: &mut RunStats,
     ) -> Result<Moved> {
         if run.pending.is_none() {
-            let word = match self.frontends[t].produce() {
-                Some(produced) => produced.map_err(|f| f.at(t as u8, run.entry))?,
+            let ThreadRun {
+                steps, next, entry, ..
+            } = run;
+            let fetched = self.frontends[t].next(|| match steps.get(*next) {
+                Some(Step::Instruction(w)) => {
+                    *entry = *next;
+                    *next += 1;
+                    Some(*w)
+                }
+                _ => None,
+            });
+            match fetched.map_err(|f| f.at(t as u8, run.entry))? {
+                Some(w) => {
+                    let insn = isa::decode(self.arch(), w).map_err(|f| f.at(t as u8, run.entry))?;
+                    run.pending = Some(Pending {
+                        insn,
+                        entry: run.entry,
+                    });
+                }
+                // The front end has drained; a TRISC store may go now.
                 None => {
                     let Some(step) = run.steps.get(run.next).copied() else {
                         return Ok(Moved::Finished);
                     };
                     run.entry = run.next;
                     run.next += 1;
-                    match *step {
-                        Step::Cfg { addr32, value } => {
-                            let state = config_unit::state_of(&self.thread_config, t);
-                            if !self.config.write_addr32(state, addr32 as usize, value) {
-                                return Err(Fault::undefined(format!(
-                                    "TRISC store to Config word {addr32}, which does not exist on {}",
-                                    self.arch()
-                                ))
-                                .at(t as u8, run.entry));
-                            }
-                            return Ok(Moved::Yes);
-                        }
-                        Step::Gpr { index, value } => {
-                            if !self.gprs.set(t, index as usize, value) {
-                                return Err(Fault::undefined(format!(
-                                    "TRISC store to GPR {index}; there are 64"
-                                ))
-                                .at(t as u8, run.entry));
-                            }
-                            return Ok(Moved::Yes);
-                        }
-                        Step::Instruction(w) => self.frontends[t]
-                            .ingest(w)
-                            .map_err(|f| f.at(t as u8, run.entry))?,
-                    }
-                }
-            };
-            match word {
-                Ingest::Absorbed => return Ok(Moved::Yes),
-                Ingest::Forward(w) => {
-                    let insn = isa::decode(self.arch(), w).map_err(|f| f.at(t as u8, run.entry))?;
-                    run.pending = Some(Pending {
-                        insn,
-                        entry: run.entry,
-                    });
+                    self.trisc_store(t, step)
+                        .map_err(|f| f.at(t as u8, run.entry))?;
+                    return Ok(Moved::Yes);
                 }
             }
         }
@@ -317,6 +326,29 @@ impl Machine {
             I::Seminit(i) => self.semaphores.init(i.sem_sel, i.init_value, i.max_value),
             I::Sempost(i) => self.semaphores.post(i.sem_sel),
             I::Semget(i) => self.semaphores.get_dec(i.sem_sel),
+            I::Setadc(i) => self.adcs.setadc(
+                t,
+                SetAdcFields {
+                    cnt_set_mask: i.cnt_set_mask,
+                    channel_index: i.channel_index,
+                    dimension_index: i.dimension_index,
+                    value: i.value,
+                },
+            )?,
+            I::Setadcxx(i) => self.adcs.setadcxx(
+                t,
+                SetAdcXxFields {
+                    cnt_set_mask: i.cnt_set_mask,
+                    x_start: i.x_start,
+                    x_end2: i.x_end2,
+                },
+            )?,
+            I::Setadcxy(i) => self.adcs.setadcxy(t, adc_pair!(i))?,
+            I::Setadczw(i) => self.adcs.setadczw(t, adc_pair!(i))?,
+            I::Addrcrxy(i) => self.adcs.addrcrxy(t, adc_pair!(i))?,
+            I::Addrcrzw(i) => self.adcs.addrcrzw(t, adc_pair!(i))?,
+            I::Incadcxy(i) => self.adcs.incadcxy(t, adc_pair!(i, no_mask))?,
+            I::Incadczw(i) => self.adcs.incadczw(t, adc_pair!(i, no_mask))?,
             I::Pacr(i) => crate::pack::pacr(self, t, i)?,
             I::Unpacr(i) => return crate::unpack::unpacr(self, t, i),
             I::UnpacrNop(i) => return crate::unpack::unpacr_nop(self, t, i),
@@ -339,6 +371,30 @@ impl Machine {
 }
 
 impl Machine {
+    /// A TRISC store, made once the thread's front end has drained.
+    fn trisc_store(&mut self, t: usize, step: &Step) -> Result<()> {
+        match *step {
+            Step::Cfg { addr32, value } => {
+                let state = config_unit::state_of(&self.thread_config, t);
+                if !self.config.write_addr32(state, addr32 as usize, value) {
+                    return Err(Fault::undefined(format!(
+                        "TRISC store to Config word {addr32}, which does not exist on {}",
+                        self.arch()
+                    )));
+                }
+            }
+            Step::Gpr { index, value } => {
+                if !self.gprs.set(t, index as usize, value) {
+                    return Err(Fault::undefined(format!(
+                        "TRISC store to GPR {index}; there are 64"
+                    )));
+                }
+            }
+            Step::Instruction(_) => {}
+        }
+        Ok(())
+    }
+
     fn rmwcib(&mut self, t: usize, byte: u32, index: u32, data: u32, mask: u32) -> Result<()> {
         let state = config_unit::state_of(&self.thread_config, t);
         config_unit::rmwcib(&mut self.config, state, byte, index, data, mask)

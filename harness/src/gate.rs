@@ -1,0 +1,444 @@
+//! The conformance gate: find vectors, run them in parallel, hold them
+//! against the known-failures list, and summarise.
+
+use crate::report::{self, Datums};
+use crate::run::{self, Outcome};
+use crate::vector::{Vector, VectorError};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// The file, next to the vectors, that lists vectors known not to pass yet.
+pub const KNOWN_FAILURES: &str = "known-failures.yaml";
+
+/// Vectors known to fail, with the reason. A key ending in `*` covers every
+/// vector whose name starts with the rest of the key.
+#[derive(Clone, Debug, Default)]
+pub struct KnownFailures {
+    entries: BTreeMap<String, String>,
+}
+
+impl KnownFailures {
+    /// Read `path`; a missing file is an empty list.
+    pub fn load(path: &Path) -> Result<KnownFailures, String> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<KnownFailures, String> {
+        let entries: Option<BTreeMap<String, String>> =
+            serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
+        let entries = entries.unwrap_or_default();
+        if let Some((k, _)) = entries.iter().find(|(_, v)| v.trim().is_empty()) {
+            return Err(format!("known failure `{k}` has no reason"));
+        }
+        Ok(KnownFailures { entries })
+    }
+
+    /// The reason `name` is expected to fail, if it is listed.
+    pub fn reason(&self, name: &str) -> Option<&str> {
+        if let Some(r) = self.entries.get(name) {
+            return Some(r);
+        }
+        self.entries
+            .iter()
+            .filter_map(|(k, r)| k.strip_suffix('*').map(|p| (p, r)))
+            .filter(|(p, _)| name.starts_with(p))
+            .max_by_key(|(p, _)| p.len())
+            .map(|(_, r)| r.as_str())
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+}
+
+/// Where a vector ended up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Passed,
+    Failed,
+    /// Failed, and listed as known to fail.
+    KnownFailure(String),
+    /// Listed as known to fail, but passed: the list must shrink.
+    UnexpectedPass(String),
+}
+
+/// One vector's result.
+#[derive(Debug)]
+pub struct Entry {
+    pub path: PathBuf,
+    pub name: String,
+    pub verdict: Verdict,
+    pub outcome: Outcome,
+    pub datums: Datums,
+}
+
+/// Everything a gate run found.
+#[derive(Debug, Default)]
+pub struct GateRun {
+    pub entries: Vec<Entry>,
+    /// Files that could not be used, with the reason.
+    pub unusable: Vec<String>,
+}
+
+impl GateRun {
+    /// The gate holds when nothing failed outside the list and nothing on the
+    /// list passed.
+    pub fn holds(&self) -> bool {
+        self.entries
+            .iter()
+            .all(|e| matches!(e.verdict, Verdict::Passed | Verdict::KnownFailure(_)))
+    }
+}
+
+/// Every `.yaml` vector under `paths` (files or directories, recursively),
+/// in sorted order, leaving out the known-failures list.
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        if meta.is_dir() {
+            walk(p, &mut out)?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for e in rd {
+        let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let p = e.path();
+        let ft = e.file_type().map_err(|e| format!("{}: {e}", p.display()))?;
+        if ft.is_dir() {
+            walk(&p, out)?;
+        } else if p.extension().is_some_and(|x| x == "yaml")
+            && p.file_name().is_some_and(|n| n != KNOWN_FAILURES)
+        {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// The datum format to show an L1 diff in: the packer output format the
+/// vector configures, where it is one the report can decode.
+fn datums_for(v: &Vector) -> Datums {
+    let arch = run::arch_of(v.arch);
+    let Some(f) = tensix_emu::regs::CfgField::THCON_SEC0_REG1_Out_data_format.on(arch) else {
+        return Datums::Bytes;
+    };
+    let word = v
+        .setup
+        .config
+        .iter()
+        .rev()
+        .find(|w| w.state == 0 && w.addr == f.addr32 as u32)
+        .map(|w| w.value);
+    match word.map(|w| f.extract(w)) {
+        Some(0) => Datums::Fp32,
+        Some(1) => Datums::Fp16,
+        Some(5) => Datums::Bf16,
+        _ => Datums::Bytes,
+    }
+}
+
+/// Load and run one file.
+fn run_file(path: &Path, known: &KnownFailures) -> Result<Entry, String> {
+    let v = Vector::load(path).map_err(|e: VectorError| e.to_string())?;
+    let outcome = run::run_vector(&v).map_err(|e| format!("{}: {e}", path.display()))?;
+    let verdict = match (outcome.passed(), known.reason(&v.name)) {
+        (true, None) => Verdict::Passed,
+        (true, Some(r)) => Verdict::UnexpectedPass(r.to_string()),
+        (false, None) => Verdict::Failed,
+        (false, Some(r)) => Verdict::KnownFailure(r.to_string()),
+    };
+    Ok(Entry {
+        path: path.to_path_buf(),
+        name: v.name.clone(),
+        verdict,
+        datums: datums_for(&v),
+        outcome,
+    })
+}
+
+/// Run `files` on `jobs` threads; results come back in `files` order.
+pub fn run_all(
+    files: &[PathBuf],
+    known: &KnownFailures,
+    jobs: usize,
+    mut progress: impl FnMut(usize, usize) + Send,
+) -> GateRun {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<Result<Entry, String>>>> =
+        files.iter().map(|_| Mutex::new(None)).collect();
+    let progress = Mutex::new(&mut progress);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(path) = files.get(i) else { break };
+                let r = run_file(path, known);
+                *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                (progress.lock().unwrap_or_else(|p| p.into_inner()))(n, files.len());
+            });
+        }
+    });
+    let mut run = GateRun::default();
+    for r in results {
+        match r.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(Ok(e)) => run.entries.push(e),
+            Some(Err(msg)) => run.unusable.push(msg),
+            None => {}
+        }
+    }
+    run
+}
+
+/// Group label of a vector for the summary: its directory under the root.
+fn group(e: &Entry, root: &Path) -> String {
+    let rel = e.path.strip_prefix(root).unwrap_or(&e.path);
+    rel.parent()
+        .map(|p| p.display().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| ".".into())
+}
+
+/// The human report: every failure in detail, then the summary table.
+pub fn human(run: &GateRun, root: &Path) -> String {
+    let mut out = String::new();
+    for e in &run.entries {
+        match &e.verdict {
+            Verdict::Failed => {
+                let _ = writeln!(out, "FAIL {} ({})", e.name, e.path.display());
+                for m in &e.outcome.mismatches {
+                    for line in report::describe(m, e.datums).lines() {
+                        let _ = writeln!(out, "    {line}");
+                    }
+                }
+            }
+            Verdict::UnexpectedPass(r) => {
+                let _ = writeln!(
+                    out,
+                    "PASS-BUT-LISTED {} ({}): remove it from {KNOWN_FAILURES} (was: {r})",
+                    e.name,
+                    e.path.display()
+                );
+            }
+            _ => {}
+        }
+    }
+    for u in &run.unusable {
+        let _ = writeln!(out, "UNUSABLE {u}");
+    }
+    let mut groups: BTreeMap<String, [usize; 5]> = BTreeMap::new();
+    for e in &run.entries {
+        let g = groups.entry(group(e, root)).or_default();
+        match e.verdict {
+            Verdict::Passed => g[0] += 1,
+            Verdict::Failed => g[1] += 1,
+            Verdict::KnownFailure(_) => g[2] += 1,
+            Verdict::UnexpectedPass(_) => g[3] += 1,
+        }
+        if e.outcome.fault.is_some() {
+            g[4] += 1;
+        }
+    }
+    let width = groups.keys().map(String::len).max().unwrap_or(5).max(5);
+    let _ = writeln!(
+        out,
+        "\n{:width$}  {:>6}  {:>6}  {:>6}  {:>10}  {:>6}",
+        "group", "passed", "failed", "known", "listed-ok", "faults"
+    );
+    let mut total = [0usize; 5];
+    for (g, c) in &groups {
+        let _ = writeln!(
+            out,
+            "{g:width$}  {:>6}  {:>6}  {:>6}  {:>10}  {:>6}",
+            c[0], c[1], c[2], c[3], c[4]
+        );
+        for i in 0..5 {
+            total[i] += c[i];
+        }
+    }
+    let _ = writeln!(
+        out,
+        "{:width$}  {:>6}  {:>6}  {:>6}  {:>10}  {:>6}",
+        "total", total[0], total[1], total[2], total[3], total[4]
+    );
+    let _ = writeln!(
+        out,
+        "conformance gate: {}",
+        if run.holds() && run.unusable.is_empty() {
+            "holds"
+        } else {
+            "does not hold"
+        }
+    );
+    out
+}
+
+fn json_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn verdict_name(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Passed => "passed",
+        Verdict::Failed => "failed",
+        Verdict::KnownFailure(_) => "known_failure",
+        Verdict::UnexpectedPass(_) => "unexpected_pass",
+    }
+}
+
+/// The machine report: one JSON object.
+pub fn json(run: &GateRun) -> String {
+    let mut out = String::from("{\"vectors\":[");
+    for (i, e) in run.entries.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let details: Vec<String> = e
+            .outcome
+            .mismatches
+            .iter()
+            .map(|m| json_str(&report::describe(m, e.datums)))
+            .collect();
+        let reason = match &e.verdict {
+            Verdict::KnownFailure(r) | Verdict::UnexpectedPass(r) => json_str(r),
+            _ => "null".into(),
+        };
+        let fault = e
+            .outcome
+            .fault
+            .as_ref()
+            .map_or("null".to_string(), |f| json_str(&f.to_string()));
+        let _ = write!(
+            out,
+            "{{\"name\":{},\"path\":{},\"verdict\":\"{}\",\"reason\":{reason},\"fault\":{fault},\"mismatches\":[{}]}}",
+            json_str(&e.name),
+            json_str(&e.path.display().to_string()),
+            verdict_name(&e.verdict),
+            details.join(",")
+        );
+    }
+    out.push_str("],\"unusable\":[");
+    out.push_str(&run.unusable.iter().map(|u| json_str(u)).collect::<Vec<_>>().join(","));
+    let _ = write!(out, "],\"holds\":{}}}", run.holds() && run.unusable.is_empty());
+    out
+}
+
+/// JUnit XML: one test case per vector; known failures are skipped cases.
+pub fn junit(run: &GateRun) -> String {
+    use report::xml_escape as x;
+    let failures = run
+        .entries
+        .iter()
+        .filter(|e| matches!(e.verdict, Verdict::Failed | Verdict::UnexpectedPass(_)))
+        .count();
+    let skipped = run
+        .entries
+        .iter()
+        .filter(|e| matches!(e.verdict, Verdict::KnownFailure(_)))
+        .count();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuite name=\"tensix-conformance\" tests=\"{}\" failures=\"{failures}\" errors=\"{}\" skipped=\"{skipped}\">",
+        run.entries.len(),
+        run.unusable.len()
+    );
+    for e in &run.entries {
+        let _ = write!(
+            out,
+            "  <testcase classname=\"conformance\" name=\"{}\" file=\"{}\"",
+            x(&e.name),
+            x(&e.path.display().to_string())
+        );
+        match &e.verdict {
+            Verdict::Passed => out.push_str("/>\n"),
+            Verdict::KnownFailure(r) => {
+                let _ = writeln!(out, "><skipped message=\"known failure: {}\"/></testcase>", x(r));
+            }
+            Verdict::UnexpectedPass(r) => {
+                let _ = writeln!(
+                    out,
+                    "><failure message=\"passes but is listed in {KNOWN_FAILURES} ({})\"/></testcase>",
+                    x(r)
+                );
+            }
+            Verdict::Failed => {
+                let text: String = e
+                    .outcome
+                    .mismatches
+                    .iter()
+                    .map(|m| report::describe(m, e.datums))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "><failure message=\"mismatch\">{}</failure></testcase>",
+                    x(&text)
+                );
+            }
+        }
+    }
+    for u in &run.unusable {
+        let _ = writeln!(
+            out,
+            "  <testcase classname=\"conformance\" name=\"unusable\"><error message=\"{}\"/></testcase>",
+            x(u)
+        );
+    }
+    out.push_str("</testsuite>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_failures_match_exact_names_then_longest_prefix() {
+        let k = KnownFailures::parse(
+            "blackhole/pack/*: packer not modelled\nblackhole/pack/x-1: special\nblackhole/*: broad\n",
+        )
+        .unwrap();
+        assert_eq!(k.reason("blackhole/pack/x-1"), Some("special"));
+        assert_eq!(k.reason("blackhole/pack/y"), Some("packer not modelled"));
+        assert_eq!(k.reason("blackhole/unpack/y"), Some("broad"));
+        assert_eq!(k.reason("wormhole_b0/pack/y"), None);
+    }
+
+    #[test]
+    fn known_failures_need_reasons() {
+        assert!(KnownFailures::parse("a: ''\n").is_err());
+        assert!(KnownFailures::parse("").unwrap().reason("a").is_none());
+        assert!(KnownFailures::parse("[1, 2]").is_err());
+    }
+}

@@ -1,0 +1,246 @@
+//! Human- and machine-readable reports of a conformance run.
+//!
+//! A mismatch shows where and what: L1 as rows of 16 bytes
+//! (`address: hex  decoded datums`), expected against actual as a unified
+//! diff made with `similar`, the first differing rows and a count of the rest;
+//! Dst/SrcA/SrcB as row and column with sign, exponent and mantissa split.
+
+use crate::run::Mismatch;
+use crate::vector::DstFormat;
+use similar::{ChangeTag, TextDiff};
+use std::fmt::Write;
+
+/// How to show an L1 row's datums next to its hex.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Datums {
+    Bytes,
+    Bf16,
+    Fp16,
+    Fp32,
+}
+
+/// Rows of L1 shown around each difference.
+const CONTEXT_ROWS: usize = 1;
+/// Differing rows shown before the rest are only counted.
+const SHOWN_ROWS: usize = 8;
+
+fn decode_row(bytes: &[u8], datums: Datums) -> String {
+    match datums {
+        Datums::Bytes => String::new(),
+        Datums::Bf16 => bytes
+            .chunks_exact(2)
+            .map(|c| {
+                let v = u16::from_le_bytes([c[0], c[1]]);
+                format!("{:e}", f32::from_bits((v as u32) << 16))
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        Datums::Fp16 => bytes
+            .chunks_exact(2)
+            .map(|c| format!("{:e}", half::f16::from_le_bytes([c[0], c[1]]).to_f32()))
+            .collect::<Vec<_>>()
+            .join(" "),
+        Datums::Fp32 => bytes
+            .chunks_exact(4)
+            .map(|c| format!("{:e}", f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn l1_row(addr: usize, bytes: &[u8], datums: Datums) -> String {
+    let d = decode_row(bytes, datums);
+    if d.is_empty() {
+        format!("{addr:#08x}: {}\n", hex(bytes))
+    } else {
+        format!("{addr:#08x}: {}  {d}\n", hex(bytes))
+    }
+}
+
+/// Unified diff of the differing 16-byte rows of L1 (with a row of context),
+/// then a count of those not shown.
+pub fn l1_diff(expected: &[u8], actual: &[u8], datums: Datums) -> String {
+    let rows = expected.len().min(actual.len()) / 16;
+    let differing: Vec<usize> = (0..rows)
+        .filter(|r| expected[r * 16..r * 16 + 16] != actual[r * 16..r * 16 + 16])
+        .collect();
+    let mut out = String::new();
+    let mut shown = std::collections::BTreeSet::new();
+    for &r in differing.iter().take(SHOWN_ROWS) {
+        for c in r.saturating_sub(CONTEXT_ROWS)..(r + CONTEXT_ROWS + 1).min(rows) {
+            shown.insert(c);
+        }
+    }
+    let first_byte = differing
+        .first()
+        .and_then(|&r| (r * 16..r * 16 + 16).find(|&i| expected[i] != actual[i]));
+    if let Some(b) = first_byte {
+        let _ = writeln!(
+            out,
+            "first difference at L1 byte {b:#x}: expected {:#04x}, found {:#04x}",
+            expected[b], actual[b]
+        );
+    }
+    let mut exp_text = String::new();
+    let mut act_text = String::new();
+    let mut last = None;
+    for &r in &shown {
+        if last.is_some_and(|l: usize| l + 1 != r) {
+            exp_text.push_str("...\n");
+            act_text.push_str("...\n");
+        }
+        last = Some(r);
+        exp_text.push_str(&l1_row(r * 16, &expected[r * 16..r * 16 + 16], datums));
+        act_text.push_str(&l1_row(r * 16, &actual[r * 16..r * 16 + 16], datums));
+    }
+    let diff = TextDiff::from_lines(&exp_text, &act_text);
+    for change in diff.iter_all_changes() {
+        let sign = match change.tag() {
+            ChangeTag::Delete => "-",
+            ChangeTag::Insert => "+",
+            ChangeTag::Equal => " ",
+        };
+        let _ = write!(out, "{sign}{change}");
+    }
+    if differing.len() > SHOWN_ROWS {
+        let _ = writeln!(
+            out,
+            "... and {} more differing 16-byte rows",
+            differing.len() - SHOWN_ROWS
+        );
+    }
+    let _ = writeln!(out, "(- expected, + actual; {} rows differ)", differing.len());
+    out
+}
+
+/// A SrcA/SrcB cell split as sign / exponent field / mantissa field.
+pub fn split_src_cell(cell: u32) -> String {
+    format!(
+        "{:#07x} (s={} e={:#04x} m={:#05x})",
+        cell,
+        cell >> 18 & 1,
+        cell >> 10 & 0xff,
+        cell & 0x3ff
+    )
+}
+
+/// A Dst value split according to its format.
+pub fn split_dst_value(format: DstFormat, v: u32) -> String {
+    match format {
+        DstFormat::Bf16 => format!("{v:#06x} (s={} e={:#04x} m={:#04x})", v >> 15, v >> 7 & 0xff, v & 0x7f),
+        DstFormat::Fp16 => format!("{v:#06x} (s={} e={:#04x} m={:#05x})", v >> 15, v >> 10 & 0x1f, v & 0x3ff),
+        DstFormat::Fp32 => format!("{v:#010x} (s={} e={:#04x} m={:#08x})", v >> 31, v >> 23 & 0xff, v & 0x7f_ffff),
+        DstFormat::Int32 => format!("{v:#010x} (s={} magnitude={})", v >> 31, v & 0x7fff_ffff),
+        DstFormat::Raw16 => format!("{v:#06x}"),
+        DstFormat::Raw32 => format!("{v:#010x}"),
+    }
+}
+
+/// Describe one mismatch.
+pub fn describe(m: &Mismatch, datums: Datums) -> String {
+    match m {
+        Mismatch::Fault { expected, actual } => {
+            let e = expected.map_or("no fault".to_string(), |k| format!("a {} fault", k.name()));
+            let a = actual
+                .as_ref()
+                .map_or("completed without a fault".to_string(), |f| format!("stopped: {f}"));
+            format!("expected {e}; the run {a}\n")
+        }
+        Mismatch::L1 { expected, actual } => l1_diff(expected, actual, datums),
+        Mismatch::Dst {
+            format,
+            row,
+            expected,
+            actual,
+        } => cells(&format!("dst row {row}"), expected, actual, |v| {
+            split_dst_value(*format, v)
+        }),
+        Mismatch::Src {
+            which,
+            bank,
+            row,
+            expected,
+            actual,
+        } => cells(&format!("{which} bank {bank} row {row}"), expected, actual, split_src_cell),
+        Mismatch::Adc {
+            thread,
+            unit,
+            expected,
+            actual,
+        } => format!(
+            "adc thread {thread} {unit}: expected ch0 {:?} ch1 {:?}, found ch0 {:?} ch1 {:?}\n",
+            expected[0], expected[1], actual[0], actual[1]
+        ),
+        Mismatch::Invariant(s) => format!("invariant broken: {s}\n"),
+    }
+}
+
+fn cells(what: &str, expected: &[u32; 16], actual: &[u32; 16], show: impl Fn(u32) -> String) -> String {
+    let mut out = String::new();
+    for c in 0..16 {
+        if expected[c] != actual[c] {
+            let _ = writeln!(
+                out,
+                "{what} col {c}: expected {}, found {}",
+                show(expected[c]),
+                show(actual[c])
+            );
+        }
+    }
+    out
+}
+
+/// Escape text for XML attribute and element content.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn l1_diff_points_at_the_changed_byte() {
+        let expected = vec![0u8; 256];
+        let mut actual = expected.clone();
+        actual[0x47] = 0x3f;
+        let d = l1_diff(&expected, &actual, Datums::Bytes);
+        assert!(d.contains("first difference at L1 byte 0x47"), "{d}");
+        assert!(d.contains("-0x000040: 00000000000000000000000000000000"), "{d}");
+        assert!(d.contains("+0x000040: 000000000000003f0000000000000000"), "{d}");
+        assert!(d.contains("1 rows differ"), "{d}");
+    }
+
+    #[test]
+    fn bf16_rows_decode_values() {
+        // BF16 0x3f80 is 1.0; 0xc000 is -2.0 (little-endian in L1).
+        let row = [0x80, 0x3f, 0x00, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert!(decode_row(&row, Datums::Bf16).starts_with("1e0 -2e0 0e0"));
+    }
+
+    #[test]
+    fn src_cells_split_into_fields() {
+        assert_eq!(split_src_cell(0x5_f858), "0x5f858 (s=1 e=0x7e m=0x058)");
+    }
+
+    #[test]
+    fn xml_is_escaped() {
+        assert_eq!(xml_escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+    }
+}

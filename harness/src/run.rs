@@ -1,0 +1,286 @@
+//! Apply a vector to a fresh emulator, run it, and compare with `expect`.
+//!
+//! Besides what the vector asks, every run checks: each L1 write is 16 bytes
+//! at a 16-byte aligned address; no L1 byte outside `expect.l1` changed; a
+//! second run of the same vector gives the same state.
+
+use crate::vector::{self, Dst, DstFormat, SrcRow, Vector};
+use tensix_emu::adc::Unit;
+use tensix_emu::state::dst::DstView;
+use tensix_emu::{Arch, Fault, Limits, Machine, Step, ThreadProgram};
+
+/// Scheduler steps one vector may take.
+pub const STEP_BUDGET: u64 = 5_000_000;
+
+/// One difference between what a vector expects and what the run gave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// The run faulted when it should not have, or not as it should have.
+    Fault {
+        expected: Option<vector::FaultKind>,
+        actual: Option<Fault>,
+    },
+    /// L1 differs; `expected` and `actual` are the whole of L1.
+    L1 {
+        expected: Vec<u8>,
+        actual: Vec<u8>,
+    },
+    Dst {
+        format: DstFormat,
+        row: u16,
+        expected: [u32; 16],
+        actual: [u32; 16],
+    },
+    Src {
+        which: &'static str,
+        bank: u8,
+        row: u8,
+        expected: [u32; 16],
+        actual: [u32; 16],
+    },
+    Adc {
+        thread: u8,
+        unit: String,
+        expected: [[u32; 4]; 2],
+        actual: [[u32; 4]; 2],
+    },
+    /// A rule every run must keep was broken.
+    Invariant(String),
+}
+
+/// The result of running one vector.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The fault the run stopped with, expected or not.
+    pub fault: Option<Fault>,
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        self.mismatches.is_empty()
+    }
+}
+
+/// The emulator's architecture for a vector's.
+pub fn arch_of(a: vector::Arch) -> Arch {
+    match a {
+        vector::Arch::Blackhole => Arch::Blackhole,
+        vector::Arch::WormholeB0 => Arch::WormholeB0,
+    }
+}
+
+fn view_of(f: DstFormat) -> DstView {
+    match f {
+        DstFormat::Bf16 => DstView::Bf16,
+        DstFormat::Fp16 => DstView::Fp16,
+        DstFormat::Raw16 => DstView::Raw16,
+        DstFormat::Fp32 => DstView::Fp32,
+        DstFormat::Int32 => DstView::Int32,
+        DstFormat::Raw32 => DstView::Raw32,
+    }
+}
+
+/// A machine with the vector's setup applied, in the documented order:
+/// `l1_fill`, `l1`, `dst`, `srca`, `srcb`, `config`, `thread_config`, `gprs`,
+/// `mop_config`. Errors name the setup field that could not be applied.
+pub fn prepare(v: &Vector) -> Result<Machine, String> {
+    let s = &v.setup;
+    let mut m = Machine::new(arch_of(v.arch));
+    m.l1.bytes_mut().fill(s.l1_fill);
+    for (i, r) in s.l1.iter().enumerate() {
+        m.write_l1(r.addr, &r.bytes)
+            .map_err(|e| format!("setup.l1[{i}]: {e}"))?;
+    }
+    if let Some(d) = &s.dst {
+        for (i, r) in d.rows.iter().enumerate() {
+            m.write_dst_row(view_of(d.format), r.row as u32, &r.cells)
+                .map_err(|e| format!("setup.dst.rows[{i}]: {e}"))?;
+        }
+    }
+    for r in &s.srca {
+        for (c, cell) in r.cells.iter().enumerate() {
+            m.srca.write(r.bank as usize, r.row as usize, c, *cell);
+        }
+    }
+    for r in &s.srcb {
+        for (c, cell) in r.cells.iter().enumerate() {
+            m.srcb.write(r.bank as usize, r.row as usize, c, *cell);
+        }
+    }
+    for (i, w) in s.config.iter().enumerate() {
+        m.write_config(w.state as usize, w.addr as usize, w.value)
+            .map_err(|e| format!("setup.config[{i}]: {e}"))?;
+    }
+    for (i, w) in s.thread_config.iter().enumerate() {
+        m.write_thread_config(w.thread as usize, w.reg as usize, w.value)
+            .map_err(|e| format!("setup.thread_config[{i}]: {e}"))?;
+    }
+    for (i, w) in s.gprs.iter().enumerate() {
+        m.write_gpr(w.thread as usize, w.index as usize, w.value)
+            .map_err(|e| format!("setup.gprs[{i}]: {e}"))?;
+    }
+    for (i, w) in s.mop_config.iter().enumerate() {
+        m.write_mop_config(w.thread as usize, &w.words)
+            .map_err(|e| format!("setup.mop_config[{i}]: {e}"))?;
+    }
+    Ok(m)
+}
+
+/// The vector's programs in the emulator's terms.
+pub fn programs(v: &Vector) -> Vec<ThreadProgram> {
+    v.program
+        .iter()
+        .map(|p| ThreadProgram {
+            thread: p.thread as usize,
+            steps: p
+                .run
+                .iter()
+                .map(|s| match *s {
+                    vector::Step::Instruction(w) => Step::Instruction(w),
+                    vector::Step::Cfg { addr, value } => Step::Cfg {
+                        addr32: addr,
+                        value,
+                    },
+                    vector::Step::Gpr { index, value } => Step::Gpr {
+                        index: index as u32,
+                        value,
+                    },
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Set up, run, and return the machine with the run's result.
+pub fn execute(v: &Vector) -> Result<(Machine, Option<Fault>), String> {
+    let mut m = prepare(v)?;
+    m.l1.enable_log();
+    let fault = m
+        .run(&programs(v), Limits { max_steps: STEP_BUDGET })
+        .err();
+    Ok((m, fault))
+}
+
+/// Run a vector and compare. `Err` when its setup cannot be applied.
+pub fn run_vector(v: &Vector) -> Result<Outcome, String> {
+    let before = prepare(v)?;
+    let (m, fault) = execute(v)?;
+    let mut mismatches = Vec::new();
+
+    let expected_kind = v.expect.fault.map(|f| f.kind);
+    let fault_ok = match (&expected_kind, &fault) {
+        (None, None) => true,
+        (Some(k), Some(f)) => k.name() == f.kind.name(),
+        _ => false,
+    };
+    if !fault_ok {
+        mismatches.push(Mismatch::Fault {
+            expected: expected_kind,
+            actual: fault.clone(),
+        });
+    }
+
+    for w in m.l1.log() {
+        if w.addr % 16 != 0 || w.addr as usize + 16 > m.l1.len() {
+            mismatches.push(Mismatch::Invariant(format!(
+                "L1 write at {:#x} is not a 16-byte aligned write inside L1",
+                w.addr
+            )));
+        }
+    }
+
+    // L1: the setup image with expect.l1 laid over it must be exactly what
+    // the run left. Without expect.l1, nothing may have changed either.
+    let mut expected = before.l1.bytes().to_vec();
+    for r in v.expect.l1.iter().flatten() {
+        let start = r.addr as usize;
+        if let Some(dst) = expected.get_mut(start..start + r.bytes.len()) {
+            dst.copy_from_slice(&r.bytes);
+        }
+    }
+    if expected != m.l1.bytes() {
+        mismatches.push(Mismatch::L1 {
+            expected,
+            actual: m.l1.bytes().to_vec(),
+        });
+    }
+
+    if let Some(d) = &v.expect.dst {
+        compare_dst(&m, d, &mut mismatches);
+    }
+    if let Some(rows) = &v.expect.srca {
+        compare_src("srca", &m.srca, rows, &mut mismatches);
+    }
+    if let Some(rows) = &v.expect.srcb {
+        compare_src("srcb", &m.srcb, rows, &mut mismatches);
+    }
+    for a in v.expect.adc.iter().flatten() {
+        let unit = match a.unit {
+            vector::AdcUnit::Unpack0 => Unit::Unpacker0,
+            vector::AdcUnit::Unpack1 => Unit::Unpacker1,
+            vector::AdcUnit::Pack => Unit::Packers,
+        };
+        let actual = m.adcs.values(a.thread as usize, unit).unwrap_or_default();
+        let expected = [a.ch0, a.ch1];
+        if actual != expected {
+            mismatches.push(Mismatch::Adc {
+                thread: a.thread,
+                unit: a.unit.name().to_string(),
+                expected,
+                actual,
+            });
+        }
+    }
+
+    // Determinism: the same vector run again gives the same state.
+    let (again, fault_again) = execute(v)?;
+    if fault_again != fault
+        || again.l1.bytes() != m.l1.bytes()
+        || again.dst != m.dst
+        || again.srca != m.srca
+        || again.srcb != m.srcb
+        || again.adcs != m.adcs
+    {
+        mismatches.push(Mismatch::Invariant(
+            "running the vector twice gave different results".into(),
+        ));
+    }
+
+    Ok(Outcome { fault, mismatches })
+}
+
+fn compare_dst(m: &Machine, d: &Dst, out: &mut Vec<Mismatch>) {
+    for r in &d.rows {
+        let actual = m.read_dst_row(view_of(d.format), r.row as u32);
+        if actual != r.cells {
+            out.push(Mismatch::Dst {
+                format: d.format,
+                row: r.row,
+                expected: r.cells,
+                actual,
+            });
+        }
+    }
+}
+
+fn compare_src(
+    which: &'static str,
+    reg: &tensix_emu::state::SrcReg,
+    rows: &[SrcRow],
+    out: &mut Vec<Mismatch>,
+) {
+    for r in rows {
+        let actual: [u32; 16] =
+            std::array::from_fn(|c| reg.read(r.bank as usize, r.row as usize, c));
+        if actual != r.cells {
+            out.push(Mismatch::Src {
+                which,
+                bank: r.bank,
+                row: r.row,
+                expected: r.cells,
+                actual,
+            });
+        }
+    }
+}

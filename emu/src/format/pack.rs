@@ -412,9 +412,11 @@ pub fn l1_source_convert(
         (1, F::Int32) => I::Int32((datum & 0xFF) << 24),
         (1, F::Int16) => I::Int16(((datum & 0xFF) << 8) as u16),
         (1, F::Int8) => int8(datum as u8),
-        _ => return Err(Fault::undefined(format!(
+        _ => {
+            return Err(Fault::undefined(format!(
             "packer 0 cannot convert a {datum_bytes}-byte L1 datum to intermediate {intermediate}"
-        ))),
+        )))
+        }
     })
 }
 

@@ -788,3 +788,56 @@ fn src_cell_hw_and_canonical_are_inverse() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Agreement with IEEE (`half`) where the hardware rounding coincides.
+
+/// Away from ties, round-half-away-from-zero and IEEE round-to-nearest-even
+/// pick the same neighbour, so for normal, finite, non-tie inputs the
+/// packer's FP32 → BF16 rounding equals `half`'s conversion.
+#[test]
+fn early_fp32_to_bf16_agrees_with_half_away_from_ties() {
+    let mut checked = 0u32;
+    for x in fp32_structured() {
+        let v = fp32_value(x);
+        if !v.is_finite() || v.abs() < pow2(-126) || x & 0xFFFF == 0x8000 {
+            continue;
+        }
+        assert_eq!(
+            pack::fp32_round_to_bf16(x),
+            bf16::from_f32(f32::from_bits(x)).to_bits(),
+            "{x:#010x}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 800_000);
+}
+
+/// Narrowing a value that is exactly representable involves no rounding:
+/// every normal FP16, widened to FP32 by `half`, comes back unchanged through
+/// the packer's late FP32 → FP16 conversion and the unpacker's FP32 → FP16,
+/// as `half` narrows it too. Likewise every finite BF16 through the early
+/// FP32 → BF16 rounding.
+#[test]
+fn exact_narrowing_agrees_with_half() {
+    for x in all_u16() {
+        if (1..31).contains(&((x >> 10) & 0x1F)) {
+            let w = f16::from_bits(x).to_f32();
+            assert_eq!(f16::from_f32(w).to_bits(), x);
+            assert_eq!(
+                late(Intermediate::Fp32(w.to_bits()), DataFormat::Float16),
+                x as u32
+            );
+            assert_eq!(unpack::fp32_to_fp16(w.to_bits()), x);
+        }
+        let b = bf16::from_bits(x);
+        if b.is_finite() && (b.to_f64().abs() >= pow2(-126)) {
+            let w = b.to_f32().to_bits();
+            assert_eq!(
+                pack::fp32_round_to_bf16(w),
+                bf16::from_f32(b.to_f32()).to_bits()
+            );
+            assert_eq!(unpack::fp32_to_bf16(w), x);
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! Block floating point: shared-exponent assembly in the packer and datum
+//! expansion in the unpacker.
+//!
+//! A group of 16 datums shares one exponent byte. Each datum is a sign bit
+//! over a 7-, 3- or 1-bit magnitude with no hidden bit; BFP8 means
+//! `Mag/2^6 · 2^(Exp−127)`, BFP4 `Mag/2^2 · 2^(Exp−127)`, BFP2
+//! `Mag · 2^(Exp−127)`, and the "a" forms use bias 15 with a 5-bit exponent
+//! zero-extended to a byte (tt-isa-documentation
+//! `WormholeB0/TensixTile/TensixCoprocessor/FloatBitPatterns.md`, "BFP").
+//!
+//! Datums are stored in L1 least significant bits first: BFP4 datum `2k` is
+//! the low nibble of byte `k`, BFP2 datum `4k + j` is bits `2j+1:2j` of byte
+//! `k`. This is the bit order of `ReadL1Bytes` in the `UNPACR` functional
+//! model (`UNPACR_Regular.md`) and of ttsim's BFP4 packer.
+
+use super::data_format::{BfpExp, BfpWidth};
+use crate::fault::{self, Fault};
+
+/// One packed group: the shared exponent byte and 16 datums, each already
+/// reduced to its width (sign in the top bit of the width).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BfpGroup {
+    pub shared_exp: u8,
+    pub datums: [u8; 16],
+}
+
+/// Exponent field and 7-bit mantissa of a packer BFP input element: a BF16
+/// pattern for the "B" forms, an E5M7 pattern (FP16 layout, low three
+/// mantissa bits ignored) for the "a" forms.
+#[inline]
+const fn element_fields(exp: BfpExp, elem: u16) -> (u32, u32) {
+    match exp {
+        BfpExp::B => (((elem >> 7) & 0xFF) as u32, (elem & 0x7F) as u32),
+        BfpExp::A => (((elem >> 10) & 0x1F) as u32, ((elem >> 3) & 0x7F) as u32),
+    }
+}
+
+/// The BFP8 datum (sign and 7-bit magnitude) of one element aligned to
+/// `shared_exp`, as the packer computes it.
+///
+/// Device behaviour (project reference README, "Device facts"; agrees with
+/// ttsim `src/tensix.cpp`, PACR): the mantissa with its hidden bit (absent
+/// when the exponent field is 0) is shifted right by `shared − own` plus the
+/// one position that drops to a 7-bit magnitude, rounding half away from zero
+/// on the shifted-out bits; a carry to 128 clamps to 127; a shift of 8 or more
+/// gives 0 (as does a `shared_exp` below the element's own exponent, which
+/// the assembler never passes). A zero magnitude is written without its sign, because sign 1 with
+/// magnitude 0 means −infinity (−2^16 for the "a" forms) to the unpacker.
+/// Packers/FormatConversion.md documents the rounding mode as "round-to-nearest
+/// with ties away from zero" (deterministic case); stochastic rounding is not
+/// modelled.
+#[inline]
+pub const fn bfp8_datum(exp: BfpExp, elem: u16, shared_exp: u32) -> u8 {
+    let (own, man) = element_fields(exp, elem);
+    let m = man | if own != 0 { 0x80 } else { 0 };
+    let shift = shared_exp.wrapping_sub(own);
+    let mag = if shift >= 8 {
+        0
+    } else {
+        let r = (m + (1 << shift)) >> (shift + 1);
+        if r == 128 {
+            127
+        } else {
+            r
+        }
+    };
+    if mag == 0 {
+        0
+    } else {
+        (((elem >> 8) & 0x80) as u32 | mag) as u8
+    }
+}
+
+/// Reduce a BFP8 datum to `width` by truncating the magnitude, dropping the
+/// sign when the truncated magnitude is zero. BFP4 and BFP2 are made from the
+/// rounded BFP8 value this way (Packers/FormatConversion.md, "Late format
+/// conversion": "Converted to BFP8 ..., then truncate to BFP4 or BFP2"; the
+/// device facts confirm the order).
+#[inline]
+pub const fn bfp8_truncate(datum: u8, width: BfpWidth) -> u8 {
+    let drop = 8 - width.datum_bits();
+    let mag = (datum & 0x7F) >> drop;
+    if mag == 0 {
+        0
+    } else {
+        ((datum & 0x80) >> drop) | mag
+    }
+}
+
+/// Assemble one group of 16 packer elements (BF16 patterns for `BfpExp::B`,
+/// E5M7 patterns for `BfpExp::A`; see [`super::pack::bfp_element`]).
+///
+/// The shared exponent is the largest exponent field of the 16 elements,
+/// with 255 (infinity and NaN patterns) counting as an ordinary exponent
+/// (device facts; ttsim does the same). For the "a" forms it is the largest
+/// 5-bit field, stored zero-extended.
+pub fn bfp_assemble(exp: BfpExp, width: BfpWidth, elems: &[u16; 16]) -> BfpGroup {
+    let mut shared = 0;
+    for &e in elems {
+        let (own, _) = element_fields(exp, e);
+        if own > shared {
+            shared = own;
+        }
+    }
+    let mut datums = [0u8; 16];
+    for (d, &e) in datums.iter_mut().zip(elems) {
+        *d = bfp8_truncate(bfp8_datum(exp, e, shared), width);
+    }
+    BfpGroup {
+        shared_exp: shared as u8,
+        datums,
+    }
+}
+
+/// Write 16 datums of `width` into `out` (16, 8 or 4 bytes), least
+/// significant bits first.
+///
+/// # Panics
+/// If `out` is shorter than [`BfpWidth::group_bytes`].
+pub fn bfp_pack_datums(width: BfpWidth, datums: &[u8; 16], out: &mut [u8]) {
+    let bits = width.datum_bits() as usize;
+    let per_byte = 8 / bits;
+    let mask = ((1u16 << bits) - 1) as u8;
+    let out = &mut out[..width.group_bytes()];
+    out.fill(0);
+    for (i, &d) in datums.iter().enumerate() {
+        out[i / per_byte] |= (d & mask) << ((i % per_byte) * bits);
+    }
+}
+
+/// Read 16 datums of `width` from `bytes` (16, 8 or 4 bytes), least
+/// significant bits first.
+///
+/// # Panics
+/// If `bytes` is shorter than [`BfpWidth::group_bytes`].
+pub fn bfp_unpack_datums(width: BfpWidth, bytes: &[u8]) -> [u8; 16] {
+    let bits = width.datum_bits() as usize;
+    let per_byte = 8 / bits;
+    let mask = ((1u16 << bits) - 1) as u8;
+    let mut out = [0u8; 16];
+    for (i, d) in out.iter_mut().enumerate() {
+        *d = (bytes[i / per_byte] >> ((i % per_byte) * bits)) & mask;
+    }
+    out
+}
+
+/// Widen a BFP4 or BFP2 datum to the BFP8 datum the unpacker expands
+/// (`DatumBits << 4`, `DatumBits << 6`).
+#[inline]
+pub const fn bfp_datum_to_bfp8(datum: u8, width: BfpWidth) -> u8 {
+    datum << (8 - width.datum_bits())
+}
+
+/// Normalise a BFP8 magnitude: leading zero count of `Mag << 1` as an 8-bit
+/// value, and the mantissa bits that remain after shifting them out.
+#[inline]
+const fn normalise(datum: u8) -> (u32, u8) {
+    let mag = datum << 1;
+    let lz = mag.leading_zeros();
+    (lz, (mag << lz) & 0x7E)
+}
+
+/// The unpacker's BFP8 → BF16 expansion (`BFP8ToBF16`, FloatBitPatterns.md
+/// "Conversion routines" and `UNPACR_Regular.md`).
+///
+/// Sign 1 with magnitude 0 gives −infinity (`0xFF80`), whatever the
+/// exponent; sign 0 with magnitude 0 gives +0. Otherwise the magnitude is
+/// normalised and the exponent reduced by the shift in 8-bit arithmetic, so
+/// it wraps when the shared exponent is smaller than the shift (ttsim notes
+/// that silicon does the same).
+#[inline]
+pub const fn bfp8_to_bf16(datum: u8, exp: u8) -> u16 {
+    let sign = (datum >> 7) as u16;
+    if datum & 0x7F == 0 {
+        return if sign != 0 { 0xFF80 } else { 0 };
+    }
+    let (lz, man) = normalise(datum);
+    let e = exp.wrapping_sub(lz as u8);
+    (sign << 15) | ((e as u16) << 7) | man as u16
+}
+
+/// The unpacker's BFP8a → FP16 expansion (`BFP8aToFP16`).
+///
+/// Sign 1 with magnitude 0 gives `0xFC00` (−2^16 in Tensix FP16); sign 0
+/// with magnitude 0 gives +0. A normalised exponent outside 0..=31 (after
+/// 8-bit wrapping) is undefined behaviour.
+#[inline]
+pub fn bfp8a_to_fp16(datum: u8, exp: u8) -> fault::Result<u16> {
+    let sign = (datum >> 7) as u16;
+    if datum & 0x7F == 0 {
+        return Ok(if sign != 0 { 0xFC00 } else { 0 });
+    }
+    let (lz, man) = normalise(datum);
+    let e = exp.wrapping_sub(lz as u8);
+    if e & 0xE0 != 0 {
+        return Err(Fault::undefined(format!(
+            "BFP8a datum {datum:#04x} with shared exponent {exp:#04x} normalises to exponent {e:#04x}, outside the 5-bit range"
+        )));
+    }
+    Ok((sign << 15) | ((e as u16) << 10) | ((man as u16) << 3))
+}
+
+/// Expand one datum of any BFP format: BF16 for the "B" forms, FP16 for the
+/// "a" forms. `datum` holds `width` bits.
+#[inline]
+pub fn bfp_expand(exp: BfpExp, width: BfpWidth, datum: u8, shared_exp: u8) -> fault::Result<u16> {
+    let d8 = bfp_datum_to_bfp8(datum, width);
+    match exp {
+        BfpExp::B => Ok(bfp8_to_bf16(d8, shared_exp)),
+        BfpExp::A => bfp8a_to_fp16(d8, shared_exp),
+    }
+}

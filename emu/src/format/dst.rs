@@ -1,0 +1,346 @@
+//! `Dst` cell layouts, the `Dst32b` row pairing, and RISC-V access to `Dst`.
+//!
+//! tt-isa-documentation `WormholeB0/TensixTile/TensixCoprocessor/Dst.md` and
+//! `BlackholeA0/TensixTile/TensixCoprocessor/Dst.md`: the storage is
+//! `uint16_t DstBits[1024][16]`. Floats are kept with the exponent below the
+//! mantissa ("Data type bit layout"; the `DstEncode*` / `DstDecode*` helpers
+//! in "Pseudocode helpers"):
+//!
+//! | type        | 15   | 14:8          | 7:0                          |
+//! |-------------|------|---------------|------------------------------|
+//! | BF16        | sign | mantissa      | exponent                     |
+//! | FP16        | sign | mantissa 14:5 | exponent in 4:0              |
+//! | Integer "8" | sign | magnitude 14:5| 16 or 0 in 4:0               |
+//! | Integer "16"| sign | magnitude 14:0 (no rearrangement)            ||
+//!
+//! A `Dst32b` datum is the BF16 arrangement applied to its high 16 bits
+//! (FP32: sign 31, mantissa high 30:24, exponent 23:16, mantissa low 15:0);
+//! INT32 uses the same arrangement with the magnitude's top eight bits in the
+//! exponent position. Reads of `Dst32b[Row]` give
+//! `(DstBits[Adj32(Row)] << 16) | DstBits[Adj32(Row) + 8]`: the high half
+//! lives in the lower-numbered row. (Seed 002 section 9 states the opposite
+//! pairing; the ISA documentation wins.)
+
+use crate::arch::Arch;
+use crate::fault::{self, Fault};
+
+/// IEEE BF16 → `Dst16b` BF16 arrangement (`DstEncodeBF16`, also
+/// `WriteDstBF16` in `UNPACR_Regular.md`).
+#[inline]
+pub const fn encode_bf16(x: u16) -> u16 {
+    let exp = (x >> 7) & 0xFF;
+    let man = x & 0x7F;
+    (x & 0x8000) | (man << 8) | exp
+}
+
+/// `Dst16b` BF16 arrangement → IEEE BF16 (`DstDecodeBF16`).
+#[inline]
+pub const fn decode_bf16(x: u16) -> u16 {
+    let exp = x & 0xFF;
+    let man = (x >> 8) & 0x7F;
+    (x & 0x8000) | (exp << 7) | man
+}
+
+/// IEEE-layout FP16 → `Dst16b` FP16 arrangement (`DstEncodeFP16`,
+/// `WriteDstFP16`).
+#[inline]
+pub const fn encode_fp16(x: u16) -> u16 {
+    let exp = (x >> 10) & 0x1F;
+    let man = x & 0x3FF;
+    (x & 0x8000) | (man << 5) | exp
+}
+
+/// `Dst16b` FP16 arrangement → IEEE-layout FP16 (`DstDecodeFP16`).
+#[inline]
+pub const fn decode_fp16(x: u16) -> u16 {
+    let exp = x & 0x1F;
+    let man = (x >> 5) & 0x3FF;
+    (x & 0x8000) | (exp << 10) | man
+}
+
+/// IEEE FP32 (or conventional sign-magnitude INT32) → `Dst32b` arrangement
+/// (`DstEncodeFP32`, `WriteDstFP32`).
+#[inline]
+pub const fn encode_fp32(x: u32) -> u32 {
+    ((encode_bf16((x >> 16) as u16) as u32) << 16) | (x & 0xFFFF)
+}
+
+/// `Dst32b` arrangement → IEEE FP32 / conventional INT32 (`DstDecodeFP32`).
+#[inline]
+pub const fn decode_fp32(x: u32) -> u32 {
+    ((decode_bf16((x >> 16) as u16) as u32) << 16) | (x & 0xFFFF)
+}
+
+/// Integer "8" in `Dst16b`: sign 15, magnitude 14:5 (masked to 10 bits), raw
+/// exponent 16 in 4:0, or 0 when the magnitude is zero (the unpackers'
+/// choice, Dst.md "Integer 8").
+#[inline]
+pub const fn encode_int8(negative: bool, magnitude: u16) -> u16 {
+    let mag = magnitude & 0x3FF;
+    let exp = if mag != 0 { 16 } else { 0 };
+    let sign = if negative { 0x8000 } else { 0 };
+    sign | (mag << 5) | exp
+}
+
+/// Sign and 10-bit magnitude of an Integer "8" `Dst16b` cell.
+#[inline]
+pub const fn decode_int8(x: u16) -> (bool, u16) {
+    (x & 0x8000 != 0, (x >> 5) & 0x3FF)
+}
+
+/// Split a `Dst32b` value into the `DstBits` halves: `.0` is stored at
+/// physical row `Adj32(Row)`, `.1` at `Adj32(Row) + 8`.
+#[inline]
+pub const fn dst32_halves(x: u32) -> (u16, u16) {
+    ((x >> 16) as u16, x as u16)
+}
+
+/// Join the `DstBits` halves at `Adj32(Row)` (high) and `Adj32(Row) + 8`
+/// (low) into a `Dst32b` value.
+#[inline]
+pub const fn dst32_join(at_row: u16, at_row_plus_8: u16) -> u32 {
+    ((at_row as u32) << 16) | at_row_plus_8 as u32
+}
+
+/// The Blackhole `Dst` address remapping controls (`DEST_ACCESS_CFG_*`).
+/// Wormhole B0 has neither; pass the default there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DstAccessCfg {
+    pub remap_addrs: bool,
+    pub swizzle_32b: bool,
+}
+
+/// Physical row of `Dst16b[row]` (`Adj16` in Blackhole's Dst.md; identity on
+/// Wormhole B0). `row` is taken modulo 1024.
+#[inline]
+pub const fn adj16(arch: Arch, row: u16, cfg: DstAccessCfg) -> u16 {
+    let r = row & 0x3FF;
+    match arch {
+        Arch::Blackhole if cfg.remap_addrs => (r & 0x3C7) ^ ((r & 0x030) >> 1) ^ ((r & 0x008) << 2),
+        _ => r,
+    }
+}
+
+/// Physical row holding the high half of `Dst32b[row]` (`Adj32`); the low
+/// half is 8 rows further on. Wormhole B0: `((r & 0x1f8) << 1) | (r &
+/// 0x207)`; Blackhole applies `Adj16` and the optional 32-bit swizzle first.
+#[inline]
+pub const fn adj32(arch: Arch, row: u16, cfg: DstAccessCfg) -> u16 {
+    let mut r = adj16(arch, row, cfg);
+    if let (Arch::Blackhole, true) = (arch, cfg.swizzle_32b) {
+        r = (r & 0x3F3) ^ ((r & 0x018) >> 1) ^ ((r & 0x004) << 1);
+    }
+    ((r & 0x1F8) << 1) | (r & 0x207)
+}
+
+/// `RISC_DEST_ACCESS_CTRL_SEC[].fmt`: the shape of the RISC-V view of `Dst`
+/// (Blackhole Dst.md, "RISCV access to Dst").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RiscvDstFmt {
+    /// 0: `float` / `uint32_t Dst32b[512][16]`.
+    Fp32 = 0,
+    /// 1: `int32_t Dst32b[512][16]`, two's complement on the RISC-V side.
+    Int32 = 1,
+    /// 2: `__fp16 Dst16b[1024][16]`.
+    Fp16 = 2,
+    /// 3: `__bf16 Dst16b[1024][16]`.
+    Bf16 = 3,
+    /// 4: `int16_t` / `uint16_t Dst16b[1024][16]`.
+    Int16 = 4,
+    /// 5: `int8_t` / `uint8_t`, one byte per `Dst16b` cell.
+    Int8 = 5,
+}
+
+impl RiscvDstFmt {
+    /// Decode the 3-bit field; 6 and 7 are reserved.
+    pub const fn from_code(code: u8) -> Option<RiscvDstFmt> {
+        Some(match code {
+            0 => RiscvDstFmt::Fp32,
+            1 => RiscvDstFmt::Int32,
+            2 => RiscvDstFmt::Fp16,
+            3 => RiscvDstFmt::Bf16,
+            4 => RiscvDstFmt::Int16,
+            5 => RiscvDstFmt::Int8,
+            _ => return None,
+        })
+    }
+}
+
+/// The per-thread `RISC_DEST_ACCESS_CTRL_SEC[]` fields that shape a RISC-V
+/// access to `Dst`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RiscvDstAccess {
+    /// Raw 3-bit `fmt`.
+    pub fmt: u8,
+    pub no_swizzle: bool,
+    pub unsigned_int: bool,
+}
+
+fn riscv_arch_check(arch: Arch) -> fault::Result<()> {
+    match arch {
+        Arch::Blackhole => Ok(()),
+        Arch::WormholeB0 => Err(Fault::unimplemented(
+            "RISC-V access to Dst is documented only for Blackhole (BlackholeA0 Dst.md, \"RISCV access to Dst\")",
+        )),
+    }
+}
+
+fn riscv_bad_fmt(acc: RiscvDstAccess, width: u32) -> Fault {
+    Fault::undefined(format!(
+        "a {width}-bit RISC-V access to Dst with RISC_DEST_ACCESS_CTRL fmt {} is undefined",
+        acc.fmt
+    ))
+}
+
+/// `Dst32b` → CPU bit layout: the inverse of [`encode_fp32`].
+#[inline]
+const fn unswizzle32(x: u32) -> u32 {
+    (x & 0x8000_FFFF) | ((x & 0x7F00_0000) >> 8) | ((x & 0x00FF_0000) << 7)
+}
+
+/// CPU bit layout → `Dst32b`: the same permutation as [`encode_fp32`].
+#[inline]
+const fn swizzle32(x: u32) -> u32 {
+    (x & 0x8000_FFFF) | ((x & 0x7F80_0000) >> 7) | ((x & 0x007F_0000) << 8)
+}
+
+/// A 32-bit RISC-V load of a `Dst32b` value (`Load32` in Blackhole Dst.md).
+/// `fmt` 1 converts sign-magnitude to two's complement, −0 becoming +0.
+pub fn riscv_load32(arch: Arch, acc: RiscvDstAccess, dst32: u32) -> fault::Result<u32> {
+    riscv_arch_check(arch)?;
+    let mut v = dst32;
+    if !acc.no_swizzle {
+        v = unswizzle32(v);
+    }
+    match RiscvDstFmt::from_code(acc.fmt) {
+        Some(RiscvDstFmt::Fp32) => Ok(v),
+        Some(RiscvDstFmt::Int32) => {
+            if acc.no_swizzle || v < 0x8000_0000 {
+                Ok(v)
+            } else {
+                Ok((v & 0x7FFF_FFFF).wrapping_neg())
+            }
+        }
+        _ => Err(riscv_bad_fmt(acc, 32)),
+    }
+}
+
+/// A 16-bit RISC-V load of a `Dst16b` value (`Load16`).
+pub fn riscv_load16(arch: Arch, acc: RiscvDstAccess, dst16: u16) -> fault::Result<u16> {
+    riscv_arch_check(arch)?;
+    match RiscvDstFmt::from_code(acc.fmt) {
+        Some(RiscvDstFmt::Fp16) => Ok(if acc.no_swizzle {
+            dst16
+        } else {
+            decode_fp16(dst16)
+        }),
+        Some(RiscvDstFmt::Bf16) => Ok(if acc.no_swizzle {
+            dst16
+        } else {
+            decode_bf16(dst16)
+        }),
+        Some(RiscvDstFmt::Int16) => {
+            if acc.no_swizzle || acc.unsigned_int || dst16 < 0x8000 {
+                Ok(dst16)
+            } else {
+                Ok((dst16 & 0x7FFF).wrapping_neg())
+            }
+        }
+        _ => Err(riscv_bad_fmt(acc, 16)),
+    }
+}
+
+/// An 8-bit RISC-V load of a `Dst16b` Integer "8" value (`Load8`): the low
+/// eight magnitude bits when unsigned or unswizzled, otherwise sign and low
+/// seven magnitude bits converted to two's complement (−0 becoming +0).
+pub fn riscv_load8(arch: Arch, acc: RiscvDstAccess, dst16: u16) -> fault::Result<u8> {
+    riscv_arch_check(arch)?;
+    match RiscvDstFmt::from_code(acc.fmt) {
+        Some(RiscvDstFmt::Int8) => {
+            if acc.no_swizzle || acc.unsigned_int {
+                Ok(((dst16 >> 5) & 0xFF) as u8)
+            } else {
+                let mag = ((dst16 >> 5) & 0x7F) as u8;
+                Ok(if dst16 & 0x8000 != 0 {
+                    mag.wrapping_neg()
+                } else {
+                    mag
+                })
+            }
+        }
+        _ => Err(riscv_bad_fmt(acc, 8)),
+    }
+}
+
+/// A 32-bit RISC-V store (`Store32`): returns the `Dst32b` value written.
+/// `fmt` 1 converts two's complement to sign-magnitude, clamping −2^31 to
+/// −(2^31 − 1).
+pub fn riscv_store32(arch: Arch, acc: RiscvDstAccess, value: u32) -> fault::Result<u32> {
+    riscv_arch_check(arch)?;
+    let mut v = value;
+    match RiscvDstFmt::from_code(acc.fmt) {
+        Some(RiscvDstFmt::Fp32) => {}
+        Some(RiscvDstFmt::Int32) => {
+            if !(acc.no_swizzle || v < 0x8000_0000) {
+                let clamped = v.wrapping_add((v == 0x8000_0000) as u32);
+                v = 0x8000_0000 | clamped.wrapping_neg();
+            }
+        }
+        _ => return Err(riscv_bad_fmt(acc, 32)),
+    }
+    if !acc.no_swizzle {
+        v = swizzle32(v);
+    }
+    Ok(v)
+}
+
+/// A 16-bit RISC-V store (`Store16`): returns the `Dst16b` value written.
+/// `fmt` 4 converts two's complement to sign-magnitude, clamping −2^15.
+pub fn riscv_store16(arch: Arch, acc: RiscvDstAccess, value: u16) -> fault::Result<u16> {
+    riscv_arch_check(arch)?;
+    match RiscvDstFmt::from_code(acc.fmt) {
+        Some(RiscvDstFmt::Fp16) => Ok(if acc.no_swizzle {
+            value
+        } else {
+            encode_fp16(value)
+        }),
+        Some(RiscvDstFmt::Bf16) => Ok(if acc.no_swizzle {
+            value
+        } else {
+            encode_bf16(value)
+        }),
+        Some(RiscvDstFmt::Int16) => {
+            if acc.no_swizzle || acc.unsigned_int || value < 0x8000 {
+                Ok(value)
+            } else {
+                let clamped = value.wrapping_add((value == 0x8000) as u16);
+                Ok(0x8000 | clamped.wrapping_neg())
+            }
+        }
+        _ => Err(riscv_bad_fmt(acc, 16)),
+    }
+}
+
+/// An 8-bit RISC-V store (`Store8`): returns the `Dst16b` Integer "8" value
+/// written. A negative two's complement byte is *not* converted to
+/// sign-magnitude: the documented hardware computes the magnitude as
+/// `0x180 − value − (value == 0x80)` truncated to eight bits, so −1 is stored
+/// with magnitude 129 (Blackhole Dst.md, `Store8`: "Meant to be conversion
+/// from two's complement to sign-magnitude, but isn't").
+pub fn riscv_store8(arch: Arch, acc: RiscvDstAccess, value: u8) -> fault::Result<u16> {
+    riscv_arch_check(arch)?;
+    match RiscvDstFmt::from_code(acc.fmt) {
+        Some(RiscvDstFmt::Int8) => {
+            if acc.no_swizzle || acc.unsigned_int || value < 0x80 {
+                let exp = if value != 0 { 16 } else { 0 };
+                Ok(((value as u16) << 5) | exp)
+            } else {
+                let mag = 0x180u16
+                    .wrapping_sub(value as u16)
+                    .wrapping_sub((value == 0x80) as u16) as u8;
+                Ok(0x8000 | ((mag as u16) << 5) | 16)
+            }
+        }
+        _ => Err(riscv_bad_fmt(acc, 8)),
+    }
+}

@@ -1,0 +1,519 @@
+//! The packer's two format conversions: early (`Dst` datum → intermediate
+//! format) and late (intermediate format → L1 format).
+//!
+//! Source: tt-isa-documentation
+//! `WormholeB0/TensixTile/TensixCoprocessor/Packers/FormatConversion.md`
+//! (shared by Blackhole, see `BlackholeA0/.../PACR.md`), refined by the
+//! device facts in the project reference README and, where the page is
+//! silent, by ttsim `src/tensix.cpp` (`TENSIX_EXECUTE_PACR`).
+//!
+//! Rounding in the early conversion is round-to-nearest, ties away from zero,
+//! on the magnitude. Stochastic rounding is not modelled (ttsim refuses it
+//! too). Every rounding conversion flushes denormal inputs to +0, turns −0
+//! into +0, and, when the exponent is 8 bits wide, turns NaN into infinity of
+//! the same sign ("Early format conversion", last list).
+
+use super::data_format::{BfpExp, DataFormat, Fp8Format};
+use super::dst;
+use super::float::{
+    bf16_to_fp32, e5_narrow, e5_to_e8, e8_narrow, e8_to_e5, fp8_to_fp16, FP16_EXP, FP32_EXP,
+    FP32_SIGN, H_SIGN,
+};
+use super::int;
+use crate::arch::Arch;
+use crate::fault::{self, Fault};
+
+/// A datum between the early and the late conversion. Float payloads use
+/// their own bit layout: FP32/TF32 as FP32 patterns (TF32 with the low 13
+/// bits zero), BF16/E8M6 as BF16 patterns (E8M6 with bit 0 zero), FP16/E5M7/
+/// E5M6 as FP16 patterns (with the low 3 or 4 bits zero), FP8 as e5m2 bytes.
+/// Integers are sign-magnitude, except `UInt8`.
+///
+/// The variant is the type the early conversion actually produced, which is
+/// not always the `IntermediateFormat` code: e.g. `IntermediateFormat = BF16`
+/// with `Round_10b_mant` yields TF32 (FormatConversion.md, "Configuring the
+/// conversions").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Intermediate {
+    Fp32(u32),
+    Tf32(u32),
+    Bf16(u16),
+    /// `IntermediateFormat = BFP8` outside BFP output: 8-bit exponent, 6-bit
+    /// mantissa.
+    E8m6(u16),
+    Fp16(u16),
+    /// `IntermediateFormat = BFP8a` with `Read_raw`: 5-bit exponent, 7-bit
+    /// mantissa.
+    E5m7(u16),
+    /// `IntermediateFormat = BFP8a` without `Read_raw`: 5-bit exponent, 6-bit
+    /// mantissa.
+    E5m6(u16),
+    Fp8(u8),
+    Int32(u32),
+    Int16(u16),
+    Int8(u8),
+    UInt8(u8),
+}
+
+/// A float intermediate in one of the two wide layouts of [`super::float`].
+#[derive(Clone, Copy)]
+enum Wide {
+    E8 { bits: u32, man: u32 },
+    E5 { bits: u16, man: u32 },
+}
+
+impl Intermediate {
+    /// The L1 format code whose intermediate type this is.
+    pub const fn format(self) -> DataFormat {
+        match self {
+            Intermediate::Fp32(_) => DataFormat::Float32,
+            Intermediate::Tf32(_) => DataFormat::Tf32,
+            Intermediate::Bf16(_) => DataFormat::Float16B,
+            Intermediate::E8m6(_) => DataFormat::Bfp8B,
+            Intermediate::Fp16(_) => DataFormat::Float16,
+            Intermediate::E5m7(_) | Intermediate::E5m6(_) => DataFormat::Bfp8A,
+            Intermediate::Fp8(_) => DataFormat::Lf8,
+            Intermediate::Int32(_) => DataFormat::Int32,
+            Intermediate::Int16(_) => DataFormat::Int16,
+            Intermediate::Int8(_) | Intermediate::UInt8(_) => DataFormat::Int8,
+        }
+    }
+
+    /// The payload bits, zero-extended.
+    pub const fn bits(self) -> u32 {
+        match self {
+            Intermediate::Fp32(x) | Intermediate::Tf32(x) | Intermediate::Int32(x) => x,
+            Intermediate::Bf16(x)
+            | Intermediate::E8m6(x)
+            | Intermediate::Fp16(x)
+            | Intermediate::E5m7(x)
+            | Intermediate::E5m6(x)
+            | Intermediate::Int16(x) => x as u32,
+            Intermediate::Fp8(x) | Intermediate::Int8(x) | Intermediate::UInt8(x) => x as u32,
+        }
+    }
+
+    const fn wide(self) -> Option<Wide> {
+        Some(match self {
+            Intermediate::Fp32(x) => Wide::E8 { bits: x, man: 23 },
+            Intermediate::Tf32(x) => Wide::E8 { bits: x, man: 10 },
+            Intermediate::Bf16(x) => Wide::E8 {
+                bits: bf16_to_fp32(x),
+                man: 7,
+            },
+            Intermediate::E8m6(x) => Wide::E8 {
+                bits: bf16_to_fp32(x),
+                man: 6,
+            },
+            Intermediate::Fp16(x) => Wide::E5 { bits: x, man: 10 },
+            Intermediate::E5m7(x) => Wide::E5 { bits: x, man: 7 },
+            Intermediate::E5m6(x) => Wide::E5 { bits: x, man: 6 },
+            Intermediate::Fp8(x) => Wide::E5 {
+                bits: fp8_to_fp16(x),
+                man: 2,
+            },
+            _ => return None,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Early conversion primitives.
+
+/// Round an FP32 pattern to `23 − drop` mantissa bits with the early
+/// conversion's rounding rules (module docs). A carry out of the largest
+/// finite binade gives infinity.
+#[inline]
+const fn round_e8(x: u32, drop: u32) -> u32 {
+    let sign = x & FP32_SIGN;
+    let mag = x & !FP32_SIGN;
+    if mag & FP32_EXP == 0 {
+        // Denormals and both zeros flush to +0. ttsim flushes after rounding
+        // instead, so there the largest FP32 denormals round up to the
+        // smallest normal; the ISA page says "Denormals flushed to zero",
+        // which outranks ttsim.
+        return 0;
+    }
+    if mag > FP32_EXP {
+        return sign | FP32_EXP;
+    }
+    let half = 1u32 << (drop - 1);
+    sign | ((mag + half) & !((1u32 << drop) - 1))
+}
+
+/// FP32 → TF32, rounding (FormatConversion.md, early table, "To TF32 / From
+/// FP32: Rounding"). The result is an FP32 pattern with the low 13 bits zero.
+#[inline]
+pub const fn fp32_round_to_tf32(x: u32) -> u32 {
+    round_e8(x, 13)
+}
+
+/// FP32 → BF16, rounding. Device fact: `0x3F808000` → `0x3F81`.
+#[inline]
+pub const fn fp32_round_to_bf16(x: u32) -> u16 {
+    (round_e8(x, 16) >> 16) as u16
+}
+
+/// FP32 → E8M6 (`IntermediateFormat = BFP8`, `Read_raw = false`), rounding.
+/// Returned as a BF16 pattern with bit 0 clear.
+#[inline]
+pub const fn fp32_round_to_e8m6(x: u32) -> u16 {
+    (round_e8(x, 17) >> 16) as u16
+}
+
+/// FP32 → BF16 by truncation (`Read_raw = true`): the top 16 bits, so
+/// denormals may become zero and NaN may become infinity only as truncation
+/// makes them.
+#[inline]
+pub const fn fp32_truncate_to_bf16(x: u32) -> u16 {
+    (x >> 16) as u16
+}
+
+/// BF16 → BF16 with `Read_raw = false` ("Rounding (i.e. flush denormals to
+/// zero and NaN to infinity)"): denormals and −0 become +0, NaN becomes
+/// infinity. Device fact: packing −0.0 from BF16 `Dst` to BF16 gives +0.0.
+#[inline]
+pub const fn bf16_round(x: u16) -> u16 {
+    fp32_round_to_bf16(bf16_to_fp32(x))
+}
+
+/// BF16 → E8M6, rounding.
+#[inline]
+pub const fn bf16_round_to_e8m6(x: u16) -> u16 {
+    fp32_round_to_e8m6(bf16_to_fp32(x))
+}
+
+/// BF16 → TF32 with the rounding rules (the mantissa widens, so only the
+/// flushing and NaN rules change anything).
+#[inline]
+pub const fn bf16_round_to_tf32(x: u16) -> u32 {
+    fp32_round_to_tf32(bf16_to_fp32(x))
+}
+
+/// FP16 → FP16 with `Read_raw = false` ("Rounding (i.e. flush denormals to
+/// zero)"): denormals and −0 become +0. FP16 has no NaN.
+#[inline]
+pub const fn fp16_round(x: u16) -> u16 {
+    if x & FP16_EXP == 0 {
+        0
+    } else {
+        x
+    }
+}
+
+/// FP16 → E5M6 (`IntermediateFormat = BFP8a`, `Read_raw = false`), rounding.
+/// Returned as an FP16 pattern with the low four bits clear.
+///
+/// A carry out of exponent 31 has nowhere to go; the page does not say what
+/// happens. This saturates to the largest E5M6 magnitude (`0x7FF0`), in line
+/// with the 5-bit formats saturating elsewhere rather than overflowing.
+#[inline]
+pub const fn fp16_round_to_e5m6(x: u16) -> u16 {
+    if x & FP16_EXP == 0 {
+        return 0;
+    }
+    let sign = x & H_SIGN;
+    let mag = ((x & !H_SIGN) as u32 + 8) & !0xF;
+    let mag = if mag > 0x7FF0 { 0x7FF0 } else { mag };
+    sign | mag as u16
+}
+
+/// FP16 → E5M7 by truncation (`IntermediateFormat = BFP8a`, `Read_raw =
+/// true`).
+#[inline]
+pub const fn fp16_truncate_to_e5m7(x: u16) -> u16 {
+    x & !0x7
+}
+
+/// FP16 → FP8 (e5m2) by truncation: the top byte.
+#[inline]
+pub const fn fp16_truncate_to_fp8(x: u16) -> u8 {
+    (x >> 8) as u8
+}
+
+/// FP32 → FP16 by rounding to TF32 and then saturating to FP16, the
+/// Blackhole early conversion selected by `Read_32b_data`,
+/// `IntermediateFormat = FP16` and `Round_10b_mant`.
+///
+/// The ISA page (written for Wormhole B0) says FP32 → FP16 is not an early
+/// conversion. ttsim accepts this mode on Blackhole only and models it this
+/// way (while flagging it as untested); tt-llk programs it for Blackhole
+/// FP8-e4m3 output.
+#[inline]
+pub const fn fp32_round_to_fp16_blackhole(x: u32) -> u16 {
+    e8_to_e5(fp32_round_to_tf32(x), 10)
+}
+
+// ---------------------------------------------------------------------------
+// Early conversion, configuration driven.
+
+/// The configuration fields that select the early conversion
+/// (FormatConversion.md, "Configuring the conversions").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EarlyConfig {
+    /// `PCK_DEST_RD_CTRL_Read_32b_data`: read `Dst32b` (FP32/INT32) rather
+    /// than `Dst16b`.
+    pub read_32b_data: bool,
+    /// `PCK_DEST_RD_CTRL_Read_int8`, called `Read_raw` by the ISA page.
+    pub read_raw: bool,
+    /// `PCK_DEST_RD_CTRL_Read_unsigned`.
+    pub read_unsigned: bool,
+    /// `PCK_DEST_RD_CTRL_Round_10b_mant`.
+    pub round_10b_mant: bool,
+    /// `ALU_FORMAT_SPEC_REG_Dstacc_val` or `ALU_FORMAT_SPEC_REG2_Dstacc`.
+    pub intermediate: DataFormat,
+    /// INT32 → INT8 descale shift (`INT_DESCALE_*`, 0 when disabled); the
+    /// low five bits are used.
+    pub shift_amount: u8,
+}
+
+fn early_undefined(cfg: &EarlyConfig) -> Fault {
+    Fault::undefined(format!(
+        "packer early conversion from {} Dst to intermediate {} with Read_raw={} Round_10b_mant={} Read_unsigned={} is not one Packers/FormatConversion.md defines",
+        if cfg.read_32b_data { "32-bit" } else { "16-bit" },
+        cfg.intermediate,
+        cfg.read_raw as u8,
+        cfg.round_10b_mant as u8,
+        cfg.read_unsigned as u8,
+    ))
+}
+
+/// The early conversion of one datum read from `Dst`. `dst_bits` is the
+/// stored cell: a `Dst32b` value when `read_32b_data`, otherwise a `Dst16b`
+/// value in the low 16 bits. The `Dst` arrangement is undone according to
+/// the type the configuration implies (Dst.md, "Data type bit layout").
+///
+/// Combinations the ISA page marks "No" or does not describe are
+/// `UndefinedBehavior`. The notable mappings:
+/// * 32-bit `Dst`: INT32 identity; FP32 identity, or TF32 rounding with
+///   `Round_10b_mant`; TF32 rounding, or identity with `Read_raw`; BF16
+///   rounding, TF32 rounding with `Round_10b_mant`, truncation with
+///   `Read_raw`; BFP8 (E8M6) rounding, or BF16 truncation with `Read_raw`;
+///   INT8/UINT8 descale, or raw bits with `Read_raw`; FP16 only on Blackhole
+///   with `Round_10b_mant` ([`fp32_round_to_fp16_blackhole`]). INT16 from
+///   32-bit `Dst` is "No" on the page; ttsim takes the high 16 bits there.
+/// * 16-bit `Dst`: BF16 rounding or identity (`Read_raw`), TF32 rounding with
+///   `Round_10b_mant`; BFP8 (E8M6) rounding or BF16 identity; TF32, or FP32
+///   with `Round_10b_mant`, is TF32 rounding from BF16; FP16 rounding or
+///   identity; BFP8a E5M6 rounding or E5M7 truncation; FP8 truncation
+///   (`Read_raw` only); INT8 sign bit only (`Read_raw`, signed only); INT16
+///   identity.
+pub fn early_convert(arch: Arch, cfg: &EarlyConfig, dst_bits: u32) -> fault::Result<Intermediate> {
+    use DataFormat as F;
+    use Intermediate as I;
+    let raw = cfg.read_raw;
+    let r10 = cfg.round_10b_mant;
+    if cfg.read_32b_data {
+        let x = dst::decode_fp32(dst_bits);
+        return Ok(match cfg.intermediate {
+            F::Int32 => I::Int32(x),
+            F::Float32 if r10 && !raw => I::Tf32(fp32_round_to_tf32(x)),
+            F::Float32 => I::Fp32(x),
+            F::Tf32 if raw => I::Fp32(x),
+            F::Tf32 => I::Tf32(fp32_round_to_tf32(x)),
+            F::Float16B if raw => I::Bf16(fp32_truncate_to_bf16(x)),
+            F::Float16B if r10 => I::Tf32(fp32_round_to_tf32(x)),
+            F::Float16B => I::Bf16(fp32_round_to_bf16(x)),
+            F::Bfp8B if raw => I::Bf16(fp32_truncate_to_bf16(x)),
+            F::Bfp8B => I::E8m6(fp32_round_to_e8m6(x)),
+            F::Int8 => {
+                let b = if raw {
+                    int::int32_to_int8_raw(x, cfg.read_unsigned)
+                } else {
+                    int::int32_to_int8_descaled(x, cfg.shift_amount, cfg.read_unsigned)
+                };
+                if cfg.read_unsigned {
+                    I::UInt8(b)
+                } else {
+                    I::Int8(b)
+                }
+            }
+            F::Float16 if arch == Arch::Blackhole && r10 && !raw => {
+                I::Fp16(fp32_round_to_fp16_blackhole(x))
+            }
+            _ => return Err(early_undefined(cfg)),
+        });
+    }
+    let h = dst_bits as u16;
+    Ok(match cfg.intermediate {
+        F::Float16B => {
+            let b = dst::decode_bf16(h);
+            if raw {
+                I::Bf16(b)
+            } else if r10 {
+                I::Tf32(bf16_round_to_tf32(b))
+            } else {
+                I::Bf16(bf16_round(b))
+            }
+        }
+        F::Bfp8B => {
+            let b = dst::decode_bf16(h);
+            if raw {
+                I::Bf16(b)
+            } else {
+                I::E8m6(bf16_round_to_e8m6(b))
+            }
+        }
+        F::Tf32 if !raw => I::Tf32(bf16_round_to_tf32(dst::decode_bf16(h))),
+        F::Float32 if !raw && r10 => I::Tf32(bf16_round_to_tf32(dst::decode_bf16(h))),
+        F::Float16 => {
+            let f = dst::decode_fp16(h);
+            if raw {
+                I::Fp16(f)
+            } else {
+                I::Fp16(fp16_round(f))
+            }
+        }
+        F::Bfp8A => {
+            let f = dst::decode_fp16(h);
+            if raw {
+                I::E5m7(fp16_truncate_to_e5m7(f))
+            } else {
+                I::E5m6(fp16_round_to_e5m6(f))
+            }
+        }
+        F::Lf8 if raw => I::Fp8(fp16_truncate_to_fp8(dst::decode_fp16(h))),
+        F::Int8 if raw && !cfg.read_unsigned => I::Int8(int::float16_to_int8_sign_only(h)),
+        F::Int16 => I::Int16(h),
+        _ => return Err(early_undefined(cfg)),
+    })
+}
+
+/// The early "conversion" when packer 0 reads its datums from L1 instead of
+/// `Dst` (FormatConversion.md, second table of "Early format conversion").
+/// `datum_bytes` is 4, 2 or 1; `datum` holds that many bytes.
+pub fn l1_source_convert(
+    datum: u32,
+    datum_bytes: u32,
+    intermediate: DataFormat,
+    read_unsigned: bool,
+) -> fault::Result<Intermediate> {
+    use DataFormat as F;
+    use Intermediate as I;
+    let int8 = |b: u8| {
+        if read_unsigned {
+            I::UInt8(b)
+        } else {
+            I::Int8(b)
+        }
+    };
+    Ok(match (datum_bytes, intermediate) {
+        (4, F::Float32) => I::Fp32(datum),
+        (4, F::Int32) => I::Int32(datum),
+        (4, F::Int16) => I::Int16((datum >> 16) as u16),
+        (2, F::Float16B) => I::Bf16(datum as u16),
+        (2, F::Float16) => I::Fp16(datum as u16),
+        (2, F::Int32) => I::Int32((datum & 0xFFFF) << 16),
+        (2, F::Int16) => I::Int16(datum as u16),
+        (2, F::Int8) => int8((datum >> 8) as u8),
+        (1, F::Float16B) => I::Bf16(((datum as u16 & 0x80) << 8) | (datum as u16 & 0x7F)),
+        (1, F::Bfp8A) => I::E5m7(((datum as u16 & 0x80) << 8) | ((datum as u16 & 0x7F) << 3)),
+        (1, F::Lf8) => I::Fp8(datum as u8),
+        (1, F::Int32) => I::Int32((datum & 0xFF) << 24),
+        (1, F::Int16) => I::Int16(((datum & 0xFF) << 8) as u16),
+        (1, F::Int8) => int8(datum as u8),
+        _ => {
+            return Err(Fault::undefined(format!(
+            "packer 0 cannot convert a {datum_bytes}-byte L1 datum to intermediate {intermediate}"
+        )))
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Late conversion.
+
+/// To an 8-bit-exponent type with `man` mantissa bits, FP32 layout.
+#[inline]
+const fn wide_to_e8(w: Wide, man: u32) -> u32 {
+    match w {
+        Wide::E8 { bits, man: from } => e8_narrow(bits, from, man),
+        Wide::E5 { bits, man: from } => e5_to_e8(bits, from, man),
+    }
+}
+
+/// To a 5-bit-exponent type with `man` mantissa bits, FP16 layout.
+#[inline]
+const fn wide_to_e5(w: Wide, man: u32) -> u16 {
+    match w {
+        Wide::E8 { bits, .. } => e8_to_e5(bits, man),
+        Wide::E5 { bits, man: from } => e5_narrow(bits, from, man),
+    }
+}
+
+fn late_undefined(value: Intermediate, to: DataFormat) -> Fault {
+    Fault::undefined(format!(
+        "the packer late conversion cannot convert intermediate {} to {to} (Packers/FormatConversion.md, late table)",
+        value.format()
+    ))
+}
+
+/// The late conversion of one datum to a non-BFP L1 format; the result holds
+/// the L1 datum in its low 32, 16 or 8 bits (TF32 as 32 bits with the low 13
+/// zero). BFP outputs go through [`bfp_element`] and
+/// [`super::bfp::bfp_assemble`] instead.
+///
+/// Float to float (FormatConversion.md, "Late format conversion"):
+/// * to FP32, BF16 or TF32: truncate if the mantissa narrows (denormals then
+///   flush to zero, NaN may become infinity); keep every bit otherwise; from
+///   a 5-bit exponent, rebias (see [`super::float::e5_to_e8`]). FP32 → TF32
+///   is "No".
+/// * to FP16 or FP8: saturate if the exponent narrows (see
+///   [`super::float::e8_to_e5`]), then truncate if the mantissa narrows
+///   (denormals flush).
+///
+/// Integers: INT32 → INT32, INT16 → INT16 and INT8/UINT8 → INT8 are
+/// identities; everything else is "No". FP8 output in e4m3 mode
+/// (`Pac_LF8_4b_exp`) is `Unimplemented`: no source defines it.
+pub fn late_convert(value: Intermediate, to: DataFormat, fp8: Fp8Format) -> fault::Result<u32> {
+    use DataFormat as F;
+    use Intermediate as I;
+    match (value, to) {
+        (I::Int32(x), F::Int32) => return Ok(x),
+        (I::Int16(x), F::Int16) => return Ok(x as u32),
+        (I::Int8(x) | I::UInt8(x), F::Int8) => return Ok(x as u32),
+        _ => {}
+    }
+    if to.is_bfp() {
+        return Err(Fault::undefined(format!(
+            "{to} output is assembled per 16 datums; use pack::bfp_element and bfp::bfp_assemble"
+        )));
+    }
+    let Some(w) = value.wide() else {
+        return Err(late_undefined(value, to));
+    };
+    match to {
+        F::Float32 => Ok(wide_to_e8(w, 23)),
+        F::Float16B => Ok(wide_to_e8(w, 7) >> 16),
+        F::Tf32 => match value {
+            I::Fp32(_) => Err(late_undefined(value, to)),
+            _ => Ok(wide_to_e8(w, 10)),
+        },
+        F::Float16 => Ok(wide_to_e5(w, 10) as u32),
+        F::Lf8 => match fp8 {
+            Fp8Format::E5M2 => Ok((wide_to_e5(w, 2) >> 8) as u32),
+            Fp8Format::E4M3 => Err(Fault::unimplemented(
+                "packing FP8 in e4m3 mode (Pac_LF8_4b_exp): no source defines the conversion",
+            )),
+        },
+        _ => Err(late_undefined(value, to)),
+    }
+}
+
+/// The per-datum part of the late conversion to a BFP format: BF16 for the
+/// "B" forms ("Converted to BF16 (as per first row)"), E5M7 in FP16 layout
+/// for the "a" forms ("Converted to E5M7 (saturate if there is narrowing of
+/// exponent, then truncate if there is narrowing of mantissa)"). Feed 16 of
+/// these to [`super::bfp::bfp_assemble`]. Integer intermediates are "No".
+pub fn bfp_element(value: Intermediate, exp: BfpExp) -> fault::Result<u16> {
+    let Some(w) = value.wide() else {
+        return Err(Fault::undefined(format!(
+            "the packer cannot convert intermediate {} to a BFP format",
+            value.format()
+        )));
+    };
+    Ok(match exp {
+        BfpExp::B => (wide_to_e8(w, 7) >> 16) as u16,
+        BfpExp::A => wide_to_e5(w, 7),
+    })
+}

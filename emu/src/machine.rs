@@ -7,7 +7,7 @@ use crate::arch::Arch;
 use crate::exec::frontend::FrontEnd;
 use crate::exec::sync_unit::Semaphores;
 use crate::regs::{thread_config_words, Config, ThreadConfig, THREADS};
-use crate::state::dst::{DstAddressing, DstView, COLS};
+use crate::state::dst::{adj16, adj32, DstAddressing, DstView, COLS};
 use crate::state::{Dst, Gprs, SrcReg, L1};
 
 /// Why a setup write was refused.
@@ -160,7 +160,7 @@ impl Machine {
             if row as usize >= crate::state::dst::ROWS_32B {
                 return Err(SetupError(format!("Dst32b row {row} is not below 512")));
             }
-            let s = a.adj32(self.arch, row);
+            let s = adj32(self.arch, a, row);
             for (c, v) in values.iter().enumerate() {
                 self.dst.write32_at(s, c, view.store32(*v));
             }
@@ -174,7 +174,7 @@ impl Machine {
                     "Dst16b value {v:#x} is wider than 16 bits"
                 )));
             }
-            let s = a.adj16(self.arch, row);
+            let s = adj16(self.arch, a, row);
             for (c, v) in values.iter().enumerate() {
                 self.dst.row_mut(s)[c] = view.store16(*v as u16);
             }
@@ -187,10 +187,10 @@ impl Machine {
     pub fn read_dst_row(&self, view: DstView, row: u32) -> [u32; COLS] {
         let a = self.dst_addressing();
         if view.is_32b() {
-            let s = a.adj32(self.arch, row);
+            let s = adj32(self.arch, a, row);
             std::array::from_fn(|c| view.load32(self.dst.read32_at(s, c)))
         } else {
-            let s = a.adj16(self.arch, row);
+            let s = adj16(self.arch, a, row);
             std::array::from_fn(|c| view.load16(self.dst.row(s)[c]) as u32)
         }
     }

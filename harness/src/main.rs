@@ -8,7 +8,10 @@ use tensix_harness::gate::{self, KnownFailures};
 use tensix_harness::output;
 
 #[derive(Parser)]
-#[command(version, about = "Conformance vectors and tools for the Tensix pack/unpack emulator")]
+#[command(
+    version,
+    about = "Conformance vectors and tools for the Tensix pack/unpack emulator"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -90,7 +93,11 @@ fn decode(arch: ArchArg, trisc: bool, words: &[String]) -> ExitCode {
         let t = w.trim_start_matches("0x").trim_start_matches("0X");
         match u32::from_str_radix(t, 16) {
             Ok(v) => {
-                let v = if trisc { tensix_emu::isa::from_trisc_word(v) } else { v };
+                let v = if trisc {
+                    tensix_emu::isa::from_trisc_word(v)
+                } else {
+                    v
+                };
                 match tensix_emu::isa::decode(arch, v) {
                     Ok(i) => println!("{v:#010x}  {i}"),
                     Err(f) => {
@@ -173,4 +180,3 @@ fn run(
         ExitCode::from(1)
     }
 }
-

@@ -12,6 +12,7 @@
 //! vector schema defines.
 
 use crate::arch::Arch;
+use crate::format::dst as fmt;
 
 /// Rows of `Dst16b` (and of the underlying storage).
 pub const ROWS: usize = 1024;
@@ -20,35 +21,19 @@ pub const ROWS_32B: usize = 512;
 /// Columns in every row.
 pub const COLS: usize = 16;
 
-/// How a `Dst` row index maps to storage rows, from the Config fields that
-/// control it (read once per instruction, not per datum).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DstAddressing {
-    /// `DEST_ACCESS_CFG_remap_addrs` (Blackhole only).
-    pub remap_addrs: bool,
-    /// `DEST_ACCESS_CFG_swizzle_32b` (Blackhole only).
-    pub swizzle_32b: bool,
+/// How a `Dst` row index maps to storage rows: the Blackhole
+/// `DEST_ACCESS_CFG_*` controls, read once per instruction.
+pub use crate::format::dst::DstAccessCfg as DstAddressing;
+
+/// Storage row of `Dst16b[row]` (`Adj16`).
+pub fn adj16(arch: Arch, a: DstAddressing, row: u32) -> usize {
+    crate::format::dst::adj16(arch, (row & 0x3ff) as u16, a) as usize
 }
 
-impl DstAddressing {
-    /// `Adj16` of `Dst.md`; the row is taken modulo 1024 (a 10-bit index).
-    pub fn adj16(self, arch: Arch, row: u32) -> usize {
-        let mut r = row & 0x3ff;
-        if arch == Arch::Blackhole && self.remap_addrs {
-            r = (r & 0x3c7) ^ ((r & 0x030) >> 1) ^ ((r & 0x008) << 2);
-        }
-        r as usize
-    }
-
-    /// `Adj32` of `Dst.md`: the storage row holding the high 16 bits of
-    /// `Dst32b[row]`; the low 16 bits are 8 storage rows further on.
-    pub fn adj32(self, arch: Arch, row: u32) -> usize {
-        let mut r = self.adj16(arch, row) as u32;
-        if arch == Arch::Blackhole && self.swizzle_32b {
-            r = (r & 0x3f3) ^ ((r & 0x018) >> 1) ^ ((r & 0x004) << 1);
-        }
-        (((r & 0x1f8) << 1) | (r & 0x207)) as usize
-    }
+/// Storage row of the high half of `Dst32b[row]` (`Adj32`); the low half is
+/// eight storage rows further on.
+pub fn adj32(arch: Arch, a: DstAddressing, row: u32) -> usize {
+    crate::format::dst::adj32(arch, (row & 0x3ff) as u16, a) as usize
 }
 
 /// `DstBits` and `DstRowValid`.
@@ -112,41 +97,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn wormhole_adj32_interleaves_blocks_of_eight_rows() {
-        // Dst.md (Wormhole): AdjRow = ((Row & 0x1f8) << 1) | (Row & 0x207).
-        let a = DstAddressing::default();
-        assert_eq!(a.adj32(Arch::WormholeB0, 0), 0);
-        assert_eq!(a.adj32(Arch::WormholeB0, 7), 7);
-        assert_eq!(a.adj32(Arch::WormholeB0, 8), 16);
-        assert_eq!(a.adj32(Arch::WormholeB0, 511), 0x3f7);
-        // Every Dst32b row owns two distinct storage rows.
-        let mut used = [false; ROWS];
-        for r in 0..ROWS_32B as u32 {
-            let s = a.adj32(Arch::WormholeB0, r);
-            assert!(!used[s] && !used[s + 8], "row {r}");
-            used[s] = true;
-            used[s + 8] = true;
-        }
-    }
-
-    #[test]
-    fn blackhole_remap_is_a_permutation_and_off_by_default() {
-        let off = DstAddressing::default();
-        let on = DstAddressing {
-            remap_addrs: true,
-            swizzle_32b: false,
-        };
-        assert_eq!(off.adj16(Arch::Blackhole, 0x10), 0x10);
-        // (r & 0x3c7) ^ ((r & 0x30) >> 1) ^ ((r & 0x8) << 2): row 0x10 -> 0x08,
-        // row 0x08 -> 0x20.
-        assert_eq!(on.adj16(Arch::Blackhole, 0x10), 0x08);
-        assert_eq!(on.adj16(Arch::Blackhole, 0x08), 0x20);
-        assert_eq!(on.adj16(Arch::WormholeB0, 0x10), 0x10);
-        let mut seen = [false; ROWS];
-        for r in 0..ROWS as u32 {
-            let s = on.adj16(Arch::Blackhole, r);
-            assert!(!seen[s]);
-            seen[s] = true;
+    fn every_dst32_row_owns_two_storage_rows() {
+        for (arch, a) in [
+            (Arch::WormholeB0, DstAddressing::default()),
+            (
+                Arch::Blackhole,
+                DstAddressing {
+                    remap_addrs: true,
+                    swizzle_32b: true,
+                },
+            ),
+        ] {
+            let mut used = [false; ROWS];
+            for r in 0..ROWS_32B as u32 {
+                let s = adj32(arch, a, r);
+                assert!(!used[s] && !used[s + 8], "{arch} row {r}");
+                used[s] = true;
+                used[s + 8] = true;
+            }
         }
     }
 
@@ -188,8 +156,8 @@ impl DstView {
     /// A 16-bit view value to the `DstBits` cell (`Dst.md`, `Store16`).
     pub fn store16(self, v: u16) -> u16 {
         match self {
-            DstView::Bf16 => (v & 0x8000) | ((v & 0x7f80) >> 7) | ((v & 0x007f) << 8),
-            DstView::Fp16 => (v & 0x8000) | ((v & 0x7c00) >> 10) | ((v & 0x03ff) << 5),
+            DstView::Bf16 => fmt::encode_bf16(v),
+            DstView::Fp16 => fmt::encode_fp16(v),
             _ => v,
         }
     }
@@ -197,8 +165,8 @@ impl DstView {
     /// A `DstBits` cell to the 16-bit view value (`Dst.md`, `Load16`).
     pub fn load16(self, v: u16) -> u16 {
         match self {
-            DstView::Bf16 => (v & 0x8000) | ((v & 0x7f00) >> 8) | ((v & 0x00ff) << 7),
-            DstView::Fp16 => (v & 0x8000) | ((v & 0x7fe0) >> 5) | ((v & 0x001f) << 10),
+            DstView::Bf16 => fmt::decode_bf16(v),
+            DstView::Fp16 => fmt::decode_fp16(v),
             _ => v,
         }
     }
@@ -206,9 +174,7 @@ impl DstView {
     /// A 32-bit view value to the `Dst32b` layout (`Dst.md`, `Store32`).
     pub fn store32(self, v: u32) -> u32 {
         match self {
-            DstView::Fp32 | DstView::Int32 => {
-                (v & 0x8000_ffff) | ((v & 0x7f80_0000) >> 7) | ((v & 0x007f_0000) << 8)
-            }
+            DstView::Fp32 | DstView::Int32 => fmt::encode_fp32(v),
             _ => v,
         }
     }
@@ -216,9 +182,7 @@ impl DstView {
     /// A `Dst32b` value to the 32-bit view value (`Dst.md`, `Load32`).
     pub fn load32(self, v: u32) -> u32 {
         match self {
-            DstView::Fp32 | DstView::Int32 => {
-                (v & 0x8000_ffff) | ((v & 0x7f00_0000) >> 8) | ((v & 0x00ff_0000) << 7)
-            }
+            DstView::Fp32 | DstView::Int32 => fmt::decode_fp32(v),
             _ => v,
         }
     }

@@ -270,7 +270,9 @@ mod tests {
     fn plain_only_when_unambiguous() {
         assert!(is_plain_safe("blackhole/pack/d16-bf16-to-bf16-0075"));
         assert!(is_plain_safe("bfp8_b"));
-        for s in ["", "0001", "true", "No", "a b", "a,b", "a:b", "[x]", "#x", "-x", ".inf"] {
+        for s in [
+            "", "0001", "true", "No", "a b", "a,b", "a:b", "[x]", "#x", "-x", ".inf",
+        ] {
             assert!(!is_plain_safe(s), "{s:?}");
         }
     }

@@ -69,10 +69,7 @@ pub(crate) fn from_saphyr(text: &str, file: &str, err: &Error) -> VectorError {
         } => (
             ErrorKind::InvalidValue,
             Points::Value,
-            format!(
-                "expected one of {}; found `{variant}`",
-                expected.join(", ")
-            ),
+            format!("expected one of {}; found `{variant}`", expected.join(", ")),
         ),
         Error::SerdeInvalidType {
             unexpected,
@@ -325,7 +322,7 @@ fn find(root: &Spanned<Node>, text: &str, at: (usize, usize), points: Points) ->
             key.and_then(owner_of)
                 .or_else(|| value.filter(|e| e.mapping).map(spot))
                 .or_else(|| {
-                    let last = entries.iter().filter(|e| e.owner.is_some() && e.at <= at).last();
+                    let last = entries.iter().rfind(|e| e.owner.is_some() && e.at <= at);
                     last.and_then(owner_of)
                 })
         }
@@ -333,8 +330,7 @@ fn find(root: &Spanned<Node>, text: &str, at: (usize, usize), points: Points) ->
             // Not at a node: name the last key before the position.
             entries
                 .iter()
-                .filter(|e| e.owner.is_some() && e.at <= at)
-                .last()
+                .rfind(|e| e.owner.is_some() && e.at <= at)
                 .map(spot)
         }),
         Points::Document => None,
@@ -372,11 +368,7 @@ fn guess_from_indentation(text: &str, line: usize) -> String {
             }
         }
     }
-    stack
-        .iter()
-        .map(|&(_, k)| k)
-        .collect::<Vec<_>>()
-        .join(".")
+    stack.iter().map(|&(_, k)| k).collect::<Vec<_>>().join(".")
 }
 
 /// `key` if `s` starts with `key:` followed by a space or the line's end.

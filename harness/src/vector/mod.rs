@@ -604,10 +604,7 @@ pub fn load_dir(root: impl AsRef<Path>) -> Result<Vec<Vector>, Vec<VectorError>>
                         column,
                         field: "name".into(),
                         kind: ErrorKind::Conflict,
-                        message: format!(
-                            "name `{}` is already used by {first}",
-                            p.vector.name
-                        ),
+                        message: format!("name `{}` is already used by {first}", p.vector.name),
                     });
                 } else {
                     seen.insert(p.vector.name.clone(), shown);

@@ -293,12 +293,23 @@ pub(crate) fn pos(at: &Location) -> (usize, usize) {
     }
 }
 
-/// 1-based (line, column) of byte offset `offset` in `text`; columns count
-/// characters, like serde-saphyr's.
+/// 1-based (line, column) of byte offset `offset` in `text`, counted like
+/// serde-saphyr: columns in characters, and `\n`, `\r\n` or a lone `\r`
+/// ending a line.
 pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    let (mut line, mut column) = (1, 1);
+    let mut chars = before.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => (line, column) = (line + 1, 1),
+            '\r' => {
+                chars.next_if_eq(&'\n');
+                (line, column) = (line + 1, 1);
+            }
+            _ => column += 1,
+        }
+    }
     (line, column)
 }
 
@@ -378,7 +389,10 @@ impl<'a> Ctx<'a> {
 
     /// A node as a message names it: its source text for scalars.
     fn shown(&self, n: &S<Node>) -> String {
-        let raw = self.raw(&n.referenced).map(str::trim).filter(|r| !r.is_empty());
+        let raw = self
+            .raw(&n.referenced)
+            .map(str::trim)
+            .filter(|r| !r.is_empty());
         let shown = match (&n.value, raw) {
             (Node::Null, _) => "null".to_string(),
             (Node::Bool(b), _) => format!("boolean `{b}`"),
@@ -427,8 +441,7 @@ impl<'a> Ctx<'a> {
     /// After a failed parse: `Some` error when the document is a mapping
     /// whose schema is missing or wrong.
     fn probe_schema(&self) -> Option<VectorError> {
-        let probe: SchemaProbe =
-            serde_saphyr::from_str_with_options(self.text, options()).ok()?;
+        let probe: SchemaProbe = serde_saphyr::from_str_with_options(self.text, options()).ok()?;
         match probe.schema {
             Some(n) => self.schema(&n).err(),
             None => Some(self.err_at(
@@ -887,7 +900,9 @@ impl<'a> Ctx<'a> {
             let last = u64::from(mode.rows()) - 1;
             let context = format!(" in a {mode} Dst");
             let row = self.index_in(&t[0], &entry, "row", last, &context)? as u16;
-            self.once(&mut seen, row, &t[0].referenced, &entry, || format!("row {row} is given twice"))?;
+            self.once(&mut seen, row, &t[0].referenced, &entry, || {
+                format!("row {row} is given twice")
+            })?;
             let cells = self.cells(&t[1], &entry, mode.cell_bits())?;
             rows.push(DstRow { row, cells });
         }
@@ -917,9 +932,13 @@ impl<'a> Ctx<'a> {
         for (i, t) in threads.iter().enumerate() {
             let entry = format!("program[{i}]");
             let thread = self.thread(&t.thread, &format!("{entry}.thread"))?;
-            self.once(&mut seen, thread, &t.thread.referenced, &format!("{entry}.thread"), || {
-                format!("thread {thread} already has a program")
-            })?;
+            self.once(
+                &mut seen,
+                thread,
+                &t.thread.referenced,
+                &format!("{entry}.thread"),
+                || format!("thread {thread} already has a program"),
+            )?;
             let mut run = Vec::with_capacity(t.run.len());
             for (k, step) in t.run.iter().enumerate() {
                 run.push(self.step(step, &format!("{entry}.run[{k}]"))?);
@@ -930,8 +949,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn step(&self, s: &S<Node>, field: &str) -> Checked<Step> {
-        const SHAPE: &str =
-            "an instruction word, {cfg: [addr, value]} or {gpr: [index, value]}";
+        const SHAPE: &str = "an instruction word, {cfg: [addr, value]} or {gpr: [index, value]}";
         let numeric = match &s.value {
             Node::Int(_) => true,
             Node::Str(_) | Node::Float(_) => !matches!(
@@ -1021,9 +1039,13 @@ impl<'a> Ctx<'a> {
                     let entry = format!("expect.adc[{i}]");
                     let thread = self.thread(&a.thread, &format!("{entry}.thread"))?;
                     let unit = a.unit;
-                    self.once(&mut seen, (thread, unit), &a.thread.referenced, &entry, || {
-                        format!("thread {thread} unit {unit} is given twice")
-                    })?;
+                    self.once(
+                        &mut seen,
+                        (thread, unit),
+                        &a.thread.referenced,
+                        &entry,
+                        || format!("thread {thread} unit {unit} is given twice"),
+                    )?;
                     adc.push(AdcExpect {
                         thread,
                         unit,

@@ -45,10 +45,35 @@
 //!   adc: [{thread: 2, unit: pack, ch0: [0, 0, 0, 0], ch1: [0, 0, 0, 0]}]
 //! ```
 //!
-//! Integers are written in decimal or `0x` hex. Every error names the file,
-//! line, column and field path, e.g.
+//! Integers are written in decimal or `0x` hex; one too wide for its field is
+//! an error, and so is a decimal with a leading zero (`017`, which YAML 1.1
+//! readers take for octal). `hex` strings may be plain, quoted or block
+//! scalars; whitespace in them is ignored.
+//!
+//! Beyond the field types, a vector must satisfy:
+//! - every L1 range lies inside the architecture's L1, and the ranges of
+//!   `setup.l1` (likewise `expect.l1`) do not overlap;
+//! - a Dst row number and width fit the mode, and the format belongs to it;
+//! - no thread has two programs or two MOP configs, no Dst row or
+//!   (bank, row) of SrcA/SrcB is given twice, no (thread, unit) ADC twice;
+//! - `name`, when given, is not empty.
+//!
+//! Optional fields: `name`, `tags`, `provenance.detail`, `setup` (and each of
+//! its fields), `expect` (and each of its fields), `dst.rows`. The rest are
+//! required. At most 24 levels of YAML nesting are accepted.
+//!
+//! # Errors
+//!
+//! Every error names the file, line, column and field path, e.g.
 //! `conformance-vectors/x.yaml:12:7: setup.dst.rows[3]: expected 16 values, found 15`
-//! (see [`VectorError`]).
+//! (see [`VectorError`]). Structural errors (unknown, missing and duplicate
+//! keys, wrong YAML types, unknown names) come from serde-saphyr with a line
+//! and column; the field path is found by parsing the text again into a tree
+//! that keeps every node's location and looking up the node at that position
+//! (for YAML that does not parse at all, by following the indentation of the
+//! keys above it). Every other check runs on values deserialized as
+//! serde-saphyr `Spanned` nodes, so it knows both its field path and the
+//! exact position of the value it rejects.
 //!
 //! This module deliberately uses plain types of its own rather than the
 //! emulator's: the harness maps them onto `tensix-emu` elsewhere.
@@ -80,7 +105,7 @@ pub const MAX_GPR_INDEX: u8 = 63;
 pub const MAX_SRC_BANK: u8 = 1;
 /// Largest SrcA/SrcB row index.
 pub const MAX_SRC_ROW: u8 = 63;
-/// Largest SrcA/SrcB cell: 19 bits, sign [18], exponent [17:10], mantissa [9:0].
+/// Largest SrcA/SrcB cell: 19 bits, sign `[18]`, exponent `[17:10]`, mantissa `[9:0]`.
 pub const MAX_SRC_CELL: u32 = 0x7_ffff;
 
 /// One conformance vector: a whole `tensix-vector/1` file.
@@ -408,7 +433,7 @@ pub struct ThreadProgram {
 /// One entry of a thread's program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
-    /// A Tensix instruction word (opcode in bits [31:24]).
+    /// A Tensix instruction word (opcode in bits `[31:24]`).
     Instruction(u32),
     /// A TRISC store to config register `addr`, made once the thread's
     /// instruction queue has drained.

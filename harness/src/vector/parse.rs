@@ -407,10 +407,11 @@ impl<'a> Ctx<'a> {
         truncate(&shown)
     }
 
-    /// The integer text of a node for range messages.
+    /// An integer as written, for range messages (its value when it was
+    /// not written as a literal, e.g. through an alias).
     fn int_text(&self, n: &S<Node>, v: i128) -> String {
         match self.raw(&n.referenced).map(str::trim) {
-            Some(raw) if !raw.is_empty() && raw.len() <= 40 => raw.to_string(),
+            Some(raw) if !matches!(int_shape(raw), IntShape::NotAnInteger) => truncate(raw),
             _ => v.to_string(),
         }
     }

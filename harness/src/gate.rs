@@ -349,8 +349,18 @@ pub fn json(run: &GateRun) -> String {
         );
     }
     out.push_str("],\"unusable\":[");
-    out.push_str(&run.unusable.iter().map(|u| json_str(u)).collect::<Vec<_>>().join(","));
-    let _ = write!(out, "],\"holds\":{}}}", run.holds() && run.unusable.is_empty());
+    out.push_str(
+        &run.unusable
+            .iter()
+            .map(|u| json_str(u))
+            .collect::<Vec<_>>()
+            .join(","),
+    );
+    let _ = write!(
+        out,
+        "],\"holds\":{}}}",
+        run.holds() && run.unusable.is_empty()
+    );
     out
 }
 
@@ -384,7 +394,11 @@ pub fn junit(run: &GateRun) -> String {
         match &e.verdict {
             Verdict::Passed => out.push_str("/>\n"),
             Verdict::KnownFailure(r) => {
-                let _ = writeln!(out, "><skipped message=\"known failure: {}\"/></testcase>", x(r));
+                let _ = writeln!(
+                    out,
+                    "><skipped message=\"known failure: {}\"/></testcase>",
+                    x(r)
+                );
             }
             Verdict::UnexpectedPass(r) => {
                 let _ = writeln!(

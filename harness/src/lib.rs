@@ -1,4 +1,8 @@
 //! `tensix-harness`: conformance vectors, the runner, oracles and generators
 //! for `tensix-emu`.
 
+pub mod gate;
+pub mod output;
+pub mod report;
+pub mod run;
 pub mod vector;

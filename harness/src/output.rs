@@ -36,7 +36,11 @@ fn write_atomic(path: &Path, contents: &str) -> Result<(), String> {
     let name = path
         .file_name()
         .ok_or_else(|| format!("{} is not a file name", path.display()))?;
-    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(contents.as_bytes())?;
@@ -64,7 +68,10 @@ mod tests {
         write_report(&p, "<x tensix-conformance/>", true).unwrap();
         // Now it is ours: a later report may replace it.
         write_report(&p, "<y tensix-conformance/>", false).unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "<y tensix-conformance/>");
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "<y tensix-conformance/>"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -113,7 +113,11 @@ pub fn l1_diff(expected: &[u8], actual: &[u8], datums: Datums) -> String {
             differing.len() - SHOWN_ROWS
         );
     }
-    let _ = writeln!(out, "(- expected, + actual; {} rows differ)", differing.len());
+    let _ = writeln!(
+        out,
+        "(- expected, + actual; {} rows differ)",
+        differing.len()
+    );
     out
 }
 
@@ -131,9 +135,24 @@ pub fn split_src_cell(cell: u32) -> String {
 /// A Dst value split according to its format.
 pub fn split_dst_value(format: DstFormat, v: u32) -> String {
     match format {
-        DstFormat::Bf16 => format!("{v:#06x} (s={} e={:#04x} m={:#04x})", v >> 15, v >> 7 & 0xff, v & 0x7f),
-        DstFormat::Fp16 => format!("{v:#06x} (s={} e={:#04x} m={:#05x})", v >> 15, v >> 10 & 0x1f, v & 0x3ff),
-        DstFormat::Fp32 => format!("{v:#010x} (s={} e={:#04x} m={:#08x})", v >> 31, v >> 23 & 0xff, v & 0x7f_ffff),
+        DstFormat::Bf16 => format!(
+            "{v:#06x} (s={} e={:#04x} m={:#04x})",
+            v >> 15,
+            v >> 7 & 0xff,
+            v & 0x7f
+        ),
+        DstFormat::Fp16 => format!(
+            "{v:#06x} (s={} e={:#04x} m={:#05x})",
+            v >> 15,
+            v >> 10 & 0x1f,
+            v & 0x3ff
+        ),
+        DstFormat::Fp32 => format!(
+            "{v:#010x} (s={} e={:#04x} m={:#08x})",
+            v >> 31,
+            v >> 23 & 0xff,
+            v & 0x7f_ffff
+        ),
         DstFormat::Int32 => format!("{v:#010x} (s={} magnitude={})", v >> 31, v & 0x7fff_ffff),
         DstFormat::Raw16 => format!("{v:#06x}"),
         DstFormat::Raw32 => format!("{v:#010x}"),
@@ -147,7 +166,9 @@ pub fn describe(m: &Mismatch, datums: Datums) -> String {
             let e = expected.map_or("no fault".to_string(), |k| format!("a {} fault", k.name()));
             let a = actual
                 .as_ref()
-                .map_or("completed without a fault".to_string(), |f| format!("stopped: {f}"));
+                .map_or("completed without a fault".to_string(), |f| {
+                    format!("stopped: {f}")
+                });
             format!("expected {e}; the run {a}\n")
         }
         Mismatch::L1 { expected, actual } => l1_diff(expected, actual, datums),
@@ -165,7 +186,12 @@ pub fn describe(m: &Mismatch, datums: Datums) -> String {
             row,
             expected,
             actual,
-        } => cells(&format!("{which} bank {bank} row {row}"), expected, actual, split_src_cell),
+        } => cells(
+            &format!("{which} bank {bank} row {row}"),
+            expected,
+            actual,
+            split_src_cell,
+        ),
         Mismatch::Adc {
             thread,
             unit,
@@ -179,7 +205,12 @@ pub fn describe(m: &Mismatch, datums: Datums) -> String {
     }
 }
 
-fn cells(what: &str, expected: &[u32; 16], actual: &[u32; 16], show: impl Fn(u32) -> String) -> String {
+fn cells(
+    what: &str,
+    expected: &[u32; 16],
+    actual: &[u32; 16],
+    show: impl Fn(u32) -> String,
+) -> String {
     let mut out = String::new();
     for c in 0..16 {
         if expected[c] != actual[c] {
@@ -222,8 +253,14 @@ mod tests {
         actual[0x47] = 0x3f;
         let d = l1_diff(&expected, &actual, Datums::Bytes);
         assert!(d.contains("first difference at L1 byte 0x47"), "{d}");
-        assert!(d.contains("-0x000040: 00000000000000000000000000000000"), "{d}");
-        assert!(d.contains("+0x000040: 000000000000003f0000000000000000"), "{d}");
+        assert!(
+            d.contains("-0x000040: 00000000000000000000000000000000"),
+            "{d}"
+        );
+        assert!(
+            d.contains("+0x000040: 000000000000003f0000000000000000"),
+            "{d}"
+        );
         assert!(d.contains("1 rows differ"), "{d}");
     }
 

@@ -21,10 +21,7 @@ pub enum Mismatch {
         actual: Option<Fault>,
     },
     /// L1 differs; `expected` and `actual` are the whole of L1.
-    L1 {
-        expected: Vec<u8>,
-        actual: Vec<u8>,
-    },
+    L1 { expected: Vec<u8>, actual: Vec<u8> },
     Dst {
         format: DstFormat,
         row: u16,
@@ -157,7 +154,12 @@ pub fn execute(v: &Vector) -> Result<(Machine, Option<Fault>), String> {
     let mut m = prepare(v)?;
     m.l1.enable_log();
     let fault = m
-        .run(&programs(v), Limits { max_steps: STEP_BUDGET })
+        .run(
+            &programs(v),
+            Limits {
+                max_steps: STEP_BUDGET,
+            },
+        )
         .err();
     Ok((m, fault))
 }
@@ -222,7 +224,8 @@ pub fn run_vector(v: &Vector) -> Result<Outcome, String> {
             vector::AdcUnit::Pack => Unit::Packers,
         };
         let actual = m.adcs.values(a.thread as usize, unit).unwrap_or_default();
-        let expected = [a.ch0, a.ch1];
+        let xyzw = |c: vector::AdcChannel| [c.x, c.y, c.z, c.w];
+        let expected = [xyzw(a.ch0), xyzw(a.ch1)];
         if actual != expected {
             mismatches.push(Mismatch::Adc {
                 thread: a.thread,

@@ -160,8 +160,8 @@ fn channel() -> impl Strategy<Value = AdcChannel> {
     (
         0..=AdcChannel::MAX_X,
         0..=AdcChannel::MAX_Y,
-        any::<u8>(),
-        any::<u8>(),
+        0..=0xffu32,
+        0..=0xffu32,
     )
         .prop_map(|(x, y, z, w)| AdcChannel { x, y, z, w })
 }

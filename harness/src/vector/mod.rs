@@ -551,20 +551,29 @@ impl fmt::Display for AdcUnit {
 }
 
 /// The four counters of one ADC channel, written `[x, y, z, w]`; their
-/// widths are those of the hardware: X 18 bits, Y 13, Z 8, W 8.
+/// widths are those of the hardware (`ADCs.md`): X 18 bits, Y 13, Z and W 8
+/// on Wormhole B0 and 13 on Blackhole.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AdcChannel {
     pub x: u32,
-    pub y: u16,
-    pub z: u8,
-    pub w: u8,
+    pub y: u32,
+    pub z: u32,
+    pub w: u32,
 }
 
 impl AdcChannel {
     /// Largest X counter value (18 bits).
     pub const MAX_X: u32 = 0x3_ffff;
     /// Largest Y counter value (13 bits).
-    pub const MAX_Y: u16 = 0x1fff;
+    pub const MAX_Y: u32 = 0x1fff;
+
+    /// Bits of the Z and W counters on `arch`.
+    pub fn zw_bits(arch: Arch) -> u32 {
+        match arch {
+            Arch::WormholeB0 => 8,
+            Arch::Blackhole => 13,
+        }
+    }
 }
 
 impl Vector {

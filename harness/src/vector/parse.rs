@@ -1050,8 +1050,8 @@ impl<'a> Ctx<'a> {
                     adc.push(AdcExpect {
                         thread,
                         unit,
-                        ch0: self.channel(&a.ch0, &format!("{entry}.ch0"))?,
-                        ch1: self.channel(&a.ch1, &format!("{entry}.ch1"))?,
+                        ch0: self.channel(&a.ch0, &format!("{entry}.ch0"), arch)?,
+                        ch1: self.channel(&a.ch1, &format!("{entry}.ch1"), arch)?,
                     });
                 }
                 Some(adc)
@@ -1068,13 +1068,14 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn channel(&self, n: &S<Node>, field: &str) -> Checked<AdcChannel> {
+    fn channel(&self, n: &S<Node>, field: &str, arch: Arch) -> Checked<AdcChannel> {
         let t = self.tuple(n, field, "4 counters [x, y, z, w]", &[4])?;
+        let zw = AdcChannel::zw_bits(arch);
         Ok(AdcChannel {
             x: self.bits(&t[0], field, "x counter", 18)? as u32,
-            y: self.bits(&t[1], field, "y counter", 13)? as u16,
-            z: self.bits(&t[2], field, "z counter", 8)? as u8,
-            w: self.bits(&t[3], field, "w counter", 8)? as u8,
+            y: self.bits(&t[1], field, "y counter", 13)? as u32,
+            z: self.bits(&t[2], field, "z counter", zw)? as u32,
+            w: self.bits(&t[3], field, "w counter", zw)? as u32,
         })
     }
 

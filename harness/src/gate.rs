@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// The file, next to the vectors, that lists vectors known not to pass yet.
-pub const KNOWN_FAILURES: &str = "known-failures.yaml";
+pub use crate::vector::KNOWN_FAILURES;
 
 /// Vectors known to fail, with the reason. A key ending in `*` covers every
 /// vector whose name starts with the rest of the key.

@@ -10,24 +10,11 @@ fn corpus_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance-vectors")
 }
 
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    for entry in entries {
-        let path = entry.expect("directory entry").path();
-        if path.is_dir() {
-            yaml_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "yaml") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn every_corpus_vector_parses_and_round_trips_byte_for_byte() {
     let root = corpus_root();
-    let mut files = Vec::new();
-    yaml_files(&root, &mut files);
-    files.sort();
+    // The same list the conformance gate runs.
+    let files = tensix_harness::gate::collect(std::slice::from_ref(&root)).unwrap();
     // The ttsim oracle set alone has 348 vectors.
     assert!(
         files.len() >= 348,
@@ -79,8 +66,7 @@ fn corpus_covers_the_schema() {
     // the parser sees them (a regression that silently dropped a field would
     // still round-trip an empty value, but not these counts).
     let root = corpus_root().join("ttsim/blackhole/sequence");
-    let mut files = Vec::new();
-    yaml_files(&root, &mut files);
+    let files = tensix_harness::gate::collect(&[root]).unwrap();
     let mut cfg_steps = 0;
     let mut gpr_steps = 0;
     let mut gprs = 0;

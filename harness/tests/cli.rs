@@ -1,0 +1,92 @@
+//! The `tensix-harness run` command end to end: exit codes and what it
+//! prints for a broken expectation and for a malformed file.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tensix-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn corpus(rel: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../conformance-vectors")
+        .join(rel);
+    std::fs::read_to_string(p).unwrap()
+}
+
+fn run(dir: &Path) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tensix-harness"))
+        .args(["run", "--jobs", "1"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn a_passing_vector_holds_the_gate() {
+    let d = scratch("pass");
+    std::fs::write(
+        d.join("v.yaml"),
+        corpus("isa-spec/blackhole/adc/addrcrxy-returns-to-cr.yaml"),
+    )
+    .unwrap();
+    let (code, text) = run(&d);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("conformance gate: holds"), "{text}");
+}
+
+#[test]
+fn a_changed_expectation_fails_with_a_pointed_report() {
+    let d = scratch("fail");
+    let v = corpus("isa-spec/blackhole/adc/addrcrxy-returns-to-cr.yaml").replace(
+        "unit: unpack0, ch0: [6, 0, 0, 0]",
+        "unit: unpack0, ch0: [7, 0, 0, 0]",
+    );
+    std::fs::write(d.join("v.yaml"), v).unwrap();
+    let (code, text) = run(&d);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("FAIL isa-spec/blackhole/adc/addrcrxy-returns-to-cr"),
+        "{text}"
+    );
+    assert!(
+        text.contains("expected ch0 [7, 0, 0, 0] ch1 [0, 0, 0, 0], found ch0 [6, 0, 0, 0]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_listed_vector_that_passes_breaks_the_gate() {
+    let d = scratch("listed");
+    std::fs::write(
+        d.join("v.yaml"),
+        corpus("isa-spec/blackhole/adc/addrcrxy-returns-to-cr.yaml"),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("known-failures.yaml"),
+        "isa-spec/blackhole/adc/addrcrxy-returns-to-cr: pretend\n",
+    )
+    .unwrap();
+    let (code, text) = run(&d);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("PASS-BUT-LISTED"), "{text}");
+}
+
+#[test]
+fn a_malformed_file_is_unusable_input_naming_its_line() {
+    let d = scratch("malformed");
+    let v = corpus("isa-spec/blackhole/adc/addrcrxy-returns-to-cr.yaml")
+        .replace("      - 0x522000c0\n", "      - 0x522000c0zz\n");
+    std::fs::write(d.join("v.yaml"), v).unwrap();
+    let (code, text) = run(&d);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("v.yaml:17:9: program[0].run[1]"), "{text}");
+}

@@ -83,6 +83,11 @@ fn main() -> ExitCode {
     }
 }
 
+/// Print to stdout; a reader that went away (`| head`) is not an error.
+fn out(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
 fn decode(arch: ArchArg, trisc: bool, words: &[String]) -> ExitCode {
     let arch = match arch {
         ArchArg::Blackhole => tensix_emu::Arch::Blackhole,
@@ -99,10 +104,10 @@ fn decode(arch: ArchArg, trisc: bool, words: &[String]) -> ExitCode {
                     v
                 };
                 match tensix_emu::isa::decode(arch, v) {
-                    Ok(i) => println!("{v:#010x}  {i}"),
+                    Ok(i) => out(&format!("{v:#010x}  {i}\n")),
                     Err(f) => {
                         ok = false;
-                        println!("{v:#010x}  {f}");
+                        out(&format!("{v:#010x}  {f}\n"));
                     }
                 }
             }
@@ -164,8 +169,8 @@ fn run(
         eprintln!();
     }
     match format {
-        Format::Human => print!("{}", gate::human(&result, &root)),
-        Format::Json => println!("{}", gate::json(&result)),
+        Format::Human => out(&gate::human(&result, &root)),
+        Format::Json => out(&(gate::json(&result) + "\n")),
     }
     if let Some(path) = junit {
         if let Err(e) = output::write_report(&path, &gate::junit(&result), force) {

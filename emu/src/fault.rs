@@ -37,22 +37,39 @@ impl FaultKind {
         FaultKind::ResourceLimit,
     ];
 
-    /// The snake_case name used in conformance vectors (`expect.fault.kind`).
+    /// The snake_case names used in conformance vectors
+    /// (`expect.fault.kind`), in the order of [`FaultKind::ALL`].
+    pub const NAMES: [&'static str; 7] = [
+        "undefined_behavior",
+        "unpredictable_value",
+        "unsupported",
+        "unimplemented",
+        "invalid_instruction",
+        "deadlock",
+        "resource_limit",
+    ];
+
+    /// The name used in conformance vectors.
     pub fn name(self) -> &'static str {
-        match self {
-            FaultKind::UndefinedBehavior => "undefined_behavior",
-            FaultKind::UnpredictableValue => "unpredictable_value",
-            FaultKind::Unsupported => "unsupported",
-            FaultKind::Unimplemented => "unimplemented",
-            FaultKind::InvalidInstruction => "invalid_instruction",
-            FaultKind::Deadlock => "deadlock",
-            FaultKind::ResourceLimit => "resource_limit",
-        }
+        Self::NAMES[self as usize]
     }
 
     /// Inverse of [`FaultKind::name`].
     pub fn from_name(name: &str) -> Option<FaultKind> {
         FaultKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_declaration_order() {
+        assert_eq!(FaultKind::Deadlock.name(), "deadlock");
+        for k in FaultKind::ALL {
+            assert_eq!(FaultKind::from_name(k.name()), Some(k));
+        }
     }
 }
 

@@ -468,54 +468,9 @@ pub struct ExpectedFault {
     pub kind: FaultKind,
 }
 
-/// The category of a fault, as named in `expect.fault.kind`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultKind {
-    UndefinedBehavior,
-    UnpredictableValue,
-    Unsupported,
-    Unimplemented,
-    InvalidInstruction,
-    Deadlock,
-    ResourceLimit,
-}
-
-impl FaultKind {
-    pub const ALL: [FaultKind; 7] = [
-        FaultKind::UndefinedBehavior,
-        FaultKind::UnpredictableValue,
-        FaultKind::Unsupported,
-        FaultKind::Unimplemented,
-        FaultKind::InvalidInstruction,
-        FaultKind::Deadlock,
-        FaultKind::ResourceLimit,
-    ];
-
-    /// The name used in vectors.
-    pub fn name(self) -> &'static str {
-        match self {
-            FaultKind::UndefinedBehavior => "undefined_behavior",
-            FaultKind::UnpredictableValue => "unpredictable_value",
-            FaultKind::Unsupported => "unsupported",
-            FaultKind::Unimplemented => "unimplemented",
-            FaultKind::InvalidInstruction => "invalid_instruction",
-            FaultKind::Deadlock => "deadlock",
-            FaultKind::ResourceLimit => "resource_limit",
-        }
-    }
-
-    /// Inverse of [`FaultKind::name`].
-    pub fn from_name(name: &str) -> Option<FaultKind> {
-        FaultKind::ALL.into_iter().find(|k| k.name() == name)
-    }
-}
-
-impl fmt::Display for FaultKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// The category of a fault, as named in `expect.fault.kind`: the
+/// emulator's own fault kinds.
+pub use tensix_emu::FaultKind;
 
 /// Expected ADC counters of one unit of one thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -175,10 +175,38 @@ struct RawExpect {
     adc: Option<Vec<RawAdc>>,
 }
 
+/// `expect.fault.kind` as serde reads it (so a wrong name is reported at
+/// the value itself); mapped onto the emulator's [`FaultKind`].
+#[derive(Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum RawFaultKind {
+    UndefinedBehavior,
+    UnpredictableValue,
+    Unsupported,
+    Unimplemented,
+    InvalidInstruction,
+    Deadlock,
+    ResourceLimit,
+}
+
+impl From<RawFaultKind> for FaultKind {
+    fn from(k: RawFaultKind) -> FaultKind {
+        match k {
+            RawFaultKind::UndefinedBehavior => FaultKind::UndefinedBehavior,
+            RawFaultKind::UnpredictableValue => FaultKind::UnpredictableValue,
+            RawFaultKind::Unsupported => FaultKind::Unsupported,
+            RawFaultKind::Unimplemented => FaultKind::Unimplemented,
+            RawFaultKind::InvalidInstruction => FaultKind::InvalidInstruction,
+            RawFaultKind::Deadlock => FaultKind::Deadlock,
+            RawFaultKind::ResourceLimit => FaultKind::ResourceLimit,
+        }
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFault {
-    kind: FaultKind,
+    kind: RawFaultKind,
 }
 
 #[derive(Deserialize)]
@@ -1059,7 +1087,9 @@ impl<'a> Ctx<'a> {
             None => None,
         };
         Ok(Expect {
-            fault: e.fault.as_ref().map(|f| ExpectedFault { kind: f.kind }),
+            fault: e.fault.as_ref().map(|f| ExpectedFault {
+                kind: f.kind.into(),
+            }),
             l1,
             dst,
             srca,

@@ -6,7 +6,7 @@ use crate::adc::Adcs;
 use crate::arch::Arch;
 use crate::exec::frontend::FrontEnd;
 use crate::exec::sync_unit::Semaphores;
-use crate::regs::{thread_config_words, Config, ThreadConfig, THREADS};
+use crate::regs::{Config, ThreadConfig, THREADS};
 use crate::state::dst::{adj16, adj32, DstAddressing, DstView, COLS};
 use crate::state::{Dst, Gprs, SrcReg, L1};
 
@@ -108,9 +108,7 @@ impl Machine {
         reg: usize,
         value: u16,
     ) -> Result<(), SetupError> {
-        if reg < thread_config_words(self.arch)
-            && self.thread_config.write(thread, reg, value as u32)
-        {
+        if self.thread_config.write(thread, reg, value as u32) {
             Ok(())
         } else {
             Err(SetupError(format!(

@@ -36,7 +36,7 @@ impl Thread {
         Thread {
             fifo: input.iter().copied().collect(),
             mop,
-            replay: ReplayExpander::new(),
+            replay: ReplayExpander::new(Arch::WormholeB0),
         }
     }
 

@@ -7,7 +7,8 @@
 use std::collections::VecDeque;
 
 use proptest::prelude::*;
-use tensix_emu::exec::replay::{ReplayExpander, ReplayFields, ReplayState, REPLAY_BUFFER_LEN};
+use tensix_emu::exec::replay::{ReplayExpander, ReplayState, REPLAY_BUFFER_LEN};
+use tensix_emu::Arch;
 use tensix_emu::{Fault, FaultKind};
 
 const W: [u32; 6] = [
@@ -40,31 +41,11 @@ fn run(r: &mut ReplayExpander, input: &[u32]) -> Result<Vec<u32>, Fault> {
     Ok(out)
 }
 
-#[test]
-fn decode_fields() {
-    let f = ReplayFields::decode(replay(5, 7, true, true));
-    assert_eq!(
-        f,
-        ReplayFields {
-            start_idx: 5,
-            len: 7,
-            execute_while_loading: true,
-            load_mode: true
-        }
-    );
-    assert_eq!(f.encode(), replay(5, 7, true, true));
-    let f = ReplayFields::decode(replay(31, 32, false, false));
-    assert_eq!(
-        (f.start_idx, f.len, f.execute_while_loading, f.load_mode),
-        (31, 32, false, false)
-    );
-}
-
 // Load without Exec: the next Count instructions go to ReplayBuffer[Index..]
 // and are not emitted; the one after passes through.
 #[test]
 fn record_without_exec() {
-    let mut r = ReplayExpander::new();
+    let mut r = ReplayExpander::new(Arch::WormholeB0);
     assert_eq!(
         run(&mut r, &[record(3, 2), W[0], W[1], W[2]]).unwrap(),
         [W[2]]
@@ -79,7 +60,7 @@ fn record_without_exec() {
 // Load with Exec: recorded and emitted.
 #[test]
 fn record_with_exec() {
-    let mut r = ReplayExpander::new();
+    let mut r = ReplayExpander::new(Arch::WormholeB0);
     let out = run(&mut r, &[replay(3, 2, true, true), W[0], W[1], W[2]]).unwrap();
     assert_eq!(out, [W[0], W[1], W[2]]);
     assert_eq!(r.buffer()[3..5], [W[0], W[1]]);
@@ -89,7 +70,7 @@ fn record_with_exec() {
 // meanwhile.
 #[test]
 fn playback() {
-    let mut r = ReplayExpander::new();
+    let mut r = ReplayExpander::new(Arch::WormholeB0);
     run(&mut r, &[record(3, 2), W[0], W[1]]).unwrap();
     let mut fifo = VecDeque::from([play(3, 2), W[5]]);
     let mut pulls = 0;
@@ -119,7 +100,7 @@ fn playback() {
 // Indices wrap modulo 32: recording 4 from entry 30 fills 30, 31, 0, 1.
 #[test]
 fn indices_wrap() {
-    let mut r = ReplayExpander::new();
+    let mut r = ReplayExpander::new(Arch::WormholeB0);
     run(&mut r, &[record(30, 4), W[0], W[1], W[2], W[3]]).unwrap();
     assert_eq!(
         [r.buffer()[30], r.buffer()[31], r.buffer()[0], r.buffer()[1]],
@@ -131,7 +112,7 @@ fn indices_wrap() {
 // `Instruction.Count or 32`: Count = 0 records and plays 32 instructions.
 #[test]
 fn count_zero_means_32() {
-    let mut r = ReplayExpander::new();
+    let mut r = ReplayExpander::new(Arch::WormholeB0);
     let words: Vec<u32> = (0..32).map(|i| 0x4200_0100 + i).collect();
     let mut input = vec![record(0, 0)];
     input.extend(&words);
@@ -154,7 +135,7 @@ fn unsupported_counts_and_indices() {
         play(32, 1),
         record(0x3FF, 1),
     ] {
-        let mut r = ReplayExpander::new();
+        let mut r = ReplayExpander::new(Arch::WormholeB0);
         let err = run(&mut r, &[word, W[0]]).unwrap_err();
         assert_eq!(err.kind, FaultKind::Unsupported, "{word:#x}");
     }
@@ -164,7 +145,7 @@ fn unsupported_counts_and_indices() {
 // playback.
 #[test]
 fn exec_ignored_in_playback() {
-    let mut r = ReplayExpander::new();
+    let mut r = ReplayExpander::new(Arch::WormholeB0);
     run(&mut r, &[record(0, 2), W[0], W[1]]).unwrap();
     assert_eq!(
         run(&mut r, &[replay(0, 2, true, false), W[2]]).unwrap(),
@@ -177,13 +158,13 @@ fn exec_ignored_in_playback() {
 // which is undefined.
 #[test]
 fn recorded_replay_faults_on_playback() {
-    let mut r = ReplayExpander::new();
+    let mut r = ReplayExpander::new(Arch::WormholeB0);
     assert_eq!(run(&mut r, &[record(0, 1), play(1, 1)]).unwrap(), []);
     assert_eq!(r.buffer()[0], play(1, 1));
     assert_eq!(r.state(), ReplayState::PassThrough);
     let err = run(&mut r, &[play(0, 1)]).unwrap_err();
     assert_eq!(err.kind, FaultKind::UndefinedBehavior);
-    let mut r = ReplayExpander::new();
+    let mut r = ReplayExpander::new(Arch::WormholeB0);
     let err = run(&mut r, &[replay(0, 1, true, true), play(1, 1)]).unwrap_err();
     assert_eq!(err.kind, FaultKind::UndefinedBehavior);
 }
@@ -193,7 +174,7 @@ fn recorded_replay_faults_on_playback() {
 #[test]
 fn mop_at_replay_stage_is_undefined() {
     for word in [0x0180_0000, 0x0300_1234] {
-        let mut r = ReplayExpander::new();
+        let mut r = ReplayExpander::new(Arch::WormholeB0);
         assert_eq!(
             run(&mut r, &[word]).unwrap_err().kind,
             FaultKind::UndefinedBehavior
@@ -204,7 +185,7 @@ fn mop_at_replay_stage_is_undefined() {
 // Recording continues across gaps in the incoming stream.
 #[test]
 fn recording_resumes_when_input_arrives() {
-    let mut r = ReplayExpander::new();
+    let mut r = ReplayExpander::new(Arch::WormholeB0);
     assert_eq!(run(&mut r, &[record(7, 2), W[0]]).unwrap(), []);
     assert_eq!(
         r.state(),
@@ -235,7 +216,7 @@ proptest! {
     /// emitted ones (a playback).
     #[test]
     fn stream_never_panics(words in prop::collection::vec(any_word(), 0..64)) {
-        let mut r = ReplayExpander::new();
+        let mut r = ReplayExpander::new(Arch::WormholeB0);
         let mut fifo: VecDeque<u32> = words.iter().copied().collect();
         let mut emitted = 0usize;
         while let Ok(Some(_)) = r.next(|| Ok(fifo.pop_front())) {

@@ -97,65 +97,43 @@ impl GateRun {
     }
 }
 
-/// Every `.yaml` vector under `paths` (files or directories, recursively),
-/// in sorted order, leaving out the known-failures list.
-pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+/// A vector file and the directory it was found under (an absent `name`
+/// defaults to its path relative to that directory).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct VectorFile {
+    pub root: PathBuf,
+    pub path: PathBuf,
+}
+
+/// Every vector under `paths` (files, or directories searched recursively),
+/// in sorted order.
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<VectorFile>, String> {
     let mut out = Vec::new();
     for p in paths {
-        let meta = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
-        if meta.is_dir() {
-            walk(p, &mut out)?;
+        if p.is_dir() {
+            let files = crate::vector::yaml_files(p).map_err(|e| e.to_string())?;
+            out.extend(files.into_iter().map(|path| VectorFile {
+                root: p.clone(),
+                path,
+            }));
         } else {
-            out.push(p.clone());
+            std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let root = p.parent().map(Path::to_path_buf).unwrap_or_default();
+            out.push(VectorFile {
+                root,
+                path: p.clone(),
+            });
         }
     }
     out.sort();
-    out.dedup();
+    out.dedup_by(|a, b| a.path == b.path);
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for e in rd {
-        let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
-        let p = e.path();
-        let ft = e.file_type().map_err(|e| format!("{}: {e}", p.display()))?;
-        if ft.is_dir() {
-            walk(&p, out)?;
-        } else if p.extension().is_some_and(|x| x == "yaml")
-            && p.file_name().is_some_and(|n| n != KNOWN_FAILURES)
-        {
-            out.push(p);
-        }
-    }
-    Ok(())
-}
-
-/// The datum format to show an L1 diff in: the packer output format the
-/// vector configures, where it is one the report can decode.
-fn datums_for(v: &Vector) -> Datums {
-    let arch = run::arch_of(v.arch);
-    let Some(f) = tensix_emu::regs::CfgField::THCON_SEC0_REG1_Out_data_format.on(arch) else {
-        return Datums::Bytes;
-    };
-    let word = v
-        .setup
-        .config
-        .iter()
-        .rev()
-        .find(|w| w.state == 0 && w.addr == f.addr32 as u32)
-        .map(|w| w.value);
-    match word.map(|w| f.extract(w)) {
-        Some(0) => Datums::Fp32,
-        Some(1) => Datums::Fp16,
-        Some(5) => Datums::Bf16,
-        _ => Datums::Bytes,
-    }
-}
-
 /// Load and run one file.
-fn run_file(path: &Path, known: &KnownFailures) -> Result<Entry, String> {
-    let v = Vector::load(path).map_err(|e: VectorError| e.to_string())?;
+fn run_file(file: &VectorFile, known: &KnownFailures) -> Result<Entry, String> {
+    let path = &file.path;
+    let v = Vector::load_under(&file.root, path).map_err(|e: VectorError| e.to_string())?;
     let outcome = run::run_vector(&v).map_err(|e| format!("{}: {e}", path.display()))?;
     let verdict = match (outcome.passed(), known.reason(&v.name)) {
         (true, None) => Verdict::Passed,
@@ -167,14 +145,14 @@ fn run_file(path: &Path, known: &KnownFailures) -> Result<Entry, String> {
         path: path.to_path_buf(),
         name: v.name.clone(),
         verdict,
-        datums: datums_for(&v),
+        datums: Datums::for_format(outcome.pack_format),
         outcome,
     })
 }
 
 /// Run `files` on `jobs` threads; results come back in `files` order.
 pub fn run_all(
-    files: &[PathBuf],
+    files: &[VectorFile],
     known: &KnownFailures,
     jobs: usize,
     mut progress: impl FnMut(usize, usize) + Send,
@@ -188,8 +166,8 @@ pub fn run_all(
         for _ in 0..jobs.max(1) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(path) = files.get(i) else { break };
-                let r = run_file(path, known);
+                let Some(file) = files.get(i) else { break };
+                let r = run_file(file, known);
                 *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 (progress.lock().unwrap_or_else(|p| p.into_inner()))(n, files.len());
@@ -197,9 +175,21 @@ pub fn run_all(
         }
     });
     let mut run = GateRun::default();
+    let mut names: BTreeMap<String, PathBuf> = BTreeMap::new();
     for r in results {
         match r.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Some(Ok(e)) => run.entries.push(e),
+            Some(Ok(e)) => {
+                // Names key the known-failures list, so they must be unique.
+                if let Some(first) = names.insert(e.name.clone(), e.path.clone()) {
+                    run.unusable.push(format!(
+                        "{}: name `{}` is already used by {}",
+                        e.path.display(),
+                        e.name,
+                        first.display()
+                    ));
+                }
+                run.entries.push(e);
+            }
             Some(Err(msg)) => run.unusable.push(msg),
             None => {}
         }

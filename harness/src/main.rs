@@ -29,32 +29,35 @@ enum ArchArg {
     WormholeB0,
 }
 
+#[derive(clap::Args)]
+struct RunArgs {
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Only vectors whose path contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+    /// Vectors run in parallel (default: all cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+    /// Also write a JUnit XML report here.
+    #[arg(long)]
+    junit: Option<PathBuf>,
+    /// The known-failures list (default: known-failures.yaml in the first
+    /// directory given).
+    #[arg(long)]
+    known_failures: Option<PathBuf>,
+    /// Overwrite an existing file given to --junit.
+    #[arg(long)]
+    force: bool,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run conformance vectors (files or directories, recursively). Exit 0
     /// when the gate holds, 1 when it does not, 2 for unusable input.
-    Run {
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-        /// Only vectors whose name contains this text.
-        #[arg(long)]
-        filter: Option<String>,
-        /// Vectors run in parallel (default: all cores).
-        #[arg(long)]
-        jobs: Option<usize>,
-        #[arg(long, value_enum, default_value = "human")]
-        format: Format,
-        /// Also write a JUnit XML report here.
-        #[arg(long)]
-        junit: Option<PathBuf>,
-        /// The known-failures list (default: known-failures.yaml in the
-        /// first directory given).
-        #[arg(long)]
-        known_failures: Option<PathBuf>,
-        /// Overwrite an existing file given to --junit.
-        #[arg(long)]
-        force: bool,
-    },
+    Run(RunArgs),
     /// Decode Tensix instruction words (hex) to their text form.
     Decode {
         #[arg(long, value_enum, default_value = "blackhole")]
@@ -70,15 +73,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run {
-            paths,
-            filter,
-            jobs,
-            format,
-            junit,
-            known_failures,
-            force,
-        } => run(&paths, filter, jobs, format, junit, known_failures, force),
+        Command::Run(args) => run(args),
         Command::Decode { arch, trisc, words } => decode(arch, trisc, &words),
     }
 }
@@ -124,16 +119,16 @@ fn decode(arch: ArchArg, trisc: bool, words: &[String]) -> ExitCode {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run(
-    paths: &[PathBuf],
-    filter: Option<String>,
-    jobs: Option<usize>,
-    format: Format,
-    junit: Option<PathBuf>,
-    known_failures: Option<PathBuf>,
-    force: bool,
-) -> ExitCode {
+fn run(args: RunArgs) -> ExitCode {
+    let RunArgs {
+        paths,
+        filter,
+        jobs,
+        format,
+        junit,
+        known_failures,
+        force,
+    } = args;
     let unusable = |msg: String| {
         eprintln!("tensix-harness: {msg}");
         ExitCode::from(2)
@@ -148,12 +143,12 @@ fn run(
         Ok(k) => k,
         Err(e) => return unusable(e),
     };
-    let mut files = match gate::collect(paths) {
+    let mut files = match gate::collect(&paths) {
         Ok(f) => f,
         Err(e) => return unusable(e),
     };
     if let Some(f) = &filter {
-        files.retain(|p| p.display().to_string().contains(f.as_str()));
+        files.retain(|v| v.path.display().to_string().contains(f.as_str()));
     }
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

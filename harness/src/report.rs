@@ -9,6 +9,7 @@ use crate::run::Mismatch;
 use crate::vector::DstFormat;
 use similar::{ChangeTag, TextDiff};
 use std::fmt::Write;
+use tensix_emu::format::data_format::DataFormat;
 
 /// How to show an L1 row's datums next to its hex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +18,19 @@ pub enum Datums {
     Bf16,
     Fp16,
     Fp32,
+}
+
+impl Datums {
+    /// The view for L1 holding packer output in `format`; formats this report
+    /// cannot decode yet show as bytes.
+    pub fn for_format(format: Option<DataFormat>) -> Datums {
+        match format {
+            Some(DataFormat::Float32) => Datums::Fp32,
+            Some(DataFormat::Float16) => Datums::Fp16,
+            Some(DataFormat::Float16B) => Datums::Bf16,
+            _ => Datums::Bytes,
+        }
+    }
 }
 
 /// Rows of L1 shown around each difference.

@@ -6,8 +6,10 @@
 
 use crate::vector::{self, Dst, DstFormat, SrcRow, Vector};
 use tensix_emu::adc::Unit;
+use tensix_emu::format::data_format::DataFormat;
+use tensix_emu::regs::CfgField;
 use tensix_emu::state::dst::DstView;
-use tensix_emu::{Arch, Fault, Limits, Machine, Step, ThreadProgram};
+use tensix_emu::{Fault, Limits, Machine, ThreadProgram};
 
 /// Scheduler steps one vector may take.
 pub const STEP_BUDGET: u64 = 5_000_000;
@@ -50,20 +52,14 @@ pub enum Mismatch {
 pub struct Outcome {
     /// The fault the run stopped with, expected or not.
     pub fault: Option<Fault>,
+    /// The packer output format Config state 0 held at the end of the run.
+    pub pack_format: Option<DataFormat>,
     pub mismatches: Vec<Mismatch>,
 }
 
 impl Outcome {
     pub fn passed(&self) -> bool {
         self.mismatches.is_empty()
-    }
-}
-
-/// The emulator's architecture for a vector's.
-pub fn arch_of(a: vector::Arch) -> Arch {
-    match a {
-        vector::Arch::Blackhole => Arch::Blackhole,
-        vector::Arch::WormholeB0 => Arch::WormholeB0,
     }
 }
 
@@ -83,7 +79,7 @@ fn view_of(f: DstFormat) -> DstView {
 /// `mop_config`. Errors name the setup field that could not be applied.
 pub fn prepare(v: &Vector) -> Result<Machine, String> {
     let s = &v.setup;
-    let mut m = Machine::new(arch_of(v.arch));
+    let mut m = Machine::new(v.arch);
     m.l1.bytes_mut().fill(s.l1_fill);
     for (i, r) in s.l1.iter().enumerate() {
         m.write_l1(r.addr, &r.bytes)
@@ -130,44 +126,27 @@ pub fn programs(v: &Vector) -> Vec<ThreadProgram> {
         .iter()
         .map(|p| ThreadProgram {
             thread: p.thread as usize,
-            steps: p
-                .run
-                .iter()
-                .map(|s| match *s {
-                    vector::Step::Instruction(w) => Step::Instruction(w),
-                    vector::Step::Cfg { addr, value } => Step::Cfg {
-                        addr32: addr,
-                        value,
-                    },
-                    vector::Step::Gpr { index, value } => Step::Gpr {
-                        index: index as u32,
-                        value,
-                    },
-                })
-                .collect(),
+            steps: p.run.clone(),
         })
         .collect()
 }
 
-/// Set up, run, and return the machine with the run's result.
-pub fn execute(v: &Vector) -> Result<(Machine, Option<Fault>), String> {
-    let mut m = prepare(v)?;
+/// Run the vector's programs on a copy of `prepared` (the machine with its
+/// setup applied) and return that copy with the run's result.
+pub fn execute(v: &Vector, prepared: &Machine) -> (Machine, Option<Fault>) {
+    let mut m = prepared.clone();
     m.l1.enable_log();
-    let fault = m
-        .run(
-            &programs(v),
-            Limits {
-                max_steps: STEP_BUDGET,
-            },
-        )
-        .err();
-    Ok((m, fault))
+    let limits = Limits {
+        max_steps: STEP_BUDGET,
+    };
+    let fault = m.run(&programs(v), limits).err();
+    (m, fault)
 }
 
 /// Run a vector and compare. `Err` when its setup cannot be applied.
 pub fn run_vector(v: &Vector) -> Result<Outcome, String> {
     let before = prepare(v)?;
-    let (m, fault) = execute(v)?;
+    let (m, fault) = execute(v, &before);
     let mut mismatches = Vec::new();
 
     let expected_kind = v.expect.fault.map(|f| f.kind);
@@ -237,7 +216,7 @@ pub fn run_vector(v: &Vector) -> Result<Outcome, String> {
     }
 
     // Determinism: the same vector run again gives the same state.
-    let (again, fault_again) = execute(v)?;
+    let (again, fault_again) = execute(v, &before);
     if fault_again != fault
         || again.l1.bytes() != m.l1.bytes()
         || again.dst != m.dst
@@ -250,7 +229,13 @@ pub fn run_vector(v: &Vector) -> Result<Outcome, String> {
         ));
     }
 
-    Ok(Outcome { fault, mismatches })
+    let pack_format =
+        DataFormat::from_code(m.config.get(0, CfgField::THCON_SEC0_REG1_Out_data_format) as u8);
+    Ok(Outcome {
+        fault,
+        pack_format,
+        mismatches,
+    })
 }
 
 fn compare_dst(m: &Machine, d: &Dst, out: &mut Vec<Mismatch>) {

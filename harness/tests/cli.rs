@@ -90,3 +90,29 @@ fn a_malformed_file_is_unusable_input_naming_its_line() {
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("v.yaml:17:9: program[0].run[1]"), "{text}");
 }
+
+#[test]
+fn two_vectors_with_one_name_are_unusable_input() {
+    // Names key the known-failures list; a second file with the same name
+    // cannot be told apart from the first.
+    let d = scratch("dupe");
+    let v = corpus("isa-spec/blackhole/adc/addrcrxy-returns-to-cr.yaml");
+    std::fs::write(d.join("a.yaml"), &v).unwrap();
+    std::fs::write(d.join("b.yaml"), &v).unwrap();
+    let (code, text) = run(&d);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("is already used by"), "{text}");
+}
+
+#[test]
+fn an_unnamed_vector_is_named_by_its_path_under_the_root() {
+    let d = scratch("unnamed");
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    let v = corpus("isa-spec/blackhole/adc/addrcrxy-returns-to-cr.yaml")
+        .replace("name: isa-spec/blackhole/adc/addrcrxy-returns-to-cr\n", "")
+        .replace("ch0: [6, 0, 0, 0]", "ch0: [9, 0, 0, 0]");
+    std::fs::write(d.join("sub/v.yaml"), v).unwrap();
+    let (code, text) = run(&d);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("FAIL sub/v "), "{text}");
+}

@@ -14,7 +14,7 @@ fn corpus_root() -> PathBuf {
 fn every_corpus_vector_parses_and_round_trips_byte_for_byte() {
     let root = corpus_root();
     // The same list the conformance gate runs.
-    let files = tensix_harness::gate::collect(std::slice::from_ref(&root)).unwrap();
+    let files = tensix_harness::vector::yaml_files(&root).unwrap();
     // The ttsim oracle set alone has 348 vectors.
     assert!(
         files.len() >= 348,
@@ -66,7 +66,7 @@ fn corpus_covers_the_schema() {
     // the parser sees them (a regression that silently dropped a field would
     // still round-trip an empty value, but not these counts).
     let root = corpus_root().join("ttsim/blackhole/sequence");
-    let files = tensix_harness::gate::collect(&[root]).unwrap();
+    let files = tensix_harness::vector::yaml_files(&root).unwrap();
     let mut cfg_steps = 0;
     let mut gpr_steps = 0;
     let mut gprs = 0;

@@ -39,7 +39,7 @@ fn thread() -> impl Strategy<Value = u8> {
 }
 
 fn l1_ranges(arch: Arch) -> impl Strategy<Value = Vec<L1Range>> {
-    let size = u64::from(arch.l1_size());
+    let size = arch.l1_size() as u64;
     (0..size, vec((0u64..600, vec(any::<u8>(), 0..40)), 0..4))
         .prop_map(move |(base, parts)| {
             // Disjoint ranges from `base` upward; whatever would leave L1 is dropped.
@@ -141,8 +141,8 @@ fn setup(arch: Arch) -> impl Strategy<Value = Setup> {
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         4 => any::<u32>().prop_map(Step::Instruction),
-        1 => (any::<u32>(), any::<u32>()).prop_map(|(addr, value)| Step::Cfg { addr, value }),
-        1 => (0u8..=63, any::<u32>()).prop_map(|(index, value)| Step::Gpr { index, value }),
+        1 => (any::<u32>(), any::<u32>()).prop_map(|(addr32, value)| Step::Cfg { addr32, value }),
+        1 => (0u32..=63, any::<u32>()).prop_map(|(index, value)| Step::Gpr { index, value }),
     ]
 }
 

@@ -83,19 +83,15 @@ pub fn rmwcib(
 }
 
 /// `SETC16`: replace one ThreadConfig word of the issuing thread with 16 bits.
-pub fn setc16(tcfg: &mut ThreadConfig, thread: usize, arch_words: usize, i: &Setc16) -> Result<()> {
+pub fn setc16(tcfg: &mut ThreadConfig, thread: usize, i: &Setc16) -> Result<()> {
     let reg = i.setc16_reg as usize;
-    if reg >= arch_words || !tcfg.write(thread, reg, i.setc16_value & 0xffff) {
+    if !tcfg.write(thread, reg, i.setc16_value & 0xffff) {
         return Err(Fault::undefined(format!(
-            "SETC16 CfgIndex {reg} is not below THD_STATE_SIZE ({arch_words}) (SETC16.md)"
+            "SETC16 CfgIndex {reg} is not below THD_STATE_SIZE ({}) (SETC16.md)",
+            thread_config_words(tcfg.arch())
         )));
     }
     Ok(())
-}
-
-/// Words of ThreadConfig per thread, re-exported for the dispatcher.
-pub fn thread_words(arch: crate::Arch) -> usize {
-    thread_config_words(arch)
 }
 
 #[cfg(test)]
@@ -147,12 +143,12 @@ mod tests {
             setc16_value: 0x0104,
             setc16_reg: 37,
         };
-        setc16(&mut tcfg, 2, thread_words(arch), &i).unwrap();
+        setc16(&mut tcfg, 2, &i).unwrap();
         assert_eq!(tcfg.read(2, 37), Some(0x0104));
         let bad = Setc16 {
             setc16_reg: 255,
             ..i
         };
-        assert!(setc16(&mut tcfg, 2, thread_words(arch), &bad).is_err());
+        assert!(setc16(&mut tcfg, 2, &bad).is_err());
     }
 }

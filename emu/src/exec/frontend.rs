@@ -19,7 +19,7 @@ impl FrontEnd {
     pub fn new(arch: Arch) -> FrontEnd {
         FrontEnd {
             mop: MopExpander::new(arch),
-            replay: ReplayExpander::new(),
+            replay: ReplayExpander::new(arch),
         }
     }
 

@@ -271,10 +271,7 @@ impl Machine {
             I::Rmwcib1(i) => self.rmwcib(t, 1, i.cfg_reg_addr, i.data, i.mask)?,
             I::Rmwcib2(i) => self.rmwcib(t, 2, i.cfg_reg_addr, i.data, i.mask)?,
             I::Rmwcib3(i) => self.rmwcib(t, 3, i.cfg_reg_addr, i.data, i.mask)?,
-            I::Setc16(i) => {
-                let words = config_unit::thread_words(self.arch());
-                config_unit::setc16(&mut self.thread_config, t, words, i)?
-            }
+            I::Setc16(i) => config_unit::setc16(&mut self.thread_config, t, i)?,
             I::Setdmareg(i) => {
                 if i.set_signals_mode != 0 {
                     return Err(Fault::unimplemented(

@@ -22,50 +22,15 @@
 //! `UnsupportedFunctionality`.
 
 use super::mop::{opcode, OPCODE_MOP, OPCODE_MOP_CFG};
+use crate::arch::Arch;
 use crate::fault::{Fault, Result};
+use crate::isa::{self, Instruction};
 
 /// Opcode of `REPLAY`.
 pub const OPCODE_REPLAY: u32 = 0x04;
 
 /// Entries in each thread's replay buffer (`ReplayBuffer = [0] * 32`).
 pub const REPLAY_BUFFER_LEN: usize = 32;
-
-/// Decoded fields of `REPLAY`, named as in ttsim's table.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ReplayFields {
-    /// `Index`: the first buffer entry. Documented as bits `[18:14]`; decoded
-    /// here from bits `[23:14]` as ttsim does, so that the undocumented bits
-    /// `[23:19]` reach the range check.
-    pub start_idx: u32,
-    /// `Count`: the number of instructions. Documented as bits `[9:4]`; decoded
-    /// from bits `[13:4]` as ttsim does, for the same reason.
-    pub len: u32,
-    /// `Exec` `[1]`: when recording, also pass the recorded instructions on.
-    pub execute_while_loading: bool,
-    /// `Load` `[0]`: record rather than play back.
-    pub load_mode: bool,
-}
-
-impl ReplayFields {
-    pub fn decode(word: u32) -> ReplayFields {
-        ReplayFields {
-            start_idx: (word >> 14) & 0x3FF,
-            len: (word >> 4) & 0x3FF,
-            execute_while_loading: word & 0b10 != 0,
-            load_mode: word & 0b01 != 0,
-        }
-    }
-
-    /// The instruction word, fields placed as [`ReplayFields::decode`] reads
-    /// them (each truncated to its decoded width).
-    pub fn encode(self) -> u32 {
-        (OPCODE_REPLAY << 24)
-            | ((self.start_idx & 0x3FF) << 14)
-            | ((self.len & 0x3FF) << 4)
-            | (u32::from(self.execute_while_loading) << 1)
-            | u32::from(self.load_mode)
-    }
-}
 
 /// What the Replay Expander is doing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -87,15 +52,20 @@ pub enum ReplayState {
 
 /// The Replay Expander of one Tensix thread. Reset state: buffer all zero,
 /// passing through.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReplayExpander {
+    arch: Arch,
     buffer: [u32; REPLAY_BUFFER_LEN],
     state: ReplayState,
 }
 
 impl ReplayExpander {
-    pub fn new() -> ReplayExpander {
-        ReplayExpander::default()
+    pub fn new(arch: Arch) -> ReplayExpander {
+        ReplayExpander {
+            arch,
+            buffer: [0; REPLAY_BUFFER_LEN],
+            state: ReplayState::default(),
+        }
     }
 
     /// The replay buffer. It has no address RISC-V can read or write; only
@@ -185,19 +155,26 @@ impl ReplayExpander {
                         return emit(word).map(Some);
                     }
                 }
-                _ if opcode(word) == OPCODE_REPLAY => self.begin(ReplayFields::decode(word))?,
+                _ if opcode(word) == OPCODE_REPLAY => self.begin(word)?,
                 _ => return emit(word).map(Some),
             }
         }
     }
 
-    fn begin(&mut self, f: ReplayFields) -> Result<()> {
-        if f.start_idx >= REPLAY_BUFFER_LEN as u32 {
+    /// Start recording or playback for the `REPLAY` instruction `word`.
+    fn begin(&mut self, word: u32) -> Result<()> {
+        let Instruction::Replay(f) = isa::decode(self.arch, word)? else {
+            return Err(Fault::invalid_instruction(format!(
+                "{word:#010x} is not a REPLAY"
+            )));
+        };
+        // Bits [13:10] and [23:19] belong to no field of REPLAY.md's encoding;
+        // ttsim reads Count and Index 10 bits wide and rejects what lands
+        // there as UnsupportedFunctionality, and so does this model.
+        if let Some(bits @ 1..) = isa::reserved_bits(self.arch, word) {
             return Err(Fault::unsupported(format!(
-                "REPLAY start_idx = {} sets bits [23:19], which REPLAY.md's encoding does not \
-                 assign (Index is bits [18:14]); ttsim treats start_idx >= 32 as \
-                 UnsupportedFunctionality",
-                f.start_idx
+                "REPLAY {word:#010x} sets bits {bits:#08x}, which REPLAY.md's encoding does not \
+                 assign (Count is [9:4], Index is [18:14])"
             )));
         }
         if f.len > REPLAY_BUFFER_LEN as u32 {
@@ -214,11 +191,12 @@ impl ReplayExpander {
             f.len
         };
         let next_slot = f.start_idx as usize;
-        self.state = if f.load_mode {
+        let (load_mode, execute) = (f.load_mode != 0, f.execute_while_loading != 0);
+        self.state = if load_mode {
             ReplayState::Loading {
                 next_slot,
                 remaining: count,
-                execute: f.execute_while_loading,
+                execute,
             }
         } else {
             ReplayState::Playing {

@@ -163,6 +163,10 @@ impl ThreadConfig {
         }
     }
 
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
     fn index(&self, thread: usize, reg: usize) -> Option<usize> {
         let n = thread_config_words(self.arch);
         (thread < THREADS && reg < n).then_some(thread * n + reg)

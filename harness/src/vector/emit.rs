@@ -89,7 +89,9 @@ fn program(o: &mut String, threads: &[ThreadProgram]) {
         for step in &t.run {
             match *step {
                 Step::Instruction(word) => line!(o, "      - 0x{word:08x}"),
-                Step::Cfg { addr, value } => line!(o, "      - {{cfg: [{addr}, 0x{value:08x}]}}"),
+                Step::Cfg { addr32, value } => {
+                    line!(o, "      - {{cfg: [{addr32}, 0x{value:08x}]}}")
+                }
                 Step::Gpr { index, value } => {
                     line!(o, "      - {{gpr: [{index}, 0x{value:08x}]}}")
                 }

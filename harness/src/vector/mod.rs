@@ -127,45 +127,9 @@ pub struct Vector {
     pub expect: Expect,
 }
 
-/// A Tensix architecture, as named in vectors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-pub enum Arch {
-    #[serde(rename = "blackhole")]
-    Blackhole,
-    #[serde(rename = "wormhole_b0")]
-    WormholeB0,
-}
-
-impl Arch {
-    pub const ALL: [Arch; 2] = [Arch::Blackhole, Arch::WormholeB0];
-
-    /// The name used in vectors: `blackhole` or `wormhole_b0`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arch::Blackhole => "blackhole",
-            Arch::WormholeB0 => "wormhole_b0",
-        }
-    }
-
-    /// Inverse of [`Arch::name`].
-    pub fn from_name(name: &str) -> Option<Arch> {
-        Arch::ALL.into_iter().find(|a| a.name() == name)
-    }
-
-    /// Bytes of L1: 1536 KiB on Blackhole, 1464 KiB on Wormhole B0.
-    pub fn l1_size(self) -> u32 {
-        match self {
-            Arch::Blackhole => 1536 * 1024,
-            Arch::WormholeB0 => 1464 * 1024,
-        }
-    }
-}
-
-impl fmt::Display for Arch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// A Tensix architecture, as named in vectors (`blackhole`, `wormhole_b0`):
+/// the emulator's own.
+pub use tensix_emu::Arch;
 
 /// Where a vector's expected results come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -434,17 +398,9 @@ pub struct ThreadProgram {
     pub run: Vec<Step>,
 }
 
-/// One entry of a thread's program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// A Tensix instruction word (opcode in bits `[31:24]`).
-    Instruction(u32),
-    /// A TRISC store to config register `addr`, made once the thread's
-    /// instruction queue has drained.
-    Cfg { addr: u32, value: u32 },
-    /// A TRISC store to GPR `index`, made once the thread's queue has drained.
-    Gpr { index: u8, value: u32 },
-}
+/// One entry of a thread's program: an instruction word, or a TRISC store
+/// of a Config word or a GPR (the emulator's own type).
+pub use tensix_emu::Step;
 
 /// What must hold after the run. Every `None` field is not checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -526,12 +482,9 @@ impl AdcChannel {
     /// Largest Y counter value (13 bits).
     pub const MAX_Y: u32 = 0x1fff;
 
-    /// Bits of the Z and W counters on `arch`.
+    /// Bits of the Z and W counters on `arch` (`ADCs.md`).
     pub fn zw_bits(arch: Arch) -> u32 {
-        match arch {
-            Arch::WormholeB0 => 8,
-            Arch::Blackhole => 13,
-        }
+        tensix_emu::adc::Dim::Z.width(arch)
     }
 }
 
@@ -558,6 +511,13 @@ impl Vector {
         Vector::from_yaml_bytes(&bytes, path)
     }
 
+    /// Load `file`, found below the vector directory `root`: an absent
+    /// `name` defaults to the path relative to `root`, as [`load_dir`] names
+    /// it.
+    pub fn load_under(root: &Path, file: &Path) -> Result<Vector, VectorError> {
+        parse_under(root, file).map(|p| p.vector)
+    }
+
     /// Writes the vector in the corpus's house style: hex for words, cells
     /// and addresses, `hex: |` blocks of 32 digits per line for L1 bytes and
     /// one flow sequence per row. Parsing the result gives back `self`.
@@ -582,12 +542,7 @@ pub fn load_dir(root: impl AsRef<Path>) -> Result<Vec<Vector>, Vec<VectorError>>
     let mut seen: std::collections::HashMap<String, String> = std::collections::HashMap::new();
     for file in files {
         let shown = display_path(&file);
-        let rel = file.strip_prefix(root).unwrap_or(&file);
-        let parsed = read(&file).and_then(|bytes| {
-            let text = parse::decode(&bytes, &shown)?;
-            parse::parse(text, &shown, &default_name(rel))
-        });
-        match parsed {
+        match parse_under(root, &file) {
             Ok(p) => {
                 if let Some(first) = seen.get(&p.vector.name) {
                     let (line, column) = p.name_at.unwrap_or((1, 1));
@@ -612,6 +567,31 @@ pub fn load_dir(root: impl AsRef<Path>) -> Result<Vec<Vector>, Vec<VectorError>>
     } else {
         Err(errors)
     }
+}
+
+/// Every vector file below `root`: `*.yaml` except [`KNOWN_FAILURES`],
+/// sorted. The first directory that cannot be read is the error.
+pub fn yaml_files(root: &Path) -> Result<Vec<PathBuf>, VectorError> {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    collect_yaml_files(root, &mut files, &mut errors);
+    match errors.into_iter().next() {
+        Some(e) => Err(e),
+        None => {
+            files.sort();
+            Ok(files)
+        }
+    }
+}
+
+/// Parse `file`, found below `root`; an absent `name` defaults to the path
+/// relative to `root`.
+fn parse_under(root: &Path, file: &Path) -> Result<parse::Parsed, VectorError> {
+    let shown = display_path(file);
+    let rel = file.strip_prefix(root).unwrap_or(file);
+    let bytes = read(file)?;
+    let text = parse::decode(&bytes, &shown)?;
+    parse::parse(text, &shown, &default_name(rel))
 }
 
 fn collect_yaml_files(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<VectorError>) {

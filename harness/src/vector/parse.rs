@@ -108,12 +108,30 @@ pub(crate) fn parse(text: &str, file: &str, default_name: &str) -> Result<Parsed
 // ---------------------------------------------------------------------------
 // Layer 1: the serde view of the document.
 
+/// `arch` as serde reads it (so a wrong name is reported at the value).
+#[derive(Clone, Copy, Deserialize)]
+enum RawArch {
+    #[serde(rename = "blackhole")]
+    Blackhole,
+    #[serde(rename = "wormhole_b0")]
+    WormholeB0,
+}
+
+impl From<RawArch> for Arch {
+    fn from(a: RawArch) -> Arch {
+        match a {
+            RawArch::Blackhole => Arch::Blackhole,
+            RawArch::WormholeB0 => Arch::WormholeB0,
+        }
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawVector {
     schema: S<Node>,
     name: Option<S<String>>,
-    arch: Arch,
+    arch: RawArch,
     provenance: RawProvenance,
     tags: Option<Vec<String>>,
     setup: Option<RawSetup>,
@@ -701,7 +719,7 @@ impl<'a> Ctx<'a> {
             }
             None => (default_name.to_string(), None),
         };
-        let arch = raw.arch;
+        let arch: Arch = raw.arch.into();
         let setup = match &raw.setup {
             Some(s) => self.setup(s, arch)?,
             None => Setup::default(),
@@ -832,7 +850,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn l1_ranges(&self, list: &[RawL1], field: &str, arch: Arch) -> Checked<Vec<L1Range>> {
-        let size = u64::from(arch.l1_size());
+        let size = arch.l1_size() as u64;
         let mut ranges = Vec::with_capacity(list.len());
         for (i, r) in list.iter().enumerate() {
             let entry = format!("{field}[{i}]");
@@ -1019,7 +1037,7 @@ impl<'a> Ctx<'a> {
                 let field = format!("{field}.cfg");
                 let t = self.tuple(args, &field, "[addr, value]", &[2])?;
                 Ok(Step::Cfg {
-                    addr: self.bits(&t[0], &field, "addr", 32)? as u32,
+                    addr32: self.bits(&t[0], &field, "addr", 32)? as u32,
                     value: self.bits(&t[1], &field, "value", 32)? as u32,
                 })
             }
@@ -1027,7 +1045,7 @@ impl<'a> Ctx<'a> {
                 let field = format!("{field}.gpr");
                 let t = self.tuple(args, &field, "[index, value]", &[2])?;
                 Ok(Step::Gpr {
-                    index: self.index(&t[0], &field, "index", MAX_GPR_INDEX.into())? as u8,
+                    index: self.index(&t[0], &field, "index", MAX_GPR_INDEX.into())? as u32,
                     value: self.bits(&t[1], &field, "value", 32)? as u32,
                 })
             }

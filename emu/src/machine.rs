@@ -36,6 +36,11 @@ pub struct Machine {
     pub l1: L1,
     pub adcs: Adcs,
     pub semaphores: Semaphores,
+    /// State the packer keeps between PACRs (16-byte stream buffers, BFP
+    /// assembly, exponent histogram, output addresses).
+    pub packer: crate::pack::PackerState,
+    /// State the unpackers keep between UNPACRs (context counters, ...).
+    pub unpackers: crate::unpack::UnpackerState,
     pub(crate) frontends: [FrontEnd; THREADS],
     /// Instructions executed so far (across threads); tags L1 writes.
     pub(crate) issued: u64,
@@ -55,6 +60,8 @@ impl Machine {
             l1: L1::new(arch),
             adcs: Adcs::new(arch),
             semaphores: Semaphores::default(),
+            packer: crate::pack::PackerState::default(),
+            unpackers: crate::unpack::UnpackerState::default(),
             frontends: std::array::from_fn(|_| FrontEnd::new(arch)),
             issued: 0,
         }

@@ -13,3 +13,7 @@ pub fn pacr(_m: &mut Machine, _thread: usize, _i: &Pacr) -> Result<()> {
         "PACR: the packer data path is not modelled yet",
     ))
 }
+
+/// What the packer remember between instructions.
+#[derive(Clone, Debug, Default)]
+pub struct PackerState {}

@@ -21,3 +21,7 @@ pub fn unpacr_nop(_m: &mut Machine, _thread: usize, _i: &UnpacrNop) -> Result<Is
         "UNPACR_NOP: the unpacker data path is not modelled yet",
     ))
 }
+
+/// What the unpackers remember between instructions.
+#[derive(Clone, Debug, Default)]
+pub struct UnpackerState {}

@@ -145,7 +145,7 @@ fn run_file(file: &VectorFile, known: &KnownFailures) -> Result<Entry, String> {
         path: path.to_path_buf(),
         name: v.name.clone(),
         verdict,
-        datums: Datums::for_format(outcome.pack_format),
+        datums: Datums::for_format(outcome.pack_format, outcome.bfp_layout),
         outcome,
     })
 }

@@ -9,7 +9,7 @@ use crate::run::Mismatch;
 use crate::vector::DstFormat;
 use similar::{ChangeTag, TextDiff};
 use std::fmt::Write;
-use tensix_emu::format::data_format::DataFormat;
+use tensix_emu::format::data_format::{BfpExp, BfpWidth, DataFormat};
 
 /// How to show an L1 row's datums next to its hex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,16 +18,32 @@ pub enum Datums {
     Bf16,
     Fp16,
     Fp32,
+    /// Block floating point: rows inside the exponent section show their
+    /// exponent bytes; rows after it show each group's shared exponent and
+    /// its signed magnitudes (FloatBitPatterns.md, "BFP").
+    Bfp(BfpLayout),
+}
+
+/// Where a BFP tile lies in L1: `exponents` bytes of shared exponents from
+/// `start`, the datums right after them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BfpLayout {
+    pub exp: BfpExp,
+    pub width: BfpWidth,
+    pub start: usize,
+    pub exponents: usize,
 }
 
 impl Datums {
     /// The view for L1 holding packer output in `format`; formats this report
-    /// cannot decode yet show as bytes.
-    pub fn for_format(format: Option<DataFormat>) -> Datums {
+    /// cannot decode show as bytes. `bfp` places a BFP tile's sections; a
+    /// BFP format without it shows as bytes.
+    pub fn for_format(format: Option<DataFormat>, bfp: Option<BfpLayout>) -> Datums {
         match format {
             Some(DataFormat::Float32) => Datums::Fp32,
             Some(DataFormat::Float16) => Datums::Fp16,
             Some(DataFormat::Float16B) => Datums::Bf16,
+            Some(f) if f.is_bfp() => bfp.map_or(Datums::Bytes, Datums::Bfp),
             _ => Datums::Bytes,
         }
     }
@@ -38,7 +54,7 @@ const CONTEXT_ROWS: usize = 1;
 /// Differing rows shown before the rest are only counted.
 const SHOWN_ROWS: usize = 8;
 
-fn decode_row(bytes: &[u8], datums: Datums) -> String {
+fn decode_row(addr: usize, bytes: &[u8], image: &[u8], datums: Datums) -> String {
     match datums {
         Datums::Bytes => String::new(),
         Datums::Bf16 => bytes
@@ -59,15 +75,55 @@ fn decode_row(bytes: &[u8], datums: Datums) -> String {
             .map(|c| format!("{:e}", f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
             .collect::<Vec<_>>()
             .join(" "),
+        Datums::Bfp(layout) => decode_bfp_row(addr, bytes, image, layout),
     }
+}
+
+/// A BFP row: exponent bytes inside the exponent section, otherwise one
+/// `[2^e] ±m ...` run per group of 16 datums, `e` the unbiased shared
+/// exponent read from the same L1 image (`?` when it lies outside it).
+fn decode_bfp_row(addr: usize, bytes: &[u8], image: &[u8], l: BfpLayout) -> String {
+    let data_start = l.start + l.exponents;
+    if addr < l.start {
+        return String::new();
+    }
+    if addr < data_start {
+        let exps: Vec<String> = bytes.iter().map(|b| b.to_string()).collect();
+        return format!("exponents: {}", exps.join(" "));
+    }
+    let bits = l.width.datum_bits() as usize;
+    let bias = match l.exp {
+        BfpExp::A => 15,
+        BfpExp::B => 127,
+    };
+    let per_byte = 8 / bits;
+    let first = (addr - data_start) * per_byte;
+    let mut out = Vec::new();
+    for (i, datum) in bytes
+        .iter()
+        .flat_map(|&b| (0..per_byte).map(move |k| (b >> (k * bits)) & ((1u16 << bits) - 1) as u8))
+        .enumerate()
+    {
+        let n = first + i;
+        if n % 16 == 0 || i == 0 {
+            let e = image
+                .get(l.start + n / 16)
+                .filter(|_| n / 16 < l.exponents)
+                .map_or("?".to_string(), |&e| (e as i32 - bias).to_string());
+            out.push(format!("[2^{e}]"));
+        }
+        let sign = if datum >> (bits - 1) != 0 { '-' } else { '+' };
+        out.push(format!("{sign}{}", datum & ((1 << (bits - 1)) - 1)));
+    }
+    out.join(" ")
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn l1_row(addr: usize, bytes: &[u8], datums: Datums) -> String {
-    let d = decode_row(bytes, datums);
+fn l1_row(addr: usize, bytes: &[u8], image: &[u8], datums: Datums) -> String {
+    let d = decode_row(addr, bytes, image, datums);
     if d.is_empty() {
         format!("{addr:#08x}: {}\n", hex(bytes))
     } else {
@@ -108,8 +164,18 @@ pub fn l1_diff(expected: &[u8], actual: &[u8], datums: Datums) -> String {
             act_text.push_str("...\n");
         }
         last = Some(r);
-        exp_text.push_str(&l1_row(r * 16, &expected[r * 16..r * 16 + 16], datums));
-        act_text.push_str(&l1_row(r * 16, &actual[r * 16..r * 16 + 16], datums));
+        exp_text.push_str(&l1_row(
+            r * 16,
+            &expected[r * 16..r * 16 + 16],
+            expected,
+            datums,
+        ));
+        act_text.push_str(&l1_row(
+            r * 16,
+            &actual[r * 16..r * 16 + 16],
+            actual,
+            datums,
+        ));
     }
     let diff = TextDiff::from_lines(&exp_text, &act_text);
     for change in diff.iter_all_changes() {
@@ -282,7 +348,37 @@ mod tests {
     fn bf16_rows_decode_values() {
         // BF16 0x3f80 is 1.0; 0xc000 is -2.0 (little-endian in L1).
         let row = [0x80, 0x3f, 0x00, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-        assert!(decode_row(&row, Datums::Bf16).starts_with("1e0 -2e0 0e0"));
+        assert!(decode_row(0, &row, &row, Datums::Bf16).starts_with("1e0 -2e0 0e0"));
+    }
+
+    #[test]
+    fn bfp_rows_show_exponents_then_signed_magnitudes() {
+        // A BFP4b tile at 0x20: one 16-byte exponent row (groups with shared
+        // exponents 127 and 130), then datums. FloatBitPatterns.md: sign in
+        // the top bit of each 4-bit datum; datum 2k is byte k's low nibble.
+        let mut image = vec![0u8; 0x60];
+        image[0x20] = 127;
+        image[0x21] = 130;
+        image[0x30] = 0x9a; // datum 0 = 0xa (-2), datum 1 = 0x9 (-1)
+        image[0x38] = 0x07; // datum 16 (second group) = +7, datum 17 = +0
+        let layout = BfpLayout {
+            exp: BfpExp::B,
+            width: BfpWidth::Bits4,
+            start: 0x20,
+            exponents: 16,
+        };
+        let d = Datums::Bfp(layout);
+        let exps = decode_row(0x20, &image[0x20..0x30], &image, d);
+        assert!(exps.starts_with("exponents: 127 130 0"), "{exps}");
+        let data = decode_row(0x30, &image[0x30..0x40], &image, d);
+        assert!(data.starts_with("[2^0] -2 -1 +0"), "{data}");
+        assert!(data.contains("+0 [2^3] +7 +0"), "{data}");
+        // Group 4's exponent (byte 0x24) is zero; in an image that ends
+        // before it, it shows as `?`.
+        let far = decode_row(0x50, &image[0x50..0x60], &image, d);
+        assert!(far.starts_with("[2^-127]"), "{far}");
+        let cut = decode_row(0x50, &image[0x50..0x60], &image[..0x24], d);
+        assert!(cut.starts_with("[2^?]"), "{cut}");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! at a 16-byte aligned address; no L1 byte outside `expect.l1` changed; a
 //! second run of the same vector gives the same state.
 
+use crate::report::BfpLayout;
 use crate::vector::{self, Dst, DstFormat, SrcRow, Vector};
 use tensix_emu::adc::Unit;
 use tensix_emu::format::data_format::DataFormat;
@@ -54,6 +55,9 @@ pub struct Outcome {
     pub fault: Option<Fault>,
     /// The packer output format Config state 0 held at the end of the run.
     pub pack_format: Option<DataFormat>,
+    /// Where packer 0's BFP exponent section starts and how long it is, by
+    /// the same Config state, when the output format is BFP.
+    pub bfp_layout: Option<BfpLayout>,
     pub mismatches: Vec<Mismatch>,
 }
 
@@ -231,10 +235,31 @@ pub fn run_vector(v: &Vector) -> Result<Outcome, String> {
 
     let pack_format =
         DataFormat::from_code(m.config.get(0, CfgField::THCON_SEC0_REG1_Out_data_format) as u8);
+    let bfp_layout = pack_format.and_then(|f| bfp_layout(&m, f));
     Ok(Outcome {
         fault,
         pack_format,
+        bfp_layout,
         mismatches,
+    })
+}
+
+/// Packer 0's exponent section, as the output address generator places it
+/// for a fresh tile (Packers/OutputAddressGenerator.md): from
+/// `(L1_Dest_addr + !Sub_l1_tile_header_size) * 16`, `Exp_section_size`
+/// units of 16 bytes. Only a display aid for reports.
+fn bfp_layout(m: &Machine, format: DataFormat) -> Option<BfpLayout> {
+    let (exp, width) = format.bfp()?;
+    let dest = m.config.get(0, CfgField::THCON_SEC0_REG1_L1_Dest_addr) & 0x1_ffff;
+    let header = 1 - m
+        .config
+        .get(0, CfgField::THCON_SEC0_REG1_Sub_l1_tile_header_size);
+    let units = m.config.get(0, CfgField::THCON_SEC0_REG1_Exp_section_size);
+    Some(BfpLayout {
+        exp,
+        width,
+        start: (dest + header) as usize * 16,
+        exponents: units as usize * 16,
     })
 }
 

@@ -229,7 +229,7 @@ impl Conversion {
     /// Convert one datum (`datum` holds the input format's bits; `exp` is the
     /// shared exponent for BFP input, ignored otherwise). Only BFP8a-family
     /// input can fail, when the normalised exponent leaves the 5-bit range.
-    #[inline]
+    #[inline(always)]
     pub fn apply(self, datum: u32, exp: u8) -> fault::Result<Unpacked> {
         let (half, bits, to_dst) = match self {
             Conversion::Dst32 => return Ok(Unpacked::Dst32(dst::encode_fp32(datum))),

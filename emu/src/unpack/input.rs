@@ -296,7 +296,8 @@ pub struct RawDatum {
 #[derive(Clone, Copy, Debug)]
 pub struct InputStream {
     plan: InputPlan,
-    read: u32,
+    /// Datums left in the current input row.
+    row_left: u32,
     bfp: bool,
     forced_exp: Option<u8>,
 }
@@ -305,7 +306,7 @@ impl InputStream {
     pub fn new(plan: InputPlan, s: &Settings) -> InputStream {
         InputStream {
             plan,
-            read: 0,
+            row_left: plan.row_datums,
             bfp: s.in_format.is_bfp(),
             forced_exp: s.force_shared_exp.then_some(s.forced_shared_exp),
         }
@@ -318,8 +319,9 @@ impl InputStream {
         let p = &mut self.plan;
         let bits = read_bits(l1, p.datums, p.datum_bits)?;
         p.datums += p.datum_bits as i64;
-        self.read += 1;
-        if self.read % p.row_datums == 0 {
+        self.row_left -= 1;
+        if self.row_left == 0 {
+            self.row_left = p.row_datums;
             p.datums += p.row_stride_bits - p.datum_bits as i64 * p.row_datums as i64;
             p.datums = wrap(p.datums, s, 8);
         }

@@ -25,9 +25,13 @@
 //! * [`handshake`]: the `AllowedClient` handshake with the matrix unit;
 //! * [`nop`]: the forms of `UNPACR_NOP`.
 //!
-//! [`program`] builds LLK-style unpack programs for tests and benchmarks.
+//! A fast path for contiguous unpacks (`contiguous.rs`) computes the same as
+//! the general loop; [`unpacr_general`] runs without it, for the differential
+//! test that guards it. [`program`] builds LLK-style unpack programs for
+//! tests and benchmarks.
 
 pub mod context;
+mod contiguous;
 pub mod descriptor;
 mod fields;
 pub mod handshake;
@@ -38,7 +42,7 @@ pub mod program;
 mod regular;
 
 pub use nop::unpacr_nop;
-pub use regular::{unpacr, UnpacrOp};
+pub use regular::{unpacr, unpacr_general, UnpacrOp};
 
 /// What one unpacker keeps between instructions (`Unpackers[i]` in
 /// `UNPACR_Regular.md`). Its `SrcBank` lives in [`crate::state::SrcReg`]

@@ -97,6 +97,17 @@ fn adc_unit(unpacker: usize) -> Unit {
 /// Execute one `UNPACR` for `thread`. Returns [`Issue::Wait`], changing
 /// nothing, while the bank it must write belongs to the matrix unit.
 pub fn unpacr(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
+    execute(m, thread, i, true)
+}
+
+/// [`unpacr`] without the contiguous fast path ([`super::contiguous`]):
+/// every datum goes through the functional model's loop. This is the
+/// definition the fast path is tested against.
+pub fn unpacr_general(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
+    execute(m, thread, i, false)
+}
+
+fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Issue> {
     let op = UnpacrOp::decode(i)?;
     let sel = context::select(m, thread, &op)?;
     let s = Settings::read(m, thread, &op, &sel)?;
@@ -156,7 +167,7 @@ pub fn unpacr(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
     if moves_data && !handshake::may_write(m, op.unpacker) {
         return Ok(Issue::Wait);
     }
-    main_loop(m, &op, &s, conversion, in_plan, out_plan)?;
+    main_loop(m, &op, &s, conversion, in_plan, out_plan, fast)?;
     update_counters(m, thread, &op, &sel, &s)?;
     Ok(Issue::Done)
 }
@@ -198,9 +209,8 @@ fn main_loop(
     conversion: Conversion,
     in_plan: input::InputPlan,
     out_plan: output::OutputPlan,
+    fast: bool,
 ) -> Result<()> {
-    let mut input = InputStream::new(in_plan, s);
-    let mut output = OutputStream::new(out_plan);
     let Machine {
         l1,
         srca,
@@ -210,6 +220,22 @@ fn main_loop(
     } = m;
     let l1 = l1.bytes();
     let mut regs = Registers { srca, srcb, dst };
+    if fast {
+        let done = super::contiguous::try_run(
+            &mut regs,
+            l1,
+            s,
+            op.all_zero,
+            conversion,
+            &in_plan,
+            &out_plan,
+        );
+        if let Some(result) = done {
+            return result;
+        }
+    }
+    let mut input = InputStream::new(in_plan, s);
+    let mut output = OutputStream::new(out_plan);
     let mut drop = in_plan.drop;
     let mut remaining = in_plan.decompress_datums;
     let mut i = 0u32;

@@ -368,3 +368,36 @@ fn undocumented_unpacr_forms_are_refused() {
         assert_eq!(e.kind, kind, "{arch} {extra}: {e}");
     }
 }
+
+/// INT8 bytes through the BFP8 path (seed 001: `Force_shared_exp` "used
+/// when you want to upcast INT8 via the BFP path"): read as BFP8 datums with
+/// a forced shared exponent of 127 + 6, a sign-magnitude byte `s|m` becomes
+/// the float `±m` (`BFP8ToBF16`: `m / 2^6 · 2^(exp − 127)`).
+#[test]
+fn int8_upcasts_via_bfp8_with_a_forced_exponent() {
+    let j = job(0, F::Bfp8B, F::Bfp8B, false);
+    let mut m = Machine::new(Arch::Blackhole);
+    m.write_l1(AT, &[0x05, 0x85, 0x7F, 0x01, 0x00]).unwrap();
+    j.configure(&mut m).unwrap();
+    set(&mut m, C::THCON_SEC0_REG2_Force_shared_exp, 1);
+    set(&mut m, C::UNP0_FORCED_SHARED_EXP_shared_exp, 127 + 6);
+    m.run(&[j.program(Arch::Blackhole).unwrap()], Limits::default())
+        .unwrap();
+    // 5.0, −5.0, 127.0, 1.0, +0.
+    assert_eq!(
+        &src_cells(&m, 0)[..5],
+        &[0x40A0 << 3, 0xC0A0 << 3, 0x42FE << 3, 0x3F80 << 3, 0]
+    );
+}
+
+/// `Throttle_mode` 3 names no speed on Wormhole B0 (ttsim: undefined).
+#[test]
+fn throttle_mode_3_is_undefined_on_wormhole() {
+    let mut m = srca_job(Arch::WormholeB0, 5, 16, 0x100);
+    set(&mut m, C::THCON_SEC0_REG2_Throttle_mode, 3);
+    let e = run(&mut m, 0, &[&xx(0, 15), &unpacr(0, "")]).unwrap_err();
+    assert_eq!(e.kind, FaultKind::UndefinedBehavior, "{e}");
+    let mut m = srca_job(Arch::Blackhole, 5, 16, 0x100);
+    set(&mut m, C::THCON_SEC0_REG2_Throttle_mode, 3);
+    run(&mut m, 0, &[&xx(0, 15), &unpacr(0, "")]).unwrap();
+}

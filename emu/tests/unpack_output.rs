@@ -272,3 +272,22 @@ fn dst_with_ovrd_keeps_four_row_bits() {
     assert_eq!(m.read_dst_row(DstView::Bf16, 2)[0], data[0] as u32);
     assert_eq!(m.read_dst_row(DstView::Bf16, 18)[0], 0);
 }
+
+/// `SrcB` rows are offset by `SrcRow[thread]`, which `FlipSrc` sets to
+/// `SRCB_SET_Base << 4`.
+#[test]
+fn srcb_rows_start_at_srcb_set_base_after_a_flip() {
+    let mut m = srcb_job(Arch::Blackhole, BF16, 16, 0x100);
+    set_thread(&mut m, 0, T::SRCB_SET_Base, 2);
+    let data = ramp(0x3F80, 16);
+    m.write_l1((0x100 + 1) * 16, &bf16_bytes(&data)).unwrap();
+    run(
+        &mut m,
+        0,
+        &[&xx(1, 15), &unpacr(1, "set_dat_valid=1"), &unpacr(1, "")],
+    )
+    .unwrap();
+    assert_eq!(m.srcb.read(0, 0, 3), bf16_cell(data[3]));
+    assert_eq!(m.srcb.read(1, 32, 3), bf16_cell(data[3]));
+    assert_eq!(m.srcb.read(1, 0, 3), 0);
+}

@@ -96,6 +96,8 @@ pub struct Settings {
     pub x_dim: u32,
     pub in_format: DataFormat,
     pub out_format: DataFormat,
+    /// `Throttle_mode`: L1 read speed (0 x1, 1 x2, 2 x4).
+    pub throttle_mode: u32,
     pub fp8: Fp8Format,
     pub int8_unsigned: bool,
     /// The L1 address of the tile (before the header) in 16-byte units:
@@ -196,6 +198,7 @@ impl Settings {
             x_dim,
             in_format,
             out_format,
+            throttle_mode: get(f.throttle_mode),
             fp8: if get(f.lf8_4b_exp) != 0 {
                 Fp8Format::E4M3
             } else {

@@ -10,6 +10,7 @@ pub(super) struct UnpackerFields {
     /// Word 0 of the 128-bit `REG0_TileDescriptor`; words 1..3 follow it.
     pub tile_descriptor: CfgField,
     pub out_data_format: CfgField,
+    pub throttle_mode: CfgField,
     pub context_count: CfgField,
     /// Blackhole only; reads 0 on Wormhole B0.
     pub context_count_non_log2_en: CfgField,
@@ -53,6 +54,7 @@ pub(super) static UNPACKERS: [UnpackerFields; 2] = [
     UnpackerFields {
         tile_descriptor: CfgField::THCON_SEC0_REG0_TileDescriptor,
         out_data_format: CfgField::THCON_SEC0_REG2_Out_data_format,
+        throttle_mode: CfgField::THCON_SEC0_REG2_Throttle_mode,
         context_count: CfgField::THCON_SEC0_REG2_Context_count,
         context_count_non_log2_en: CfgField::THCON_SEC0_REG2_Context_count_non_log2_en,
         haloize_mode: CfgField::THCON_SEC0_REG2_Haloize_mode,
@@ -153,6 +155,7 @@ pub(super) static UNPACKERS: [UnpackerFields; 2] = [
     UnpackerFields {
         tile_descriptor: CfgField::THCON_SEC1_REG0_TileDescriptor,
         out_data_format: CfgField::THCON_SEC1_REG2_Out_data_format,
+        throttle_mode: CfgField::THCON_SEC1_REG2_Throttle_mode,
         context_count: CfgField::THCON_SEC1_REG2_Context_count,
         context_count_non_log2_en: CfgField::THCON_SEC1_REG2_Context_count_non_log2_en,
         haloize_mode: CfgField::THCON_SEC1_REG2_Haloize_mode,

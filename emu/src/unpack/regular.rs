@@ -111,6 +111,14 @@ fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Iss
     let op = UnpacrOp::decode(i)?;
     let sel = context::select(m, thread, &op)?;
     let s = Settings::read(m, thread, &op, &sel)?;
+    // UNPACR_Regular.md, "Performance", names Throttle_mode 0, 1 and 2;
+    // ttsim treats 3 as undefined on Wormhole B0 (Blackhole accepts it).
+    if s.arch == crate::arch::Arch::WormholeB0 && s.throttle_mode == 3 {
+        return Err(Fault::undefined(
+            "UNPACR with Throttle_mode 3 on Wormhole B0: only x1, x2 and x4 exist \
+             (UNPACR_Regular.md, Performance; ttsim)",
+        ));
+    }
     if op.use_context_counter && op.multi_context && s.context_count_non_log2 {
         return Err(Fault::unimplemented(
             "UNPACR context counter with Context_count_non_log2_en (Blackhole): \

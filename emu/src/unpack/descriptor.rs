@@ -107,6 +107,8 @@ pub struct Settings {
     pub forced_shared_exp: u8,
     pub limit_address: u32,
     pub fifo_size: u32,
+    /// Blackhole `REG10_Unpack_limit_address_en`: a second FIFO limit.
+    pub extra_limit: bool,
     /// `Tileize_mode`: `DiscontiguousInputRows`.
     pub tileize: bool,
     /// The four 4-bit `Shift_amount_cntx` fields (row stride in tileize
@@ -210,6 +212,7 @@ impl Settings {
             forced_shared_exp: get(f.forced_shared_exp) as u8,
             limit_address: get(f.unpack_limit_address),
             fifo_size: get(f.unpack_fifo_size),
+            extra_limit: get(f.extra_limit_en) != 0,
             tileize: get(f.tileize_mode) != 0,
             shift_amount: std::array::from_fn(|i| get(f.shift_amount[i])),
             column_shift: get(f.shift_amount[ctx & 3]),

@@ -27,6 +27,8 @@ pub(super) struct UnpackerFields {
     pub force_shared_exp: CfgField,
     pub unpack_limit_address: CfgField,
     pub unpack_fifo_size: CfgField,
+    /// Blackhole only: `REG10_Unpack_limit_address_en`.
+    pub extra_limit_en: CfgField,
     /// `REG3_Base_address` (context 0) and `Base_cntx1..7_address`.
     pub base: [CfgField; 8],
     /// `REG7_Offset_address` (context 0) and `Offset_cntx1..3_address`.
@@ -93,6 +95,7 @@ pub(super) static UNPACKERS: [UnpackerFields; 2] = [
         force_shared_exp: CfgField::THCON_SEC0_REG2_Force_shared_exp,
         unpack_limit_address: CfgField::THCON_SEC0_REG2_Unpack_limit_address,
         unpack_fifo_size: CfgField::THCON_SEC0_REG2_Unpack_fifo_size,
+        extra_limit_en: CfgField::THCON_SEC0_REG10_Unpack_limit_address_en,
         base: [
             CfgField::THCON_SEC0_REG3_Base_address,
             CfgField::THCON_SEC0_REG3_Base_cntx1_address,
@@ -194,6 +197,7 @@ pub(super) static UNPACKERS: [UnpackerFields; 2] = [
         force_shared_exp: CfgField::THCON_SEC1_REG2_Force_shared_exp,
         unpack_limit_address: CfgField::THCON_SEC1_REG2_Unpack_limit_address,
         unpack_fifo_size: CfgField::THCON_SEC1_REG2_Unpack_fifo_size,
+        extra_limit_en: CfgField::THCON_SEC1_REG10_Unpack_limit_address_en,
         base: [
             CfgField::THCON_SEC1_REG3_Base_address,
             CfgField::THCON_SEC1_REG3_Base_cntx1_address,

@@ -25,6 +25,22 @@
 //! * [`handshake`]: the `AllowedClient` handshake with the matrix unit;
 //! * [`nop`]: the forms of `UNPACR_NOP`.
 //!
+//! Where the sources disagree (each also noted at the code):
+//! * `SRCA_SET_SetOvrdWithAddr`: one stored version of `UNPACR_Regular.md`
+//!   wraps `SrcA` rows modulo 64 (with a note on write bursts that cross row
+//!   63) and keeps four row bits for `Dst`; an older one makes `SrcA` rows
+//!   past 63 and the `Dst` case undefined; ttsim faults on both on Wormhole
+//!   B0 and wraps `SrcA` on Blackhole. The newer page is followed; bursts
+//!   that would straddle row 63 are refused as unsupported.
+//! * ttsim omits `ADDR_BASE_REG_1_Base`, `DigestSize`, `WDim`, the FIFO wrap,
+//!   `SrcRow` and the row wrap of `SrcB`, and stalls even an `UNPACR` with no
+//!   datums; the page's model is followed for all of these.
+//! * Blackhole reads 32 datums per input row of a 16- or 32-bit format
+//!   (ttsim); the page gives 16. It matters in tileize mode and for when the
+//!   FIFO wrap is checked.
+//! * FP8: ttsim's e4m3 decode and Blackhole's e5m2 all-ones case (confirmed
+//!   by the ttsim vectors) fill in what the page does not say.
+//!
 //! A fast path for contiguous unpacks (`contiguous.rs`) computes the same as
 //! the general loop; [`unpacr_general`] runs without it, for the differential
 //! test that guards it. [`program`] builds LLK-style unpack programs for

@@ -100,7 +100,7 @@ pub fn unpacr(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
     execute(m, thread, i, true)
 }
 
-/// [`unpacr`] without the contiguous fast path ([`super::contiguous`]):
+/// [`unpacr`] without the contiguous fast path (`unpack/contiguous.rs`):
 /// every datum goes through the functional model's loop. This is the
 /// definition the fast path is tested against.
 pub fn unpacr_general(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
@@ -117,6 +117,12 @@ fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Iss
         return Err(Fault::undefined(
             "UNPACR with Throttle_mode 3 on Wormhole B0: only x1, x2 and x4 exist \
              (UNPACR_Regular.md, Performance; ttsim)",
+        ));
+    }
+    if s.extra_limit {
+        return Err(Fault::unimplemented(
+            "UNPACR with REG10_Unpack_limit_address_en (Blackhole): only a register comment \
+             describes this second FIFO limit (\"used by cntx1 for wraparound\")",
         ));
     }
     if op.use_context_counter && op.multi_context && s.context_count_non_log2 {

@@ -349,6 +349,7 @@ impl Machine {
             I::Pacr(i) => crate::pack::pacr(self, t, i)?,
             I::Unpacr(i) => return crate::unpack::unpacr(self, t, i),
             I::UnpacrNop(i) => return crate::unpack::unpacr_nop(self, t, i),
+            I::Cleardvalid(i) => crate::unpack::handshake::cleardvalid(self, i)?,
             I::Mop(_) | I::MopCfg(_) | I::Replay(_) => {
                 return Err(Fault::undefined(format!(
                     "{} reached the Wait Gate: it is only meaningful to the MOP/REPLAY expanders, \

@@ -1,0 +1,388 @@
+//! The input address generator and the three L1 streams an `UNPACR` reads:
+//! datums, BFP shared exponents and (for compressed data) zero-run counts
+//! (`UNPACR_Regular.md`, "Determine initial input address(es) and input
+//! datum count" and the main loop; `Unpackers/README.md`, "Decompression").
+//!
+//! L1 holds, from the tile's base address: a `(1 + DigestSize) * 16`-byte
+//! header; for compressed data the row start index (RSI) array of 16-bit
+//! datum indices, padded to 16 bytes; for BFP data (unless the exponent is
+//! forced) one exponent byte per 16 datums, padded to 16 bytes; then the
+//! datums. Compressed datums come in groups of 32 followed by their 32
+//! four-bit zero-run counts.
+//!
+//! Addresses are kept in bits (datums, zero-run counts) and in sixteenths of
+//! a byte (exponents), which are exact for every datum size, as signed
+//! integers so that a FIFO wrap below address 0 is seen rather than wrapped.
+
+use super::descriptor::{Settings, TileDescriptor};
+use crate::fault::{Fault, Result};
+
+/// The datum count and where the three streams start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputPlan {
+    /// Bits per datum in L1.
+    pub datum_bits: u32,
+    /// Bit address of the first datum.
+    pub datums: i64,
+    /// Address of the first exponent in sixteenths of a byte, when the
+    /// exponents come from L1.
+    pub exponents: Option<i64>,
+    /// Bit address of the first zero-run count, for compressed data.
+    pub deltas: Option<i64>,
+    /// `InputNumDatums`: datums read from L1 (`u32::MAX` when the count is
+    /// `DecompressNumDatums`).
+    pub input_datums: u32,
+    /// `DecompressDrop`: decompressed datums to discard first.
+    pub drop: u32,
+    /// `DecompressNumDatums`: decompressed datums to write (`u32::MAX`
+    /// when the count is `input_datums`).
+    pub decompress_datums: u32,
+    /// Datums per input row: after each, the datum address moves on by
+    /// `row_stride_bits` from the row's start.
+    pub row_datums: u32,
+    pub row_stride_bits: i64,
+}
+
+/// The three counters the input address generator reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputCounters {
+    /// `ADCs[WhichADC].Unpacker[i].Channel[0]` X and Y.
+    pub x: u32,
+    pub y: u32,
+    /// `ADCs[CurrentThread].Unpacker[i].Channel[0]` Z and W.
+    pub z: u32,
+    pub w: u32,
+    /// `ADCs[WhichADC].Unpacker[i].Channel[1].X`.
+    pub x_end: u32,
+}
+
+/// `WrapAddr`: an address past `Unpack_limit_address * 16` bytes moves back
+/// by `Unpack_fifo_size * 16` bytes. `unit` is the address unit per byte.
+#[inline]
+pub fn wrap(addr: i64, s: &Settings, unit: i64) -> i64 {
+    if addr > s.limit_address as i64 * 16 * unit {
+        addr - s.fifo_size as i64 * 16 * unit
+    } else {
+        addr
+    }
+}
+
+fn l1_undefined(addr_bits: i64, bits: u32, l1_len: usize) -> Fault {
+    Fault::undefined(format!(
+        "UNPACR reads {bits} bits at L1 byte {:#x}{}, outside L1 ({l1_len:#x} bytes) \
+         (UNPACR_Regular.md, ReadL1Bytes: Address must be in L1)",
+        addr_bits.div_euclid(8),
+        if addr_bits.rem_euclid(8) != 0 {
+            format!(" bit {}", addr_bits.rem_euclid(8))
+        } else {
+            String::new()
+        },
+    ))
+}
+
+/// `ReadL1Bytes`: `bits` (at most 32) bits at bit address `addr`, least
+/// significant bit first.
+#[inline]
+pub fn read_bits(l1: &[u8], addr: i64, bits: u32) -> Result<u32> {
+    let end = addr + bits as i64;
+    if addr < 0 || end > l1.len() as i64 * 8 {
+        return Err(l1_undefined(addr, bits, l1.len()));
+    }
+    let byte = (addr >> 3) as usize;
+    let shift = (addr & 7) as u32;
+    if shift == 0 {
+        match bits {
+            8 => return Ok(l1[byte] as u32),
+            16 => return Ok(u16::from_le_bytes([l1[byte], l1[byte + 1]]) as u32),
+            32 => {
+                return Ok(u32::from_le_bytes([
+                    l1[byte],
+                    l1[byte + 1],
+                    l1[byte + 2],
+                    l1[byte + 3],
+                ]))
+            }
+            _ => {}
+        }
+    }
+    let last = ((end - 1) >> 3) as usize;
+    let mut v = 0u64;
+    for (k, b) in l1[byte..=last].iter().enumerate() {
+        v |= (*b as u64) << (8 * k);
+    }
+    Ok(((v >> shift) & ((1u64 << bits) - 1)) as u32)
+}
+
+/// One entry of the row start index array at byte address `rsi` (16-bit
+/// entries).
+fn rsi_entry(l1: &[u8], rsi: i64, index: u32) -> Result<u32> {
+    read_bits(l1, (rsi + 2 * index as i64) * 8, 16)
+}
+
+fn count_undefined(what: &str) -> Fault {
+    Fault::undefined(format!(
+        "UNPACR datum count is negative: {what} (UNPACR_Regular.md, the unsigned count wraps)"
+    ))
+}
+
+/// Plan the input side of one `UNPACR` (`UNPACR_Regular.md`, "Determine
+/// initial input address(es) and input datum count").
+pub fn plan(s: &Settings, c: InputCounters, row_search: bool, l1: &[u8]) -> Result<InputPlan> {
+    let d = &s.descriptor;
+    let datum_bits = s.in_format.datum_bits();
+    let y_dim = d.y_dim as u32;
+    let z_dim = d.z();
+    let w_dim = d.w();
+
+    // Header skip: `(InAddr + 1 + DigestSize) * 16`, in 32-bit arithmetic.
+    let mut in_addr = s
+        .base
+        .wrapping_add(1)
+        .wrapping_add(d.digest_size as u32)
+        .wrapping_mul(16);
+
+    // Row start index array.
+    let mut row_start = None;
+    if !s.is_uncompressed {
+        row_start = Some(in_addr as i64);
+        let entries = if d.blobs_per_xy_plane != 0 {
+            d.blobs_per_xy_plane as u64 * z_dim as u64 * w_dim as u64
+        } else {
+            y_dim as u64 * z_dim as u64 * w_dim as u64
+        };
+        in_addr = in_addr.wrapping_add(((entries + 1) * 2).div_ceil(16) as u32 * 16);
+    }
+
+    // BFP exponent section.
+    let mut exponents = None;
+    if s.in_format.is_bfp() && !s.force_shared_exp {
+        exponents = Some(in_addr as i64 * 16);
+        let has_section = matches!(
+            s.in_format,
+            crate::format::DataFormat::Bfp8B | crate::format::DataFormat::Bfp8A
+        ) || !d.no_bfp_exp_section;
+        if has_section {
+            let elements = s.x_dim as u64 * y_dim as u64 * z_dim as u64 * w_dim as u64;
+            let exps = elements.div_ceil(16);
+            in_addr = in_addr.wrapping_add((exps.div_ceil(16) * 16) as u32);
+        }
+    }
+
+    let mut drop = 0;
+    let mut decompress_datums = u32::MAX;
+    let plane = c.w.wrapping_mul(z_dim).wrapping_add(c.z);
+    let (first, input_datums) = match row_start {
+        None => {
+            let (x_pos, y_pos, x_end) = if !row_search {
+                (c.x, c.y, c.x_end.wrapping_add(1))
+            } else if d.blobs_per_xy_plane != 0 {
+                let blobs = s.blobs_y_start;
+                let x_pos = TileDescriptor::blob_start(blobs, c.y) << 4;
+                let next = (c.x & 7) + 1;
+                let x_end = if next == d.blobs_per_xy_plane as u32 {
+                    s.x_dim & 0x1F0
+                } else {
+                    TileDescriptor::blob_start(blobs, next) << 4
+                };
+                (x_pos, 0, x_end)
+            } else {
+                (0, c.y, c.x_end)
+            };
+            if x_end < x_pos {
+                return Err(count_undefined(&format!(
+                    "the row ends at X {x_end} before it starts at X {x_pos}"
+                )));
+            }
+            let first = plane
+                .wrapping_mul(y_dim)
+                .wrapping_add(y_pos)
+                .wrapping_mul(s.x_dim)
+                .wrapping_add(x_pos);
+            (first, x_end - x_pos)
+        }
+        Some(rsi) => {
+            let rows = if row_search && d.blobs_per_xy_plane != 0 {
+                d.blobs_per_xy_plane as u32
+            } else {
+                y_dim
+            };
+            let rsi = rsi + 2 * plane.wrapping_mul(rows) as i64;
+            let first = rsi_entry(l1, rsi, c.y & 0xFF)?;
+            let count = if row_search {
+                Some(rsi_entry(l1, rsi, (c.x & 0xFF) + 1)?)
+            } else if c.x == 0 && c.x_end == s.x_dim.wrapping_sub(1) {
+                Some(rsi_entry(l1, rsi, (c.y & 0xFF) + 1)?)
+            } else {
+                None
+            };
+            match count {
+                Some(end) => {
+                    if end < first {
+                        return Err(count_undefined(&format!(
+                            "the row start index array ends a row at datum {end} before it starts at {first}"
+                        )));
+                    }
+                    (first, end - first)
+                }
+                None => {
+                    drop = c.x;
+                    let end = c.x_end.wrapping_add(1);
+                    if end < drop {
+                        return Err(count_undefined(&format!(
+                            "decompression drops {drop} datums of a row that ends at {end}"
+                        )));
+                    }
+                    decompress_datums = end - drop;
+                    (first, u32::MAX)
+                }
+            }
+        }
+    };
+
+    // Stream start addresses.
+    let in_bits = in_addr as i64 * 8;
+    let datum_bits_i = datum_bits as i64;
+    let (datums, deltas) = if s.is_uncompressed {
+        (in_bits + first as i64 * datum_bits_i, None)
+    } else {
+        let group = (first / 32) as i64 * (32 * datum_bits_i + 128);
+        let within = (first % 32) as i64;
+        (
+            in_bits + group + within * datum_bits_i,
+            Some(in_bits + group + 32 * datum_bits_i + within * 4),
+        )
+    };
+    let exponents = exponents.map(|e| wrap(e + first as i64, s, 16));
+    let datums = wrap(datums, s, 8);
+    let deltas = deltas.map(|a| wrap(a, s, 8));
+
+    // Row geometry. Blackhole reads 32 datums per row of 16- and 32-bit
+    // formats in tileize mode (ttsim, src/tensix.cpp, `unpack_row_shift`);
+    // the stored ISA page gives the Wormhole B0 value, 16.
+    let row_datums = match s.arch {
+        crate::arch::Arch::Blackhole if datum_bits > 8 => 32,
+        _ => 16,
+    };
+    let row_stride_bits = if s.tileize {
+        let a = &s.shift_amount;
+        (((a[0] << 4) | (a[1] << 8) | (a[2] << 12)) as i64) * 8
+    } else {
+        datum_bits_i * row_datums as i64
+    };
+    Ok(InputPlan {
+        datum_bits,
+        datums,
+        exponents,
+        deltas,
+        input_datums,
+        drop,
+        decompress_datums,
+        row_datums,
+        row_stride_bits,
+    })
+}
+
+/// One datum as read from L1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawDatum {
+    pub bits: u32,
+    /// Shared exponent (BFP input only).
+    pub exp: u8,
+    /// Zeroes that follow the datum (compressed input only).
+    pub zeroes: u32,
+}
+
+/// The three streams while the main loop runs.
+#[derive(Clone, Copy, Debug)]
+pub struct InputStream {
+    plan: InputPlan,
+    /// Datums left in the current input row.
+    row_left: u32,
+    bfp: bool,
+    forced_exp: Option<u8>,
+}
+
+impl InputStream {
+    pub fn new(plan: InputPlan, s: &Settings) -> InputStream {
+        InputStream {
+            plan,
+            row_left: plan.row_datums,
+            bfp: s.in_format.is_bfp(),
+            forced_exp: s.force_shared_exp.then_some(s.forced_shared_exp),
+        }
+    }
+
+    /// Read the next datum, with its exponent and zero-run count, and move
+    /// the three addresses on as the main loop of `UNPACR_Regular.md` does.
+    #[inline]
+    pub fn next(&mut self, l1: &[u8], s: &Settings) -> Result<RawDatum> {
+        let p = &mut self.plan;
+        let bits = read_bits(l1, p.datums, p.datum_bits)?;
+        p.datums += p.datum_bits as i64;
+        self.row_left -= 1;
+        if self.row_left == 0 {
+            self.row_left = p.row_datums;
+            p.datums += p.row_stride_bits - p.datum_bits as i64 * p.row_datums as i64;
+            p.datums = wrap(p.datums, s, 8);
+        }
+        let mut exp = 0;
+        if self.bfp {
+            exp = match (self.forced_exp, p.exponents.as_mut()) {
+                (Some(e), _) => e,
+                (None, Some(e16)) => {
+                    let v = read_bits(l1, e16.div_euclid(16) * 8, 8)? as u8;
+                    *e16 += 1;
+                    if e16.rem_euclid(256) == 0 {
+                        *e16 = wrap(*e16, s, 16);
+                    }
+                    v
+                }
+                (None, None) => 0,
+            };
+        }
+        let mut zeroes = 0;
+        if let Some(d) = p.deltas.as_mut() {
+            zeroes = read_bits(l1, *d, 4)?;
+            *d += 4;
+            if d.rem_euclid(128) == 0 {
+                p.datums += 128;
+                *d += 32 * p.datum_bits as i64;
+                *d = wrap(*d, s, 8);
+            }
+        }
+        Ok(RawDatum { bits, exp, zeroes })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ReadL1Bytes reads least significant bit first, across bytes.
+    #[test]
+    fn reads_are_little_endian_bit_streams() {
+        let l1 = [0x21, 0x43, 0x65, 0x87, 0xA9];
+        assert_eq!(read_bits(&l1, 0, 4).unwrap(), 0x1);
+        assert_eq!(read_bits(&l1, 4, 4).unwrap(), 0x2);
+        assert_eq!(read_bits(&l1, 8, 16).unwrap(), 0x6543);
+        assert_eq!(read_bits(&l1, 4, 8).unwrap(), 0x32);
+        assert_eq!(read_bits(&l1, 2, 2).unwrap(), 0x0);
+        assert_eq!(read_bits(&l1, 6, 2).unwrap(), 0x0);
+        assert_eq!(read_bits(&l1, 5, 2).unwrap(), 0x1);
+        assert_eq!(read_bits(&l1, 8, 32).unwrap(), 0xA987_6543);
+        assert_eq!(read_bits(&l1, 4, 32).unwrap(), 0x9876_5432);
+    }
+
+    /// ReadL1Bytes: "Address must be in L1".
+    #[test]
+    fn reads_outside_l1_are_undefined() {
+        let l1 = [0u8; 4];
+        assert!(read_bits(&l1, 24, 8).is_ok());
+        for (addr, bits) in [(32, 8), (25, 8), (-8, 8), (16, 32)] {
+            assert_eq!(
+                read_bits(&l1, addr, bits).unwrap_err().kind,
+                crate::FaultKind::UndefinedBehavior
+            );
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! The output address generator and the writes to `SrcA`, `SrcB` and `Dst`
+//! (`UNPACR_Regular.md`, "Determine initial output address" and the inner
+//! loops of the main loop; `Unpackers/README.md`, "Upsampling").
+//!
+//! The output address counts datums of the output format: the byte address
+//! `Base + Y * Ystride + Z * Zstride + W * Wstride` from channel 1 of the
+//! issuing thread's ADCs, halved for 16-bit and quartered for 32-bit output
+//! formats. Row `OutAddr / 16`, column `OutAddr % 16`. On unpacker 0 the
+//! first four rows are a header that `SrcA` writes skip and `Dst` writes
+//! wrap below.
+
+use super::descriptor::Settings;
+use crate::arch::Arch;
+use crate::fault::{Fault, Result};
+use crate::format::DataFormat;
+use crate::state::dst::{adj16, adj32, DstAddressing};
+use crate::state::{Dst, SrcReg};
+
+/// Where the datums of one instruction go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    SrcA,
+    SrcB,
+    /// `Dst16b` rows.
+    Dst16,
+    /// `Dst32b` rows.
+    Dst32,
+}
+
+/// The output side of one `UNPACR`, fixed before the main loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputPlan {
+    pub target: Target,
+    /// `OutAddr`, in datums.
+    pub out_addr: u32,
+    /// `UpsampleZeroes`: output positions after each datum (0, 1, 3 or 7).
+    pub upsample_zeroes: u32,
+    /// `UpsampleInterleave`: skip those positions rather than write zeroes.
+    pub interleave: bool,
+    /// `ColShift` (`SrcA` only).
+    pub col_shift: u32,
+    /// `Transpose` (haloize, `SrcA` only).
+    pub transpose: bool,
+    /// The `Src` bank the unpacker writes.
+    pub bank: usize,
+    /// `SrcRow[CurrentThread]`.
+    pub src_row: u32,
+    /// `SRCA_SET_SetOvrdWithAddr`.
+    pub ovrd_with_addr: bool,
+    pub dst_addressing: DstAddressing,
+    pub arch: Arch,
+}
+
+fn is_32(f: DataFormat) -> bool {
+    matches!(
+        f,
+        DataFormat::Float32 | DataFormat::Tf32 | DataFormat::Int32
+    )
+}
+
+fn is_16(f: DataFormat) -> bool {
+    matches!(
+        f,
+        DataFormat::Float16 | DataFormat::Float16B | DataFormat::Int16
+    )
+}
+
+/// The four output counters of channel 1 (`ADCs[CurrentThread]`): Y, Z, W.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputCounters {
+    pub y: u32,
+    pub z: u32,
+    pub w: u32,
+}
+
+/// Plan the output side (`UNPACR_Regular.md`, "Determine initial output
+/// address" and the compatibility checks).
+pub fn plan(
+    s: &Settings,
+    unpacker: usize,
+    multi_context: bool,
+    c: OutputCounters,
+    bank: usize,
+    src_row: u32,
+    dst_addressing: DstAddressing,
+) -> Result<OutputPlan> {
+    let mut out = s
+        .out_base
+        .wrapping_add(c.y.wrapping_mul(s.out_ystride))
+        .wrapping_add(c.z.wrapping_mul(s.out_zstride))
+        .wrapping_add(c.w.wrapping_mul(s.out_wstride));
+    if is_32(s.out_format) {
+        if out & 3 != 0 {
+            return Err(Fault::undefined(format!(
+                "UNPACR output byte address {out:#x} is not 4-byte aligned for {} \
+                 (UNPACR_Regular.md: OutAddr & 3)",
+                s.out_format
+            )));
+        }
+        out >>= 2;
+    } else if is_16(s.out_format) {
+        if out & 1 != 0 {
+            return Err(Fault::undefined(format!(
+                "UNPACR output byte address {out:#x} is not 2-byte aligned for {} \
+                 (UNPACR_Regular.md: OutAddr & 1)",
+                s.out_format
+            )));
+        }
+        out >>= 1;
+    }
+    if multi_context && unpacker == 0 {
+        if s.unpack_to_dst || s.add_dest_addr_cntr {
+            out = out.wrapping_add(s.context_out_addr);
+        } else {
+            out = s.context_out_addr;
+        }
+    }
+    // Unpacker 1 ignores Haloize_mode on current silicon (UNPACR_Regular.md,
+    // NonContractualBehavior; ttsim treats it as unsupported).
+    let transpose = s.haloize && unpacker == 0;
+    let col_shift = if s.tileize || unpacker == 1 {
+        0
+    } else {
+        s.column_shift
+    };
+    let target = match (unpacker, s.unpack_to_dst) {
+        (1, _) => Target::SrcB,
+        (_, false) => Target::SrcA,
+        (_, true) if is_32(s.out_format) => Target::Dst32,
+        (_, true) => Target::Dst16,
+    };
+    if s.unpack_to_dst && (col_shift != 0 || transpose) {
+        return Err(Fault::undefined(
+            "UNPACR to Dst with a column shift or haloize transpose \
+             (UNPACR_Regular.md: UnpackToDst && (ColShift || Transpose))",
+        ));
+    }
+    Ok(OutputPlan {
+        target,
+        out_addr: out,
+        upsample_zeroes: (1u32 << (s.upsample_rate & 3)) - 1,
+        interleave: s.upsample_interleave,
+        col_shift,
+        transpose,
+        bank,
+        src_row,
+        ovrd_with_addr: s.set_ovrd_with_addr,
+        dst_addressing,
+        arch: s.arch,
+    })
+}
+
+/// The registers an instruction writes.
+pub struct Registers<'a> {
+    pub srca: &'a mut SrcReg,
+    pub srcb: &'a mut SrcReg,
+    pub dst: &'a mut Dst,
+}
+
+/// The output side while the main loop runs.
+#[derive(Clone, Copy, Debug)]
+pub struct OutputStream {
+    plan: OutputPlan,
+    /// The first `SrcA` row written, before wrapping, for the burst check.
+    first_srca_row: Option<u32>,
+}
+
+impl OutputStream {
+    pub fn new(plan: OutputPlan) -> OutputStream {
+        OutputStream {
+            plan,
+            first_srca_row: None,
+        }
+    }
+
+    /// Write `value` (a canonical `Src` cell, a `DstBits` cell or a `Dst32b`
+    /// value, as the target takes) and the upsampling positions after it.
+    #[inline]
+    pub fn emit(&mut self, r: &mut Registers<'_>, value: u32) -> Result<()> {
+        let mut v = value;
+        for k in 0..=self.plan.upsample_zeroes {
+            if !(self.plan.interleave && k != 0) {
+                self.write(r, v)?;
+            }
+            v = 0;
+            self.plan.out_addr = self.plan.out_addr.wrapping_add(1);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn write(&mut self, r: &mut Registers<'_>, value: u32) -> Result<()> {
+        let p = self.plan;
+        let row = p.out_addr / 16;
+        let col = p.out_addr & 15;
+        match p.target {
+            Target::SrcB => {
+                let row = row.wrapping_add(p.src_row) & 0x3F;
+                r.srcb.banks[p.bank].rows[row as usize][col as usize] = value;
+            }
+            Target::SrcA => {
+                if row < 4 || col < p.col_shift {
+                    return Ok(());
+                }
+                let row = row - 4;
+                let col = col - p.col_shift;
+                let mut row = if p.ovrd_with_addr {
+                    let unwrapped = row.wrapping_add(p.src_row);
+                    self.check_burst(unwrapped)?;
+                    unwrapped & 0x3F
+                } else {
+                    if row >= 16 {
+                        return Err(Fault::undefined(format!(
+                            "UNPACR writes SrcA row {row} past the header without SRCA_SET_SetOvrdWithAddr \
+                             (UNPACR_Regular.md: Row >= 16)"
+                        )));
+                    }
+                    let row = row + p.src_row;
+                    if row >= 64 {
+                        return Err(Fault::undefined(format!(
+                            "UNPACR writes SrcA row {row}, past row 63, with SrcRow {} \
+                             (UNPACR_Regular.md: SrcA has 64 rows)",
+                            p.src_row
+                        )));
+                    }
+                    row
+                };
+                let mut col = col;
+                if p.transpose {
+                    let low = row & 15;
+                    row = (row & !15) | col;
+                    col = low;
+                }
+                r.srca.banks[p.bank].rows[row as usize][col as usize] = value;
+            }
+            Target::Dst16 | Target::Dst32 => {
+                // UNPACR_Regular.md: `Row -= 4`, then 10 bits of row. With
+                // SRCA_SET_SetOvrdWithAddr one version of the page says
+                // `Row &= 15` and an older one calls the mode undefined
+                // ("likely Row &= 0x3CF"); ttsim faults. The newer page is
+                // followed.
+                let row = row.wrapping_sub(4) & if p.ovrd_with_addr { 15 } else { 0x3FF };
+                if p.target == Target::Dst32 {
+                    let s = adj32(p.arch, p.dst_addressing, row);
+                    r.dst.write32_at(s, col as usize, value);
+                    r.dst.set_valid(s, true);
+                } else {
+                    let s = adj16(p.arch, p.dst_addressing, row);
+                    r.dst.row_mut(s)[col as usize] = value as u16;
+                    r.dst.set_valid(s, true);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `SrcA` rows past 63 wrap to row 0 when a write burst starts past row
+    /// 63, but are dropped when a burst that started at or below row 63 runs
+    /// past it (UNPACR_Regular.md, `SetOvrdWithAddr`). Bursts are up to 8
+    /// rows, so an instruction whose first row is a multiple of 8 never has
+    /// one that straddles row 63; otherwise the burst boundaries depend on
+    /// the throttle mode, which is not modelled.
+    fn check_burst(&mut self, unwrapped: u32) -> Result<()> {
+        let first = *self.first_srca_row.get_or_insert(unwrapped);
+        if unwrapped >= 64 && first < 64 && first % 8 != 0 {
+            return Err(Fault::unsupported(format!(
+                "UNPACR's SrcA writes run from row {first} past row 63; silicon drops or wraps them \
+                 depending on write-burst boundaries, which this emulator does not model \
+                 (UNPACR_Regular.md, SetOvrdWithAddr burst note)"
+            )));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,309 @@
+//! `UNPACR` (move datums from L1 to `SrcA`, `SrcB` or `Dst`): the
+//! instruction's operands and the main loop that joins the stages
+//! (`UNPACR_Regular.md`, functional model).
+
+use super::context::{self, Selection};
+use super::descriptor::Settings;
+use super::handshake;
+use super::input::{self, InputCounters, InputStream};
+use super::output::{self, OutputCounters, OutputStream, Registers};
+use crate::adc::{CounterOp, Dim, Unit};
+use crate::exec::Issue;
+use crate::fault::{Fault, Result};
+use crate::format::unpack::{Conversion, UnpackConfig, Unpacked};
+use crate::isa::Unpacr;
+use crate::machine::Machine;
+
+/// The operands of a regular `UNPACR`, under the names `UNPACR_Regular.md`
+/// gives them (the encoding's names in brackets).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UnpacrOp {
+    /// `WhichUnpacker` (`Unpack_block_selection`).
+    pub unpacker: usize,
+    /// `AddrMode` bits 1:0, 3:2, 5:4, 7:6.
+    pub ch0_z_inc: u32,
+    pub ch0_y_inc: u32,
+    pub ch1_z_inc: u32,
+    pub ch1_y_inc: u32,
+    /// `ContextNumber` (`CfgContextId`).
+    pub context_number: u32,
+    /// `ContextADC` (`AddrCntContextId`).
+    pub context_adc: u32,
+    /// `MultiContextMode` (`OvrdThreadId`).
+    pub multi_context: bool,
+    /// `FlipSrc` (`SetDatValid`).
+    pub flip_src: bool,
+    /// `AllDatumsAreZero` (`ZeroWrite2`).
+    pub all_zero: bool,
+    /// `UseContextCounter` (`AutoIncContextID`).
+    pub use_context_counter: bool,
+    /// `RowSearch`.
+    pub row_search: bool,
+}
+
+impl UnpacrOp {
+    /// Decode the fields of a regular `UNPACR`. The other forms the
+    /// encoding can select are refused: `SearchCacheFlush` is
+    /// `UNPACR_FlushCache.md` and `CfgContextCntInc` is
+    /// `UNPACR_IncrementContextCounter.md`, neither of which is in the stored
+    /// documentation; `rareb_en` (Wormhole B0) and `srcb_bcast` (Blackhole)
+    /// are left `false` by the syntax and described nowhere. `Last` has no
+    /// effect in the functional model.
+    pub fn decode(i: &Unpacr) -> Result<UnpacrOp> {
+        if i.search_cache_flush != 0 {
+            return Err(Fault::unimplemented(
+                "UNPACR with SearchCacheFlush (flush the decompression row start cache): \
+                 UNPACR_FlushCache.md is not in the stored documentation",
+            ));
+        }
+        if i.cfg_context_cnt_inc != 0 {
+            return Err(Fault::unimplemented(
+                "UNPACR with CfgContextCntInc (increment context counter): \
+                 UNPACR_IncrementContextCounter.md is not in the stored documentation",
+            ));
+        }
+        if i.rareb_en != 0 || i.srcb_bcast != 0 {
+            return Err(Fault::unimplemented(
+                "UNPACR with rareb_en / srcb_bcast: UNPACR_Regular.md requires it false and \
+                 no source describes it",
+            ));
+        }
+        let a = i.addr_mode;
+        Ok(UnpacrOp {
+            unpacker: (i.unpack_block_selection & 1) as usize,
+            ch0_z_inc: a & 3,
+            ch0_y_inc: (a >> 2) & 3,
+            ch1_z_inc: (a >> 4) & 3,
+            ch1_y_inc: (a >> 6) & 3,
+            context_number: i.cfg_context_id & 7,
+            context_adc: i.addr_cnt_context_id & 3,
+            multi_context: i.ovrd_thread_id != 0,
+            flip_src: i.set_dat_valid != 0,
+            all_zero: i.zero_write2 != 0,
+            use_context_counter: i.auto_inc_context_id != 0,
+            row_search: i.row_search != 0,
+        })
+    }
+}
+
+fn adc_unit(unpacker: usize) -> Unit {
+    if unpacker == 0 {
+        Unit::Unpacker0
+    } else {
+        Unit::Unpacker1
+    }
+}
+
+/// Execute one `UNPACR` for `thread`. Returns [`Issue::Wait`], changing
+/// nothing, while the bank it must write belongs to the matrix unit.
+pub fn unpacr(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
+    execute(m, thread, i, true)
+}
+
+/// [`unpacr`] without the contiguous fast path (`unpack/contiguous.rs`):
+/// every datum goes through the functional model's loop. This is the
+/// definition the fast path is tested against.
+pub fn unpacr_general(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
+    execute(m, thread, i, false)
+}
+
+fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Issue> {
+    let op = UnpacrOp::decode(i)?;
+    let sel = context::select(m, thread, &op)?;
+    let s = Settings::read(m, thread, &op, &sel)?;
+    // UNPACR_Regular.md, "Performance", names Throttle_mode 0, 1 and 2;
+    // ttsim treats 3 as undefined on Wormhole B0 (Blackhole accepts it).
+    if s.arch == crate::arch::Arch::WormholeB0 && s.throttle_mode == 3 {
+        return Err(Fault::undefined(
+            "UNPACR with Throttle_mode 3 on Wormhole B0: only x1, x2 and x4 exist \
+             (UNPACR_Regular.md, Performance; ttsim)",
+        ));
+    }
+    if s.extra_limit {
+        return Err(Fault::unimplemented(
+            "UNPACR with REG10_Unpack_limit_address_en (Blackhole): only a register comment \
+             describes this second FIFO limit (\"used by cntx1 for wraparound\")",
+        ));
+    }
+    if op.use_context_counter && op.multi_context && s.context_count_non_log2 {
+        return Err(Fault::unimplemented(
+            "UNPACR context counter with Context_count_non_log2_en (Blackhole): \
+             no source describes the non-power-of-two count",
+        ));
+    }
+    let unit = adc_unit(op.unpacker);
+    let [xy0, xy1] = m
+        .adcs
+        .values(sel.adc, unit)
+        .ok_or_else(|| Fault::undefined("UNPACR ADC set out of range"))?;
+    let [zw0, out1] = m
+        .adcs
+        .values(thread, unit)
+        .ok_or_else(|| Fault::undefined("UNPACR issued by a thread without ADCs"))?;
+    // ADCs.md: the input address generator sees only the low eight bits of
+    // channel 0's Z and W (they are 13 bits wide on Blackhole).
+    let counters = InputCounters {
+        x: xy0[0],
+        y: xy0[1],
+        z: zw0[2] & 0xFF,
+        w: zw0[3] & 0xFF,
+        x_end: xy1[0],
+    };
+    let conversion = Conversion::new(
+        s.arch,
+        &UnpackConfig {
+            in_format: s.in_format,
+            out_format: s.out_format,
+            to_dst: s.unpack_to_dst,
+            int8_unsigned: s.int8_unsigned,
+            fp8: s.fp8,
+        },
+    )?;
+    let in_plan = input::plan(&s, counters, op.row_search, m.l1.bytes())?;
+    let bank = handshake::src(m, op.unpacker).unpacker_bank & 1;
+    let src_row = m.unpackers.units[op.unpacker].src_row[thread] as u32;
+    let out_plan = output::plan(
+        &s,
+        op.unpacker,
+        op.multi_context,
+        OutputCounters {
+            y: out1[1],
+            z: out1[2],
+            w: out1[3],
+        },
+        bank,
+        src_row,
+        crate::exec::dst_addressing(&m.config, sel.state),
+    )?;
+    check_modes(&s, &in_plan, &out_plan)?;
+
+    let moves_data = in_plan.input_datums != 0 && in_plan.decompress_datums != 0;
+    if moves_data && !handshake::may_write(m, op.unpacker) {
+        return Ok(Issue::Wait);
+    }
+    main_loop(m, &op, &s, conversion, in_plan, out_plan, fast)?;
+    update_counters(m, thread, &op, &sel, &s)?;
+    Ok(Issue::Done)
+}
+
+/// The mode combinations `UNPACR_Regular.md` makes undefined ("Check that
+/// various settings are compatible with each other").
+fn check_modes(s: &Settings, i: &input::InputPlan, o: &output::OutputPlan) -> Result<()> {
+    if (o.transpose || s.tileize) && i.datums.rem_euclid(128) != 0 {
+        return Err(Fault::undefined(format!(
+            "UNPACR in haloize or tileize mode starts its datums at L1 byte {:#x}{}, not on a 16-byte boundary \
+             (UNPACR_Regular.md: Transpose || DiscontiguousInputRows)",
+            i.datums.div_euclid(8),
+            if i.datums % 8 != 0 { " and a fraction" } else { "" }
+        )));
+    }
+    if s.tileize && (o.upsample_zeroes > 0 || !s.is_uncompressed) {
+        return Err(Fault::undefined(
+            "UNPACR in tileize mode with upsampling or compressed input \
+             (UNPACR_Regular.md: DiscontiguousInputRows && (UpsampleZeroes > 0 || !IsUncompressed))",
+        ));
+    }
+    Ok(())
+}
+
+fn raw(u: Unpacked) -> u32 {
+    match u {
+        Unpacked::Src(c) => c.canonical(),
+        Unpacked::Dst16(x) => x as u32,
+        Unpacked::Dst32(x) => x,
+    }
+}
+
+/// The main unpack loop: read, convert, then write the datum with its
+/// decompression and upsampling zeroes.
+fn main_loop(
+    m: &mut Machine,
+    op: &UnpacrOp,
+    s: &Settings,
+    conversion: Conversion,
+    in_plan: input::InputPlan,
+    out_plan: output::OutputPlan,
+    fast: bool,
+) -> Result<()> {
+    let Machine {
+        l1,
+        srca,
+        srcb,
+        dst,
+        ..
+    } = m;
+    let l1 = l1.bytes();
+    let mut regs = Registers { srca, srcb, dst };
+    if fast {
+        let done = super::contiguous::try_run(
+            &mut regs,
+            l1,
+            s,
+            op.all_zero,
+            conversion,
+            &in_plan,
+            &out_plan,
+        );
+        if let Some(result) = done {
+            return result;
+        }
+    }
+    let mut input = InputStream::new(in_plan, s);
+    let mut output = OutputStream::new(out_plan);
+    let mut drop = in_plan.drop;
+    let mut remaining = in_plan.decompress_datums;
+    let mut i = 0u32;
+    while i < in_plan.input_datums && remaining != 0 {
+        let d = input.next(l1, s)?;
+        i += 1;
+        let (mut value, zeroes) = if op.all_zero {
+            (0, 0)
+        } else {
+            (raw(conversion.apply(d.bits, d.exp)?), d.zeroes)
+        };
+        for _ in 0..=zeroes {
+            if drop != 0 {
+                drop -= 1;
+                value = 0;
+                continue;
+            }
+            output.emit(&mut regs, value)?;
+            value = 0;
+            remaining -= 1;
+            if remaining == 0 {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// "Update counters in preparation for next instruction".
+fn update_counters(
+    m: &mut Machine,
+    thread: usize,
+    op: &UnpacrOp,
+    sel: &Selection,
+    s: &Settings,
+) -> Result<()> {
+    if op.multi_context && op.use_context_counter {
+        m.unpackers.units[op.unpacker].context_counter[thread] =
+            context::next_context(sel.context, s.context_count);
+    }
+    let unit = adc_unit(op.unpacker);
+    for set in 0..crate::adc::ADC_SETS {
+        if set == thread || set == sel.adc {
+            let a = &mut m.adcs;
+            a.apply(set, unit, 0, Dim::Y, CounterOp::Increment(op.ch0_y_inc))?;
+            a.apply(set, unit, 0, Dim::Z, CounterOp::Increment(op.ch0_z_inc))?;
+            a.apply(set, unit, 1, Dim::Y, CounterOp::Increment(op.ch1_y_inc))?;
+            a.apply(set, unit, 1, Dim::Z, CounterOp::Increment(op.ch1_z_inc))?;
+        }
+    }
+    if op.flip_src {
+        handshake::give_to_matrix(m, thread, op.unpacker, s.out_format.code(), s.src_set_base);
+    } else if s.src_reg_set_upd {
+        handshake::advance_src_row(&mut m.unpackers, thread, op.unpacker, s.src_set_base);
+    }
+    Ok(())
+}

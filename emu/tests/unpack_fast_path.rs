@@ -1,0 +1,180 @@
+//! The differential oracle that guards the contiguous fast path
+//! (DESIGN.md, "Oracles" 2: fast path vs general path): every `UNPACR` of
+//! random LLK-style jobs is executed both by `unpack::unpacr` (which takes
+//! the fast path when it can) and by `unpack::unpacr_general` (the
+//! functional model's loop only); results and machine states must match.
+
+mod unpack_common;
+
+use tensix_emu::format::DataFormat as F;
+use tensix_emu::isa::{decode, Instruction};
+use tensix_emu::regs::{CfgField as C, ThreadCfgField as T};
+use tensix_emu::unpack::{self, program::TileUnpack};
+use tensix_emu::{Arch, Limits, Machine, Step, ThreadProgram};
+
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+const PAIRS: [(F, F); 14] = [
+    (F::Float16B, F::Float16B),
+    (F::Float16, F::Float16),
+    (F::Float32, F::Tf32),
+    (F::Float32, F::Float16B),
+    (F::Float32, F::Float16),
+    (F::Float32, F::Float32),
+    (F::Int32, F::Int32),
+    (F::Bfp8B, F::Bfp8B),
+    (F::Bfp8A, F::Bfp8A),
+    (F::Bfp4B, F::Bfp4B),
+    (F::Int8, F::Int8),
+    (F::Int16, F::Int16),
+    (F::Lf8, F::Lf8),
+    (F::Tf32, F::Tf32),
+];
+
+/// A machine set up for a random job, and the job's program.
+fn case(arch: Arch, seed: u64) -> (Machine, ThreadProgram) {
+    let mut s = seed;
+    let mut r = move || splitmix(&mut s);
+    let (i, o) = PAIRS[(r() % PAIRS.len() as u64) as usize];
+    let unpacker = (r() % 2) as usize;
+    let to_dst = unpacker == 0 && (o.datum_bits() == 32 || r() % 3 == 0);
+    let j = TileUnpack {
+        unpacker,
+        in_format: i,
+        out_format: o,
+        to_dst,
+        l1_addr: 0x1_0000 + 16 * (r() % 64) as u32,
+        faces: 1 + (r() % 4) as u32,
+        face_rows: 1 + (r() % 16) as u32,
+        set_dvalid: r() % 4 == 0,
+    };
+    let mut m = Machine::new(arch);
+    let window: Vec<u8> = (0..0x3000).map(|_| r() as u8).collect();
+    m.write_l1(0x1_0000, &window).unwrap();
+    j.configure(&mut m).unwrap();
+    let sec = |a: C, b: C| if unpacker == 0 { a } else { b };
+    // Now and then a mode the fast path must decline.
+    match r() % 8 {
+        0 => {
+            m.config.set(
+                0,
+                sec(
+                    C::THCON_SEC0_REG2_Upsample_rate,
+                    C::THCON_SEC1_REG2_Upsample_rate,
+                ),
+                1,
+            );
+        }
+        1 => {
+            m.config.set(
+                0,
+                sec(
+                    C::THCON_SEC0_REG2_Unpack_limit_address,
+                    C::THCON_SEC1_REG2_Unpack_limit_address,
+                ),
+                0x1010,
+            );
+            m.config.set(
+                0,
+                sec(
+                    C::THCON_SEC0_REG2_Unpack_fifo_size,
+                    C::THCON_SEC1_REG2_Unpack_fifo_size,
+                ),
+                0x80,
+            );
+        }
+        2 => {
+            m.config.set(
+                0,
+                sec(
+                    C::THCON_SEC0_REG2_Force_shared_exp,
+                    C::THCON_SEC1_REG2_Force_shared_exp,
+                ),
+                1,
+            );
+            m.config.set(
+                0,
+                sec(
+                    C::UNP0_FORCED_SHARED_EXP_shared_exp,
+                    C::UNP1_FORCED_SHARED_EXP_shared_exp,
+                ),
+                (r() % 256) as u32,
+            );
+        }
+        3 => {
+            m.thread_config.set(0, T::SRCA_SET_SetOvrdWithAddr, 0);
+        }
+        4 => {
+            m.config.set(
+                0,
+                sec(C::UNP0_ADDR_BASE_REG_1_Base, C::UNP1_ADDR_BASE_REG_1_Base),
+                (r() % 0x800) as u32 * 4,
+            );
+        }
+        5 => {
+            m.config.set(0, C::ALU_FORMAT_SPEC_REG0_SrcBUnsigned, 1);
+            m.config.set(0, C::ALU_FORMAT_SPEC_REG0_SrcAUnsigned, 1);
+            m.config.set(
+                0,
+                sec(
+                    C::THCON_SEC0_REG1_Unp_LF8_4b_exp,
+                    C::THCON_SEC1_REG1_Unp_LF8_4b_exp,
+                ),
+                1,
+            );
+        }
+        _ => {}
+    }
+    let mut p = j.program(arch).unwrap();
+    // Random channel 0 X start and channel 1 X end.
+    let x0 = r() % 64;
+    let x1 = r() % 512;
+    p.steps.insert(
+        3,
+        Step::Instruction(0x5E00_0000 | (1 << (21 + unpacker)) | ((x1 as u32) << 10) | x0 as u32),
+    );
+    (m, p)
+}
+
+#[test]
+fn fast_path_and_general_path_agree() {
+    for arch in Arch::ALL {
+        for seed in 0..600u64 {
+            let (mut a, p) = case(arch, seed * 7 + arch as u64);
+            let mut b = a.clone();
+            for step in &p.steps {
+                let Step::Instruction(w) = step else { continue };
+                match decode(arch, *w).unwrap() {
+                    Instruction::Unpacr(i) => {
+                        let ra = unpack::unpacr(&mut a, 0, &i);
+                        let rb = unpack::unpacr_general(&mut b, 0, &i);
+                        assert_eq!(ra, rb, "{arch} seed {seed}");
+                        if ra.is_err() {
+                            break;
+                        }
+                    }
+                    _ => {
+                        let single = ThreadProgram {
+                            thread: 0,
+                            steps: vec![*step],
+                        };
+                        a.run(std::slice::from_ref(&single), Limits::default())
+                            .unwrap();
+                        b.run(&[single], Limits::default()).unwrap();
+                    }
+                }
+                assert!(a.srca == b.srca, "{arch} seed {seed}: SrcA differs");
+                assert!(a.srcb == b.srcb, "{arch} seed {seed}: SrcB differs");
+                assert!(a.dst == b.dst, "{arch} seed {seed}: Dst differs");
+                assert_eq!(a.adcs, b.adcs, "{arch} seed {seed}");
+                assert_eq!(a.unpackers, b.unpackers, "{arch} seed {seed}");
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! A row-at-a-time path for the common case: datums from `Dst` that pass
+//! edge masking untouched and go through no ReLU, histogram, thresholding,
+//! downsampling, compression, accumulation or BFP assembly. It computes
+//! exactly what the per-datum path computes (the differential test
+//! `pack_fast_path` runs both on the same inputs), only with the
+//! conversions of a whole row done before the bytes go to the stream.
+
+use super::late::Late;
+use super::{Context, Sink, Stages};
+use crate::fault::Result;
+use crate::format::data_format::DataFormat;
+use crate::format::dst::{decode_bf16, decode_fp32};
+use crate::format::pack::{bf16_round, fp32_round_to_bf16, late_convert, EarlyConversion};
+use crate::pack::relu::Relu;
+
+/// The row conversions the fast path knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kernel {
+    /// `Dst16b` BF16, rounding, to BF16.
+    Bf16RoundToBf16,
+    /// `Dst32b` FP32, rounding, to BF16.
+    Fp32RoundToBf16,
+    /// `Dst32b` FP32 identity to FP32.
+    Fp32ToFp32,
+    /// Anything else without per-datum stages: early then late conversion.
+    Generic,
+}
+
+impl Stages {
+    /// The kernel for these stages, `None` when a per-datum stage is active.
+    pub(super) fn kernel(&self, compress: bool) -> Option<Kernel> {
+        let Late::Plain { to, .. } = self.late else {
+            return None;
+        };
+        if self.relu != Relu::Off
+            || self.relu_on_tf32
+            || self.histogram
+            || self.threshold.is_some()
+            || !self.down.keeps_all()
+            || compress
+            || self.acc.is_some()
+        {
+            return None;
+        }
+        Some(match (self.early, to) {
+            (EarlyConversion::Bf16Round, DataFormat::Float16B) => Kernel::Bf16RoundToBf16,
+            (EarlyConversion::Fp32ToBf16, DataFormat::Float16B) => Kernel::Fp32RoundToBf16,
+            (EarlyConversion::Fp32Identity, DataFormat::Float32) => Kernel::Fp32ToFp32,
+            _ => Kernel::Generic,
+        })
+    }
+}
+
+impl Context<'_> {
+    /// Pack `n` datums of one row from column `col0` if the fast path
+    /// applies (every one of them passes `mask`); returns whether it did.
+    #[inline]
+    pub(super) fn fast_row(
+        &self,
+        st: &Stages,
+        sink: &mut Sink<'_>,
+        cells: &[u32; 16],
+        col0: u32,
+        n: u32,
+        mask: u16,
+    ) -> Result<bool> {
+        if self.general {
+            return Ok(false);
+        }
+        let Some(kernel) = st.fast else {
+            return Ok(false);
+        };
+        let want = (((1u32 << n) - 1) << col0) as u16;
+        if mask & want != want {
+            return Ok(false);
+        }
+        let Late::Plain { to, fp8, bytes } = st.late else {
+            return Ok(false);
+        };
+        let cells = &cells[col0 as usize..(col0 + n) as usize];
+        let mut out = [0u8; 64];
+        let len = n as usize * bytes;
+        match kernel {
+            Kernel::Bf16RoundToBf16 => {
+                for (o, c) in out.chunks_exact_mut(2).zip(cells) {
+                    o.copy_from_slice(&bf16_round(decode_bf16(*c as u16)).to_le_bytes());
+                }
+            }
+            Kernel::Fp32RoundToBf16 => {
+                for (o, c) in out.chunks_exact_mut(2).zip(cells) {
+                    o.copy_from_slice(&fp32_round_to_bf16(decode_fp32(*c)).to_le_bytes());
+                }
+            }
+            Kernel::Fp32ToFp32 => {
+                for (o, c) in out.chunks_exact_mut(4).zip(cells) {
+                    o.copy_from_slice(&decode_fp32(*c).to_le_bytes());
+                }
+            }
+            Kernel::Generic => {
+                for (o, c) in out.chunks_exact_mut(bytes).zip(cells) {
+                    let x = late_convert(st.early.apply(*c), to, fp8)?;
+                    o.copy_from_slice(&x.to_le_bytes()[..bytes]);
+                }
+            }
+        }
+        sink.emitted += n;
+        sink.streams
+            .data
+            .push(sink.l1, &out[..len], None, sink.tag)?;
+        Ok(true)
+    }
+}

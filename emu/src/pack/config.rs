@@ -274,7 +274,7 @@ pub struct AddrMod {
 
 impl AddrMod {
     /// Read entry `index` (0..=3) of `thread`'s `ADDR_MOD_PACK_SEC`.
-    pub fn read(tc: &ThreadConfig, thread: usize, index: usize) -> AddrMod {
+    fn read(tc: &mut ThreadReader<'_>, thread: usize, index: usize) -> AddrMod {
         const F: [[T; 10]; 4] = [
             [
                 T::ADDR_MOD_PACK_SEC0_YsrcIncr,
@@ -326,7 +326,7 @@ impl AddrMod {
             ],
         ];
         let f = &F[index & 3];
-        let g = |i: usize| tc.get(thread, f[i]);
+        let mut g = |i: usize| tc.get(thread, f[i]);
         AddrMod {
             ysrc_incr: g(0),
             ysrc_cr: g(1) != 0,
@@ -381,7 +381,7 @@ pub struct Strides {
 }
 
 /// Configuration shared by every packer an instruction drives.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Shared {
     pub arch: Arch,
     /// `CFG_STATE_ID_StateID` of the issuing thread.
@@ -407,7 +407,14 @@ pub struct Shared {
     pub ch0: Strides,
     /// Channel 1 (output) strides, `PCK0_ADDR_*_REG_1` and `PCK0_ADDR_BASE_REG_1_Base`.
     pub ch1: Strides,
-    pub addr_mod: AddrMod,
+    /// The issuing thread's `ADDR_MOD_PACK_SEC[0..=3]`; `PACR`'s `AddrMod`
+    /// picks one.
+    pub addr_mods: [AddrMod; 4],
+    /// `THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd` and
+    /// `..._All_pack_disable_zero_compress` (OutputAddressGenerator.md,
+    /// `PerformingCompression`).
+    pub all_pack_disable_zero_compress_ovrd: bool,
+    pub all_pack_disable_zero_compress: u32,
     /// `ENABLE_ACC_STATS_Enable` of any thread (the exponent histogram is
     /// enabled when any thread enables it).
     pub histogram_enable: bool,
@@ -464,41 +471,60 @@ impl PackerConfig {
     }
 }
 
-/// Reads `Config[state]` fields of one architecture.
+/// Reads `Config[state]` fields, noting which words it read.
 struct Reader<'a> {
     cfg: &'a Config,
     state: usize,
+    seen: Vec<u16>,
 }
 
 impl Reader<'_> {
-    fn get(&self, f: C) -> u32 {
-        self.cfg.get(self.state, f)
+    fn get(&mut self, f: C) -> u32 {
+        let Some(r) = f.on(self.cfg.arch()) else {
+            return 0;
+        };
+        self.seen.push(r.addr32);
+        self.cfg
+            .read_addr32(self.state, r.addr32 as usize)
+            .map_or(0, |w| r.extract(w))
     }
 
-    fn bit(&self, f: C) -> bool {
+    fn bit(&mut self, f: C) -> bool {
         self.get(f) != 0
     }
 
     /// The raw word holding `f`, for 2-bit-per-entry tables.
-    fn word_of(&self, f: C) -> u32 {
-        f.on(self.cfg.arch())
-            .and_then(|r| self.cfg.read_addr32(self.state, r.addr32 as usize))
+    fn word_of(&mut self, f: C) -> u32 {
+        let Some(r) = f.on(self.cfg.arch()) else {
+            return 0;
+        };
+        self.seen.push(r.addr32);
+        self.cfg
+            .read_addr32(self.state, r.addr32 as usize)
             .unwrap_or(0)
+    }
+}
+
+/// Reads ThreadConfig fields, noting which words it read.
+struct ThreadReader<'a> {
+    tc: &'a ThreadConfig,
+    seen: Vec<(u8, u16)>,
+}
+
+impl ThreadReader<'_> {
+    fn get(&mut self, thread: usize, f: T) -> u32 {
+        if let Some(r) = f.on(self.tc.arch()) {
+            self.seen.push((thread as u8, r.addr32));
+        }
+        self.tc.get(thread, f)
     }
 }
 
 impl Shared {
     /// Read the shared configuration for an instruction of `thread` using
     /// `ADDR_MOD_PACK_SEC[addr_mode]`.
-    pub fn read(
-        arch: Arch,
-        cfg: &Config,
-        tc: &ThreadConfig,
-        thread: usize,
-        addr_mode: usize,
-    ) -> Shared {
-        let state = crate::exec::config_unit::state_of(tc, thread);
-        let r = Reader { cfg, state };
+    fn read(arch: Arch, r: &mut Reader<'_>, tr: &mut ThreadReader<'_>, thread: usize) -> Shared {
+        let state = r.state;
         let intermediate_code = if r.bit(C::ALU_FORMAT_SPEC_REG_Dstacc_override) {
             r.get(C::ALU_FORMAT_SPEC_REG_Dstacc_val)
         } else {
@@ -531,7 +557,14 @@ impl Shared {
         Shared {
             arch,
             state,
-            dst_addressing: crate::exec::dst_addressing(cfg, state),
+            dst_addressing: DstAddressing {
+                remap_addrs: r.bit(C::DEST_ACCESS_CFG_remap_addrs),
+                swizzle_32b: r.bit(C::DEST_ACCESS_CFG_swizzle_32b),
+            },
+            all_pack_disable_zero_compress_ovrd: r
+                .bit(C::THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd),
+            all_pack_disable_zero_compress: r
+                .get(C::THCON_SEC0_REG1_All_pack_disable_zero_compress),
             intermediate_code,
             read_32b_data: r.bit(C::PCK_DEST_RD_CTRL_Read_32b_data),
             read_raw: r.bit(C::PCK_DEST_RD_CTRL_Read_int8),
@@ -558,8 +591,10 @@ impl Shared {
                 z: r.get(C::PCK0_ADDR_CTRL_ZW_REG_1_Zstride),
                 w: r.get(C::PCK0_ADDR_CTRL_ZW_REG_1_Wstride),
             },
-            addr_mod: AddrMod::read(tc, thread, addr_mode),
-            histogram_enable: (0..THREADS).any(|t| tc.get(t, T::ENABLE_ACC_STATS_Enable) != 0),
+            addr_mods: std::array::from_fn(|i| AddrMod::read(tr, thread, i)),
+            histogram_enable: (0..THREADS)
+                .map(|t| tr.get(t, T::ENABLE_ACC_STATS_Enable))
+                .any(|v| v != 0),
         }
     }
 
@@ -582,16 +617,15 @@ impl Shared {
 }
 
 impl PackerConfig {
-    /// Read packer `i`'s fields from `Config[state]`.
-    pub fn read(cfg: &Config, state: usize, i: usize) -> PackerConfig {
-        let r = Reader { cfg, state };
+    /// Read packer `i`'s fields.
+    fn read(r: &mut Reader<'_>, i: usize) -> PackerConfig {
         let i = i & 3;
         macro_rules! get {
             ($f:ident) => {
                 r.get(per_packer!($f)[i])
             };
         }
-        let arch = cfg.arch();
+        let arch = r.cfg.arch();
         PackerConfig {
             in_format_code: get!(In_data_format) as u8,
             out_format_code: get!(Out_data_format) as u8,
@@ -675,5 +709,90 @@ impl PackerConfig {
             )));
         }
         Ok(())
+    }
+}
+
+/// One instruction's decoded configuration, with the raw words it was
+/// decoded from. Consecutive `PACR`s usually see the same configuration, so
+/// [`Decoded::refresh`] compares those words (a few dozen loads) and decodes
+/// again only when one of them, the thread or its state changed.
+#[derive(Clone, Debug)]
+pub struct Decoded {
+    pub shared: Shared,
+    /// Packers 0..=3 (only packer 0 on Blackhole).
+    pub packers: [PackerConfig; 4],
+    thread: usize,
+    words: Vec<(u16, u32)>,
+    thread_words: Vec<(u8, u16, u32)>,
+}
+
+impl Decoded {
+    /// Make `cache` hold the configuration an instruction of `thread` sees,
+    /// decoding only when its words changed.
+    pub fn refresh(
+        cache: &mut Option<Box<Decoded>>,
+        cfg: &Config,
+        tc: &ThreadConfig,
+        thread: usize,
+    ) {
+        let state = crate::exec::config_unit::state_of(tc, thread);
+        let fresh = match cache.as_deref() {
+            Some(d) => !d.matches(cfg, tc, state, thread),
+            None => true,
+        };
+        if fresh {
+            *cache = Some(Box::new(Decoded::decode(cfg, tc, state, thread)));
+        }
+    }
+
+    fn matches(&self, cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> bool {
+        self.shared.state == state
+            && self.thread == thread
+            && self.shared.arch == cfg.arch()
+            && self
+                .words
+                .iter()
+                .all(|&(a, v)| cfg.read_addr32(state, a as usize) == Some(v))
+            && self
+                .thread_words
+                .iter()
+                .all(|&(t, a, v)| tc.read(t as usize, a as usize) == Some(v))
+    }
+
+    fn decode(cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> Decoded {
+        let arch = cfg.arch();
+        let mut r = Reader {
+            cfg,
+            state,
+            seen: Vec::new(),
+        };
+        let mut tr = ThreadReader {
+            tc,
+            seen: Vec::new(),
+        };
+        let shared = Shared::read(arch, &mut r, &mut tr, thread);
+        let mut packers = [PackerConfig::default(); 4];
+        for (i, p) in packers.iter_mut().enumerate().take(arch.packer_count()) {
+            *p = PackerConfig::read(&mut r, i);
+        }
+        r.seen.sort_unstable();
+        r.seen.dedup();
+        tr.seen.sort_unstable();
+        tr.seen.dedup();
+        Decoded {
+            shared,
+            packers,
+            thread,
+            words: r
+                .seen
+                .iter()
+                .map(|&a| (a, cfg.read_addr32(state, a as usize).unwrap_or(0)))
+                .collect(),
+            thread_words: tr
+                .seen
+                .iter()
+                .map(|&(t, a)| (t, a, tc.read(t as usize, a as usize).unwrap_or(0)))
+                .collect(),
+        }
     }
 }

@@ -50,7 +50,6 @@ use crate::format::float::e8_to_e5;
 use crate::format::pack::{fp32_round_to_tf32, EarlyConfig, EarlyConversion, Intermediate};
 use crate::isa::Pacr;
 use crate::machine::Machine;
-use crate::regs::CfgField;
 use crate::state::dst::{adj16, adj32};
 use crate::state::{Dst, L1};
 
@@ -153,7 +152,7 @@ pub struct PackerUnit {
 /// Wormhole B0, one on Blackhole) the output streams and their buffers, the
 /// BFP assembler, the tile position, the compression row and the exponent
 /// histogram.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct PackerState {
     units: [PackerUnit; 4],
     /// `l1_dest_addr_offset` of each packer, the 16-bit field TDMA-RISC sets
@@ -168,6 +167,8 @@ pub struct PackerState {
     /// are the conformance vectors, reads `StartRow + i` without the check
     /// (see [`input::ReadInterfaces::rows`]).
     pub strict_read_interface_groups: bool,
+    /// The last instruction's decoded configuration.
+    config_cache: Option<Box<config::Decoded>>,
 }
 
 impl PackerState {
@@ -193,7 +194,30 @@ pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
             "PACR issued by Tensix thread {thread}; there are three"
         )));
     }
-    let shared = Shared::read(arch, &m.config, &m.thread_config, thread, f.addr_mode);
+    // The decoded configuration is borrowed from the cache while the
+    // machine is mutated, then put back.
+    let mut cache = m.packer.config_cache.take();
+    config::Decoded::refresh(&mut cache, &m.config, &m.thread_config, thread);
+    let Some(decoded) = cache.as_deref() else {
+        return Err(Fault::unsupported(
+            "internal: no decoded packer configuration",
+        ));
+    };
+    let result = execute(m, thread, &f, decoded);
+    m.packer.config_cache = cache;
+    result
+}
+
+/// The body of [`pacr`] once its configuration is decoded.
+fn execute(
+    m: &mut Machine,
+    thread: usize,
+    f: &PacrFields,
+    decoded: &config::Decoded,
+) -> Result<()> {
+    let arch = m.arch();
+    let shared = &decoded.shared;
+    let pks = &decoded.packers;
     if shared.stochastic_rounding {
         return Err(Fault::unsupported(
             "ALU_ROUNDING_MODE_Packer_srnd_en: stochastic rounding in the packer is not modelled \
@@ -201,19 +225,9 @@ pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
         ));
     }
     let units = arch.packer_count();
-    let mut pks = [PackerConfig::default(); 4];
-    for (p, pk) in pks.iter_mut().enumerate().take(units) {
-        *pk = PackerConfig::read(&m.config, shared.state, p);
-    }
     let packer0_initial = output::initial_addr(&pks[0]);
-    let all_ovrd = m.config.get(
-        shared.state,
-        CfgField::THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd,
-    ) != 0;
-    let all_disable = m.config.get(
-        shared.state,
-        CfgField::THCON_SEC0_REG1_All_pack_disable_zero_compress,
-    );
+    let all_ovrd = shared.all_pack_disable_zero_compress_ovrd;
+    let all_disable = shared.all_pack_disable_zero_compress;
 
     // Both address generators run as the instruction starts.
     let mut plans: [Option<(InputPlan, [u32; 4])>; 4] = [None; 4];
@@ -224,7 +238,7 @@ pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
         }
         pks[p].check_documented(p)?;
         let adc = input::which_adc(thread, f.ovrd_thread_id, &pks[p])?;
-        let ip = input::plan(&shared, &pks[p], &m.adcs, adc, p, f.zero_write, f.flush)?;
+        let ip = input::plan(shared, &pks[p], &m.adcs, adc, p, f.zero_write, f.flush)?;
         let ch1 = m
             .adcs
             .values(adc, Unit::Packers)
@@ -248,12 +262,12 @@ pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
             performing_compression: compress,
         };
         let unit = &mut m.packer.units[p];
-        output::start(&shared, pk, p, &outs, &mut unit.streams);
+        output::start(shared, pk, p, &outs, &mut unit.streams);
         let ctx = Context {
-            shared: &shared,
+            shared,
             pk,
             packer: p,
-            fields: &f,
+            fields: f,
             compress,
             tag,
             general,
@@ -263,7 +277,7 @@ pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
     }
 
     for (adc, _) in used.iter().enumerate().filter(|(_, u)| **u) {
-        advance_adcs(m, adc, &shared)?;
+        advance_adcs(m, adc, &shared.addr_mods[f.addr_mode])?;
     }
     Ok(())
 }
@@ -271,8 +285,7 @@ pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
 /// `ADDR_MOD_PACK_SEC[AddrMod]` applied to ADC set `adc`: channel 0 by the
 /// `src` fields (InputAddressGenerator.md), channel 1 by the `dst` fields
 /// (OutputAddressGenerator.md).
-fn advance_adcs(m: &mut Machine, adc: usize, shared: &Shared) -> Result<()> {
-    let a = &shared.addr_mod;
+fn advance_adcs(m: &mut Machine, adc: usize, a: &config::AddrMod) -> Result<()> {
     let y = |clear: bool, cr: bool, incr: u32| {
         if clear {
             CounterOp::Clear

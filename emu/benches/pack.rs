@@ -157,8 +157,9 @@ fn median(batches: usize, iters: u32, mut f: impl FnMut()) -> Duration {
 }
 
 fn main() {
-    // `cargo test --benches` runs this too; keep that quick.
-    let quick = std::env::args().any(|a| a == "--test" || a == "--list");
+    // `cargo bench` passes `--bench`; run any other way (`cargo test
+    // --benches`, `--all-targets`) one quick pass only.
+    let quick = !std::env::args().any(|a| a == "--bench");
     // `cargo bench --bench pack -- BFP8` runs the cases whose name contains
     // the text.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));

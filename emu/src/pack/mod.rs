@@ -400,6 +400,17 @@ impl Context<'_> {
         } else {
             None
         };
+        let threshold = if pk.exp_threshold_en {
+            let in_format = pk.in_format()?;
+            if in_format == DataFormat::Bfp2A {
+                // Checked before the early conversion is matched against
+                // In_data_format, so the run names this rule.
+                threshold::apply(Intermediate::Fp16(0), in_format, pk.exp_threshold)?;
+            }
+            Some((in_format, pk.exp_threshold))
+        } else {
+            None
+        };
         let early = match source {
             Source::L1 { .. } => EarlyConversion::Fp32Identity,
             _ => EarlyConversion::select(sh.arch, &self.early_config()?)?,
@@ -421,11 +432,6 @@ impl Context<'_> {
             edge_mask::zero_of(early.apply(0))
         } else {
             edge_mask::fill(early.apply(0), sh.edge.negative_infinity)?
-        };
-        let threshold = if pk.exp_threshold_en {
-            Some((pk.in_format()?, pk.exp_threshold))
-        } else {
-            None
         };
         let mut st = Stages {
             early,

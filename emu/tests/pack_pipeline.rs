@@ -669,7 +669,8 @@ fn exponent_histogram_end_to_end() {
 /// Configurations no source defines stop the run with a typed fault.
 #[test]
 fn undefined_and_unmodelled_configurations() {
-    let cases: [(fn(&mut Machine), FaultKind); 5] = [
+    type Setup = fn(&mut Machine);
+    let cases: [(Setup, FaultKind); 5] = [
         (
             |m| set(m, C::ALU_ROUNDING_MODE_Packer_srnd_en, 1),
             FaultKind::Unsupported,

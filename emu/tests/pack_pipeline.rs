@@ -647,7 +647,7 @@ fn l1_accumulation_end_to_end() {
 
 /// The exponent histogram counts each datum fetched from `Dst` at bin
 /// `Exponent & 31` while `ENABLE_ACC_STATS_Enable` is set; `CLREXPHIST`
-/// (here its model, `clear_exponent_histograms`) resets it.
+/// resets it (CLREXPHIST.md).
 #[test]
 fn exponent_histogram_end_to_end() {
     let mut m = bh_bf16();
@@ -662,7 +662,12 @@ fn exponent_histogram_end_to_end() {
     // 1 (exp 127), 2-3 (128), 4-7 (129), 8-15 (130), 16 (131).
     assert_eq!((b[31], b[0], b[1], b[2], b[3]), (1, 2, 4, 8, 1));
     assert_eq!(h.max_exponent(), 131);
-    m.packer.clear_exponent_histograms();
+    let clr = tensix_emu::isa::encode(
+        BH,
+        &tensix_emu::isa::Instruction::Clrexphist(Default::default()),
+    )
+    .unwrap();
+    run(&mut m, &[clr]).unwrap();
     assert_eq!(m.packer.unit(0).unwrap().histogram.bins().unwrap(), [0; 32]);
 }
 

@@ -46,7 +46,7 @@ impl Lcg {
 
 /// (Read_32b_data, Dstacc = In_data_format, Out_data_format, bytes per
 /// input datum) for conversions the fast path takes.
-const FORMATS: [(bool, u32, u32, u32); 9] = [
+const FORMATS: [(bool, u32, u32, u32); 13] = [
     (false, 5, 5, 2), // BF16 -> BF16
     (false, 5, 0, 2), // BF16 -> FP32
     (false, 1, 1, 2), // FP16 -> FP16
@@ -56,6 +56,10 @@ const FORMATS: [(bool, u32, u32, u32); 9] = [
     (true, 0, 0, 4),  // FP32 -> FP32
     (true, 0, 1, 4),  // FP32 -> FP16
     (true, 8, 8, 4),  // INT32 -> INT32
+    (false, 5, 6, 2), // BF16 -> BFP8
+    (false, 6, 7, 1), // E8M6 -> BFP4
+    (false, 2, 2, 1), // E5M6 -> BFP8a
+    (true, 0, 15, 4), // FP32 -> BFP2
 ];
 
 fn case(arch: Arch, rng: &mut Lcg) -> (Machine, Vec<u32>) {

@@ -365,6 +365,16 @@ fn edge_mask_negative_infinity() {
     let mut want = ONE_TO_16;
     want[8..].fill(0xFF80);
     assert_eq!(l1(&m, OUT, 32), le16(&want));
+
+    // The −∞ then goes through ReLU (EdgeMasking.md feeds ReLU.md), which
+    // makes it 0.
+    let mut m = bh_bf16();
+    set(&mut m, C::PCK_EDGE_OFFSET_SEC0_mask, 0x00FF);
+    set(&mut m, C::PCK_EDGE_MODE_mode, 1);
+    set(&mut m, C::STACC_RELU_ApplyRelu, 1);
+    run(&mut m, &[setadcxx(BH, 0, 15), bh_row_last()]).unwrap();
+    want[8..].fill(0);
+    assert_eq!(l1(&m, OUT, 32), le16(&want));
 }
 
 /// EdgeMasking.md: with the face-set select enabled, `b` comes from

@@ -1,16 +1,18 @@
 //! A row-at-a-time path for the common case: datums from `Dst` that pass
 //! edge masking untouched and go through no ReLU, histogram, thresholding,
-//! downsampling, compression, accumulation or BFP assembly. It computes
+//! downsampling, compression or accumulation. It computes
 //! exactly what the per-datum path computes (the differential test
 //! `pack_fast_path` runs both on the same inputs), only with the
 //! conversions of a whole row done before the bytes go to the stream.
 
-use super::late::Late;
+use super::late::{group_bytes, Late};
 use super::{Context, Sink, Stages};
 use crate::fault::Result;
 use crate::format::data_format::DataFormat;
 use crate::format::dst::{decode_bf16, decode_fp32};
-use crate::format::pack::{bf16_round, fp32_round_to_bf16, late_convert, EarlyConversion};
+use crate::format::pack::{
+    bf16_round, bfp_element, fp32_round_to_bf16, late_convert, EarlyConversion,
+};
 use crate::pack::relu::Relu;
 
 /// The row conversions the fast path knows.
@@ -24,14 +26,14 @@ pub(super) enum Kernel {
     Fp32ToFp32,
     /// Anything else without per-datum stages: early then late conversion.
     Generic,
+    /// A BFP output: early conversion, BFP element, shared-exponent
+    /// assembly, a group at a time.
+    Bfp,
 }
 
 impl Stages {
     /// The kernel for these stages, `None` when a per-datum stage is active.
     pub(super) fn kernel(&self, compress: bool) -> Option<Kernel> {
-        let Late::Plain { to, .. } = self.late else {
-            return None;
-        };
         if self.relu != Relu::Off
             || self.relu_on_tf32
             || self.histogram
@@ -42,6 +44,9 @@ impl Stages {
         {
             return None;
         }
+        let Late::Plain { to, .. } = self.late else {
+            return Some(Kernel::Bfp);
+        };
         Some(match (self.early, to) {
             (EarlyConversion::Bf16Round, DataFormat::Float16B) => Kernel::Bf16RoundToBf16,
             (EarlyConversion::Fp32ToBf16, DataFormat::Float16B) => Kernel::Fp32RoundToBf16,
@@ -74,10 +79,24 @@ impl Context<'_> {
         if mask & want != want {
             return Ok(false);
         }
-        let Late::Plain { to, fp8, bytes } = st.late else {
-            return Ok(false);
-        };
         let cells = &cells[col0 as usize..(col0 + n) as usize];
+        let (to, fp8, bytes) = match st.late {
+            Late::Plain { to, fp8, bytes } => (to, fp8, bytes),
+            Late::Bfp { exp, width } => {
+                for c in cells {
+                    let e = bfp_element(st.early.apply(*c), exp)?;
+                    if let Some(g) = sink.bfp.push(exp, width, e)? {
+                        sink.streams
+                            .exp
+                            .push(sink.l1, &[g.shared_exp], None, sink.tag)?;
+                        let (b, len) = group_bytes(width, &g);
+                        sink.streams.data.push(sink.l1, &b[..len], None, sink.tag)?;
+                    }
+                }
+                sink.emitted += n;
+                return Ok(true);
+            }
+        };
         let mut out = [0u8; 64];
         let len = n as usize * bytes;
         match kernel {
@@ -96,7 +115,7 @@ impl Context<'_> {
                     o.copy_from_slice(&decode_fp32(*c).to_le_bytes());
                 }
             }
-            Kernel::Generic => {
+            Kernel::Generic | Kernel::Bfp => {
                 for (o, c) in out.chunks_exact_mut(bytes).zip(cells) {
                     let x = late_convert(st.early.apply(*c), to, fp8)?;
                     o.copy_from_slice(&x.to_le_bytes()[..bytes]);

@@ -331,6 +331,7 @@ struct Stages {
     early: EarlyConversion,
     /// The Blackhole FP32 → FP16 mode: ReLU sees the TF32 value.
     relu_on_tf32: bool,
+    /// What a masked datum becomes, after ReLU.
     edge_fill: Intermediate,
     edge_all_pass: bool,
     relu: Relu,
@@ -428,10 +429,13 @@ impl Context<'_> {
         }
         let relu = Relu::select(sh.apply_relu, sh.relu_threshold)?;
         let edge_all_pass = sh.edge.passes_all();
+        // A masked datum replaces the early conversion's output and then
+        // goes through ReLU like any other (EdgeMasking.md, `FetchFromDst`,
+        // feeds ReLU.md's `ReLUStage`).
         let edge_fill = if edge_all_pass {
             edge_mask::zero_of(early.apply(0))
         } else {
-            edge_mask::fill(early.apply(0), sh.edge.negative_infinity)?
+            relu.apply(edge_mask::fill(early.apply(0), sh.edge.negative_infinity)?)?
         };
         let mut st = Stages {
             early,
@@ -771,10 +775,10 @@ impl Context<'_> {
             // Read_32b_data) rounds to TF32, applies ReLU there and only then
             // saturates to FP16.
             let t = Intermediate::Tf32(fp32_round_to_tf32(decode_fp32(cell)));
-            let Intermediate::Tf32(x) = st.relu.apply(t)? else {
-                return Ok(st.edge_fill);
-            };
-            return Ok(Intermediate::Fp16(e8_to_e5(x, 10)));
+            return Ok(match st.relu.apply(t)? {
+                Intermediate::Tf32(x) => Intermediate::Fp16(e8_to_e5(x, 10)),
+                other => other,
+            });
         }
         let v = st.early.apply(cell);
         st.relu.apply(v)

@@ -443,7 +443,7 @@ impl EarlyConversion {
     /// conversions, otherwise a `Dst16b` value in the low 16 bits. The `Dst`
     /// arrangement is undone according to the type the conversion implies
     /// (Dst.md, "Data type bit layout").
-    #[inline]
+    #[inline(always)]
     pub fn apply(self, dst_bits: u32) -> Intermediate {
         use EarlyConversion as E;
         use Intermediate as I;
@@ -480,6 +480,50 @@ impl EarlyConversion {
             E::Float16ToInt8Sign => I::Int8(int::float16_to_int8_sign_only(h)),
             E::Int16Identity => I::Int16(h),
         }
+    }
+}
+
+impl EarlyConversion {
+    /// [`EarlyConversion::apply`] to each of `cells`, into `out` (as many as
+    /// the shorter of the two). The conversion is matched once, outside the
+    /// loop.
+    pub fn apply_row(self, cells: &[u32], out: &mut [Intermediate]) {
+        use EarlyConversion as E;
+        macro_rules! each {
+            ($($v:pat),* $(,)?) => {
+                match self {
+                    $(e @ $v => {
+                        for (o, c) in out.iter_mut().zip(cells) {
+                            *o = e.apply(*c);
+                        }
+                    })*
+                }
+            };
+        }
+        each!(
+            E::Int32Identity,
+            E::Fp32Identity,
+            E::Fp32ToTf32,
+            E::Fp32TruncateToBf16,
+            E::Fp32ToBf16,
+            E::Fp32ToE8m6,
+            E::Int32ToInt8Raw { .. },
+            E::Int32ToInt8Descaled { .. },
+            E::Fp32ToFp16ViaTf32,
+            E::Dst32HighToInt16,
+            E::Bf16Identity,
+            E::Bf16Round,
+            E::Bf16ToTf32,
+            E::Bf16ToE8m6,
+            E::Bf16ToFp16Blackhole,
+            E::Fp16Identity,
+            E::Fp16Round,
+            E::Fp16TruncateToE5m7,
+            E::Fp16ToE5m6,
+            E::Fp16TruncateToFp8,
+            E::Float16ToInt8Sign,
+            E::Int16Identity,
+        );
     }
 }
 

@@ -8,10 +8,12 @@
 use super::late::{group_bytes, Late};
 use super::{Context, Sink, Stages};
 use crate::fault::Result;
+use crate::format::bfp::{bfp_assemble, BfpGroup};
+use crate::format::data_format::BfpWidth;
 use crate::format::data_format::DataFormat;
 use crate::format::dst::{decode_bf16, decode_fp32};
 use crate::format::pack::{
-    bf16_round, bfp_element, fp32_round_to_bf16, late_convert, EarlyConversion,
+    bf16_round, bfp_element, fp32_round_to_bf16, late_convert, EarlyConversion, Intermediate,
 };
 use crate::pack::relu::Relu;
 
@@ -83,14 +85,23 @@ impl Context<'_> {
         let (to, fp8, bytes) = match st.late {
             Late::Plain { to, fp8, bytes } => (to, fp8, bytes),
             Late::Bfp { exp, width } => {
-                for c in cells {
-                    let e = bfp_element(st.early.apply(*c), exp)?;
-                    if let Some(g) = sink.bfp.push(exp, width, e)? {
-                        sink.streams
-                            .exp
-                            .push(sink.l1, &[g.shared_exp], None, sink.tag)?;
-                        let (b, len) = group_bytes(width, &g);
-                        sink.streams.data.push(sink.l1, &b[..len], None, sink.tag)?;
+                let mut vals = [Intermediate::Fp32(0); 16];
+                st.early.apply_row(cells, &mut vals);
+                let vals = &vals[..cells.len()];
+                if sink.bfp.pending() == 0 && vals.len() == 16 {
+                    // A whole group: assemble it directly.
+                    let mut elems = [0u16; 16];
+                    for (e, v) in elems.iter_mut().zip(vals) {
+                        *e = bfp_element(*v, exp)?;
+                    }
+                    let g = bfp_assemble(exp, width, &elems);
+                    emit_group(sink, width, &g)?;
+                } else {
+                    for v in vals {
+                        let e = bfp_element(*v, exp)?;
+                        if let Some(g) = sink.bfp.push(exp, width, e)? {
+                            emit_group(sink, width, &g)?;
+                        }
                     }
                 }
                 sink.emitted += n;
@@ -116,8 +127,10 @@ impl Context<'_> {
                 }
             }
             Kernel::Generic | Kernel::Bfp => {
-                for (o, c) in out.chunks_exact_mut(bytes).zip(cells) {
-                    let x = late_convert(st.early.apply(*c), to, fp8)?;
+                let mut vals = [Intermediate::Fp32(0); 16];
+                st.early.apply_row(cells, &mut vals);
+                for (o, v) in out.chunks_exact_mut(bytes).zip(&vals[..cells.len()]) {
+                    let x = late_convert(*v, to, fp8)?;
                     o.copy_from_slice(&x.to_le_bytes()[..bytes]);
                 }
             }
@@ -128,4 +141,14 @@ impl Context<'_> {
             .push(sink.l1, &out[..len], None, sink.tag)?;
         Ok(true)
     }
+}
+
+/// A finished BFP group to the exponent and data streams.
+#[inline]
+fn emit_group(sink: &mut Sink<'_>, width: BfpWidth, g: &BfpGroup) -> Result<()> {
+    sink.streams
+        .exp
+        .push(sink.l1, &[g.shared_exp], None, sink.tag)?;
+    let (b, len) = group_bytes(width, g);
+    sink.streams.data.push(sink.l1, &b[..len], None, sink.tag)
 }

@@ -9,9 +9,12 @@
 //!
 //! Rounding in the early conversion is round-to-nearest, ties away from zero,
 //! on the magnitude. Stochastic rounding is not modelled (ttsim refuses it
-//! too). Every rounding conversion flushes denormal inputs to +0, turns −0
-//! into +0, and, when the exponent is 8 bits wide, turns NaN into infinity of
-//! the same sign ("Early format conversion", last list).
+//! too). Every rounding conversion flushes denormals to +0, turns −0 into
+//! +0, and, when the exponent is 8 bits wide, turns NaN into infinity of the
+//! same sign ("Early format conversion", last list). Which denormals: from a
+//! 32-bit `Dst`, and into E5M6, the rounded result is flushed (so the largest
+//! denormals round up to the smallest normal); from a 16-bit BF16 `Dst` the
+//! input is. That is ttsim's order, which its conformance vectors record.
 
 use super::data_format::{BfpExp, DataFormat, Fp8Format};
 use super::dst;
@@ -185,7 +188,7 @@ pub const fn bf16_round(x: u16) -> u16 {
 
 /// BF16 → E8M6, rounding. Here a denormal input flushes to +0 before the
 /// rounding, so `0x007F` gives 0, not `0x0080`: ttsim's 16-bit `Dst` read
-/// flushes the BF16 value first (unlike its 32-bit read, see [`round_e8`]).
+/// flushes the BF16 value first (unlike its 32-bit read).
 #[inline]
 pub const fn bf16_round_to_e8m6(x: u16) -> u16 {
     if x & 0x7F80 == 0 {
@@ -218,7 +221,7 @@ pub const fn fp16_round(x: u16) -> u16 {
 /// A carry out of exponent 31 has nowhere to go; the page does not say what
 /// happens. This saturates to the largest E5M6 magnitude (`0x7FF0`), in line
 /// with the 5-bit formats saturating elsewhere rather than overflowing. As in
-/// [`round_e8`], a result with a zero exponent field becomes +0 after the
+/// the 32-bit rounding, a result with a zero exponent field becomes +0 after the
 /// rounding (ttsim's order), so `0x03F8` rounds up to `0x0400`.
 #[inline]
 pub const fn fp16_round_to_e5m6(x: u16) -> u16 {

@@ -728,3 +728,74 @@ fn undefined_and_unmodelled_configurations() {
         FaultKind::Unimplemented
     );
 }
+
+/// FormatConversion.md, "Configuring the conversions": `IntermediateFormat`
+/// is `ALU_FORMAT_SPEC_REG_Dstacc_val` when `..._Dstacc_override` is set,
+/// `ALU_FORMAT_SPEC_REG2_Dstacc` otherwise.
+#[test]
+fn dstacc_override_selects_the_intermediate_format() {
+    let mut m = bh_bf16();
+    set(&mut m, C::ALU_FORMAT_SPEC_REG2_Dstacc, 1);
+    let e = run(&mut m, &[setadcxx(BH, 0, 15), bh_row_last()]).unwrap_err();
+    assert_eq!(e.kind, FaultKind::UndefinedBehavior, "FP16 vs In = BF16");
+    set(&mut m, C::ALU_FORMAT_SPEC_REG_Dstacc_override, 1);
+    set(&mut m, C::ALU_FORMAT_SPEC_REG_Dstacc_val, 5);
+    run(&mut m, &[setadcxx(BH, 0, 15), bh_row_last()]).unwrap();
+    assert_eq!(l1(&m, OUT, 32), le16(&ONE_TO_16));
+}
+
+/// FormatConversion.md: one shared exponent per 16 datums, assembled across
+/// PACRs when each packs fewer (the group and the output buffers persist).
+#[test]
+fn bfp_group_spans_two_instructions() {
+    let mut m = machine(BH);
+    m.l1.bytes_mut().fill(0xEE);
+    formats(&mut m, 6, 6, 6);
+    set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16);
+    set(&mut m, C::THCON_SEC0_REG1_L1_Dest_addr, DEST);
+    set(&mut m, C::THCON_SEC0_REG1_Exp_section_size, 1);
+    dst_bf16(&mut m, 0, ONE_TO_16);
+    let half = bh_pacr(Pacr {
+        read_intf_sel: 1,
+        ..Pacr::default()
+    });
+    run(&mut m, &[setadcxx(BH, 0, 7), half]).unwrap();
+    assert_eq!(l1(&m, OUT, 32), vec![0xEE; 32], "half a group: nothing yet");
+    run(&mut m, &[setadcxx(BH, 8, 15), bh_row_last()]).unwrap();
+    // Shared exponent 131 (16.0); k = 4k/2^6 * 2^4.
+    let mut exp = vec![131];
+    exp.extend([0; 15]);
+    assert_eq!(l1(&m, OUT, 16), exp);
+    let data: Vec<u8> = (1..=16).map(|k| 4 * k as u8).collect();
+    assert_eq!(l1(&m, OUT + 16, 16), data);
+}
+
+/// BlackholeA0 PACR.md: with `N` read interfaces a BFP PACR packs `N`
+/// groups and advances the exponent write position by `N`; `Last` pads the
+/// exponent stream to 16 bytes.
+#[test]
+fn bfp_exponents_advance_per_read_interface() {
+    let mut m = machine(BH);
+    formats(&mut m, 6, 6, 7);
+    set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16);
+    set(&mut m, C::THCON_SEC0_REG1_L1_Dest_addr, DEST);
+    set(&mut m, C::THCON_SEC0_REG1_Exp_section_size, 1);
+    for r in 0..3u32 {
+        // Row r holds 2^r: exponent 127 + r, every datum 8/2^2 * 2^r.
+        dst_bf16(&mut m, r, [0x3F80 + (r as u16) * 0x80; 16]);
+    }
+    let three = bh_pacr(Pacr {
+        read_intf_sel: 0b0111,
+        last: 1,
+        ..Pacr::default()
+    });
+    run(&mut m, &[setadcxx(BH, 0, 15), three]).unwrap();
+    let mut exp = vec![127, 128, 129];
+    exp.extend([0; 13]);
+    assert_eq!(l1(&m, OUT, 16), exp);
+    // BFP4: magnitude 4 (1.0 with the hidden bit at 2^2) in both nibbles,
+    // 8 bytes a group, three groups, then 8 bytes of padding.
+    let mut data = vec![0x44; 24];
+    data.extend([0; 8]);
+    assert_eq!(l1(&m, OUT + 16, 32), data);
+}

@@ -347,6 +347,8 @@ impl Machine {
             I::Incadcxy(i) => self.adcs.incadcxy(t, adc_pair!(i, no_mask))?,
             I::Incadczw(i) => self.adcs.incadczw(t, adc_pair!(i, no_mask))?,
             I::Pacr(i) => crate::pack::pacr(self, t, i)?,
+            // CLREXPHIST.md: reset the exponent histogram of every packer.
+            I::Clrexphist(_) => self.packer.clear_exponent_histograms(),
             I::Unpacr(i) => return crate::unpack::unpacr(self, t, i),
             I::UnpacrNop(i) => return crate::unpack::unpacr_nop(self, t, i),
             I::Cleardvalid(i) => crate::unpack::handshake::cleardvalid(self, i)?,

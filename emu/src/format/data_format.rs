@@ -117,9 +117,9 @@ pub enum Fp8Format {
     /// e5m2, laid out like the top byte of an FP16.
     #[default]
     E5M2,
-    /// e4m3. No tt-isa-documentation page or ttsim code defines its
-    /// conversions; conversions that would need them return
-    /// `Unimplemented`.
+    /// e4m3. No tt-isa-documentation page defines its conversions. The
+    /// packer's follows ttsim ([`super::pack::fp16_to_fp8_e4m3`]); others
+    /// that would need one return `Unimplemented`.
     E4M3,
 }
 

@@ -1,19 +1,888 @@
-//! The packer: PACR moves data from Dst to L1.
+//! The packer: `PACR` moves datums from `Dst` (or L1) to L1.
 //!
-//! Not modelled yet: PACR stops the run with an `Unimplemented` fault rather
-//! than producing bytes.
+//! Each packer is a pipeline (tt-isa-documentation
+//! `WormholeB0/TensixTile/TensixCoprocessor/PACR.md` and `Packers/*.md`; the
+//! Blackhole override `BlackholeA0/TensixTile/TensixCoprocessor/PACR.md`),
+//! one module per stage, in order:
+//!
+//! 1. [`input`]: the input address generator (ADC channel 0, strides,
+//!    `DEST_TARGET_REG_CFG_PACK_SEC` offsets, bytes-per-datum masking, L1
+//!    source mode, `ZeroWrite`, `Flush`) and Blackhole's four `Dst` read
+//!    interfaces;
+//! 2. the early format conversion ([`crate::format::pack::EarlyConversion`]);
+//! 3. [`edge_mask`]: 0 or −∞ by tile position;
+//! 4. [`relu`];
+//! 5. [`histogram`]: the exponent histogram side channel;
+//! 6. [`threshold`]: exponent thresholding;
+//! 7. [`downsample`];
+//! 8. [`late`]: the late format conversion and the BFP shared-exponent
+//!    assembler;
+//! 9. [`compression`]: zero compression;
+//! 10. [`output`] and [`stream`]: the output address generator and its three
+//!     16-byte-buffered streams, with [`l1_acc`] for `Pack_L1_Acc`.
+//!
+//! Wormhole B0 has four packers, chosen by `PackerMask`; Blackhole has one
+//! packer whose `ReadIntfSel` picks up to four `Dst` rows. After the
+//! addresses are formed, `ADDR_MOD_PACK_SEC[AddrMod]` advances ADC channel 0
+//! (input) and channel 1 (output) of every ADC set used.
 
+pub mod compression;
+pub mod config;
+pub mod downsample;
+pub mod edge_mask;
+pub mod histogram;
+pub mod input;
+pub mod l1_acc;
+pub mod late;
+pub mod output;
+pub mod relu;
+pub mod stream;
+pub mod threshold;
+
+mod fast;
+
+use crate::adc::{CounterOp, Dim, Unit, ADC_SETS};
+use crate::arch::Arch;
 use crate::fault::{Fault, Result};
+use crate::format::data_format::DataFormat;
+use crate::format::dst::decode_fp32;
+use crate::format::float::e8_to_e5;
+use crate::format::pack::{fp32_round_to_tf32, EarlyConfig, EarlyConversion, Intermediate};
 use crate::isa::Pacr;
 use crate::machine::Machine;
+use crate::state::dst::{adj16, adj32};
+use crate::state::{Dst, L1};
 
-/// Execute one PACR for `thread`.
-pub fn pacr(_m: &mut Machine, _thread: usize, _i: &Pacr) -> Result<()> {
-    Err(Fault::unimplemented(
-        "PACR: the packer data path is not modelled yet",
-    ))
+use compression::{Admit, Compressor};
+use config::{PackerConfig, Shared};
+use downsample::Downsample;
+use edge_mask::TilePosition;
+use histogram::ExponentHistogram;
+use input::{InputPlan, ReadInterfaces, Source};
+use l1_acc::AccFormat;
+use late::{BfpAssembler, Converted, Late};
+use output::OutputInputs;
+use relu::Relu;
+use stream::Streams;
+
+/// `PACR`'s fields, the same for both architectures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PacrFields {
+    pub last: bool,
+    pub flush: bool,
+    pub concat: bool,
+    pub ovrd_thread_id: bool,
+    pub zero_write: bool,
+    /// Index into `ADDR_MOD_PACK_SEC`.
+    pub addr_mode: usize,
+    /// The packers instructed: Wormhole's `PackerMask` after its special
+    /// case; `0b0001` on Blackhole.
+    pub packers: u8,
+    /// Blackhole's `ReadIntfSel` and `DstAccessMode`.
+    pub read_interfaces: ReadInterfaces,
 }
 
-/// What the packer remember between instructions.
+impl PacrFields {
+    /// Normalise an instruction. Wormhole: a `PackerMask` of 0 means packer
+    /// 0; masks other than single packers, `0b0011`, `0b1100` and `0b1111`
+    /// are `UndefinedBehavior` (PACR.md). Blackhole: `CtxtCtrl`,
+    /// `AddrCntContext`, `RowPadZero` and `CfgContext` are "not yet
+    /// documented in detail" (BlackholeA0 PACR.md), so a non-zero value stops
+    /// the run.
+    pub fn decode(arch: Arch, i: &Pacr) -> Result<PacrFields> {
+        let packers = match arch {
+            Arch::WormholeB0 => match i.pack_sel & 0xF {
+                0 => 0b0001,
+                m @ (0b0001 | 0b0010 | 0b0100 | 0b1000 | 0b0011 | 0b1100 | 0b1111) => m as u8,
+                m => {
+                    return Err(Fault::undefined(format!(
+                        "PACR PackerMask = {m:#06b} is undefined: it issues work to at least \
+                         one packer in the mask but may ignore other bits (PACR.md)"
+                    )))
+                }
+            },
+            Arch::Blackhole => {
+                for (value, name) in [
+                    (i.ctxt_ctrl, "CtxtCtrl"),
+                    (i.addr_cnt_context, "AddrCntContext"),
+                    (i.row_pad_zero, "RowPadZero"),
+                    (i.cfg_context, "CfgContext"),
+                ] {
+                    if value != 0 {
+                        return Err(Fault::unimplemented(format!(
+                            "PACR {name} = {value}: BlackholeA0 PACR.md says it is not yet \
+                             documented in detail"
+                        )));
+                    }
+                }
+                0b0001
+            }
+        };
+        Ok(PacrFields {
+            last: i.last & 1 != 0,
+            flush: i.flush & 1 != 0,
+            concat: i.concat & 1 != 0,
+            ovrd_thread_id: i.ovrd_thread_id & 1 != 0,
+            zero_write: i.zero_write & 1 != 0,
+            addr_mode: (i.addr_mode & 3) as usize,
+            packers,
+            read_interfaces: ReadInterfaces::new(i.read_intf_sel, i.dst_access_mode & 1 != 0),
+        })
+    }
+}
+
+/// What one packer keeps between instructions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PackerUnit {
+    /// The RSI, exponent and data streams with their 16-byte buffers.
+    pub streams: Streams,
+    /// BFP elements waiting for a group of 16.
+    pub bfp: BfpAssembler,
+    /// The tile position generator used by edge masking.
+    pub tile_position: TilePosition,
+    /// False at reset and after `Last` / `Flush`: the next instruction
+    /// starts the tile position at zero (ttsim keeps the position only while
+    /// a tile is in progress; the pages do not say when it resets).
+    tile_position_live: bool,
+    pub compressor: Compressor,
+    pub histogram: ExponentHistogram,
+}
+
+/// What the packers remember between instructions: per packer (four on
+/// Wormhole B0, one on Blackhole) the output streams and their buffers, the
+/// BFP assembler, the tile position, the compression row and the exponent
+/// histogram.
 #[derive(Clone, Debug, Default)]
-pub struct PackerState {}
+pub struct PackerState {
+    units: [PackerUnit; 4],
+    /// `l1_dest_addr_offset` of each packer, the 16-bit field TDMA-RISC sets
+    /// (OutputAddressGenerator.md). TDMA-RISC is not modelled; set it here.
+    pub l1_dest_addr_offset: [u16; 4],
+    /// Use the per-datum path even where the row fast path applies (for
+    /// differential tests of the fast path).
+    pub force_general_path: bool,
+    /// Let enabled `Dst` read interfaces leave the aligned group of four rows
+    /// and read `StartRow + i`, as ttsim v1.10.0 (the model behind the
+    /// `ttsim/` conformance vectors) does without a check. Off by default:
+    /// BlackholeA0 PACR.md calls such a `ReadIntfSel` `UndefinedBehavior`,
+    /// the documentation outranks ttsim, and later ttsim releases reject it
+    /// too (see [`input::ReadInterfaces::rows`]).
+    pub allow_read_interface_group_crossing: bool,
+    /// The last instruction's decoded configuration.
+    config_cache: Option<Box<config::Decoded>>,
+}
+
+impl PackerState {
+    /// Packer `i`'s state.
+    pub fn unit(&self, i: usize) -> Option<&PackerUnit> {
+        self.units.get(i)
+    }
+
+    /// `CLREXPHIST`: reset the exponent histogram of every packer.
+    pub fn clear_exponent_histograms(&mut self) {
+        for u in &mut self.units {
+            u.histogram.reset();
+        }
+    }
+}
+
+/// Execute one `PACR` for `thread`.
+pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
+    let arch = m.arch();
+    let f = PacrFields::decode(arch, i)?;
+    if thread >= ADC_SETS {
+        return Err(Fault::unsupported(format!(
+            "PACR issued by Tensix thread {thread}; there are three"
+        )));
+    }
+    // The decoded configuration is borrowed from the cache while the
+    // machine is mutated, then put back.
+    let mut cache = m.packer.config_cache.take();
+    config::Decoded::refresh(&mut cache, &m.config, &m.thread_config, thread);
+    let Some(decoded) = cache.as_deref() else {
+        return Err(Fault::unsupported(
+            "internal: no decoded packer configuration",
+        ));
+    };
+    let result = execute(m, thread, &f, decoded);
+    m.packer.config_cache = cache;
+    result
+}
+
+/// The body of [`pacr`] once its configuration is decoded.
+fn execute(
+    m: &mut Machine,
+    thread: usize,
+    f: &PacrFields,
+    decoded: &config::Decoded,
+) -> Result<()> {
+    let arch = m.arch();
+    let shared = &decoded.shared;
+    let pks = &decoded.packers;
+    if shared.stochastic_rounding {
+        return Err(Fault::unsupported(
+            "ALU_ROUNDING_MODE_Packer_srnd_en: stochastic rounding in the packer is not modelled \
+             (its bias is a documented hardware bug without a bit-level description)",
+        ));
+    }
+    let units = arch.packer_count();
+    let packer0_initial = output::initial_addr(&pks[0]);
+    let all_ovrd = shared.all_pack_disable_zero_compress_ovrd;
+    let all_disable = shared.all_pack_disable_zero_compress;
+
+    // Both address generators run as the instruction starts.
+    let mut plans: [Option<(InputPlan, [u32; 4])>; 4] = [None; 4];
+    let mut used = [false; ADC_SETS];
+    for p in 0..units {
+        if f.packers & (1 << p) == 0 {
+            continue;
+        }
+        pks[p].check_documented(p)?;
+        let adc = input::which_adc(thread, f.ovrd_thread_id, &pks[p])?;
+        let ip = input::plan(shared, &pks[p], &m.adcs, adc, p, f.zero_write, f.flush)?;
+        let ch1 = m
+            .adcs
+            .values(adc, Unit::Packers)
+            .map(|v| v[1])
+            .unwrap_or_default();
+        used[adc] = true;
+        plans[p] = Some((ip, ch1));
+    }
+
+    let tag = m.issued;
+    let general = m.packer.force_general_path;
+    let strict_groups = !m.packer.allow_read_interface_group_crossing;
+    for (p, plan) in plans.iter().enumerate() {
+        let Some((ip, ch1)) = *plan else { continue };
+        let pk = &pks[p];
+        let compress = output::performing_compression(pk, all_ovrd, all_disable, p);
+        let outs = OutputInputs {
+            packer0_initial,
+            ch1,
+            l1_dest_addr_offset: m.packer.l1_dest_addr_offset[p],
+            performing_compression: compress,
+        };
+        let unit = &mut m.packer.units[p];
+        output::start(shared, pk, p, &outs, &mut unit.streams);
+        let ctx = Context {
+            shared,
+            pk,
+            packer: p,
+            fields: f,
+            compress,
+            tag,
+            general,
+            strict_groups,
+        };
+        ctx.run(unit, &m.dst, &mut m.l1, &ip)?;
+    }
+
+    for (adc, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+        advance_adcs(m, adc, &shared.addr_mods[f.addr_mode])?;
+    }
+    Ok(())
+}
+
+/// `ADDR_MOD_PACK_SEC[AddrMod]` applied to ADC set `adc`: channel 0 by the
+/// `src` fields (InputAddressGenerator.md), channel 1 by the `dst` fields
+/// (OutputAddressGenerator.md).
+fn advance_adcs(m: &mut Machine, adc: usize, a: &config::AddrMod) -> Result<()> {
+    let y = |clear: bool, cr: bool, incr: u32| {
+        if clear {
+            CounterOp::Clear
+        } else if cr {
+            CounterOp::CarriageReturn(incr)
+        } else {
+            CounterOp::Increment(incr)
+        }
+    };
+    let z = |clear: bool, incr: u32| {
+        if clear {
+            CounterOp::Clear
+        } else {
+            CounterOp::Increment(incr)
+        }
+    };
+    let u = Unit::Packers;
+    m.adcs
+        .apply(adc, u, 0, Dim::Y, y(a.ysrc_clear, a.ysrc_cr, a.ysrc_incr))?;
+    m.adcs
+        .apply(adc, u, 0, Dim::Z, z(a.zsrc_clear, a.zsrc_incr))?;
+    m.adcs
+        .apply(adc, u, 1, Dim::Y, y(a.ydst_clear, a.ydst_cr, a.ydst_incr))?;
+    m.adcs
+        .apply(adc, u, 1, Dim::Z, z(a.zdst_clear, a.zdst_incr))?;
+    Ok(())
+}
+
+/// One packer's share of one instruction.
+struct Context<'a> {
+    shared: &'a Shared,
+    pk: &'a PackerConfig,
+    packer: usize,
+    fields: &'a PacrFields,
+    compress: bool,
+    tag: u64,
+    general: bool,
+    strict_groups: bool,
+}
+
+/// The per-datum stages, decided once per instruction.
+struct Stages {
+    early: EarlyConversion,
+    /// The Blackhole FP32 → FP16 mode: ReLU sees the TF32 value.
+    relu_on_tf32: bool,
+    /// What a masked datum becomes, after ReLU.
+    edge_fill: Intermediate,
+    edge_all_pass: bool,
+    relu: Relu,
+    histogram: bool,
+    threshold: Option<(DataFormat, u32)>,
+    down: Downsample,
+    late: Late,
+    acc: Option<AccFormat>,
+    /// The row fast path's kernel, when no per-datum stage is active.
+    fast: Option<fast::Kernel>,
+}
+
+/// Where converted datums go: the BFP assembler, compression, the streams.
+struct Sink<'a> {
+    streams: &'a mut Streams,
+    bfp: &'a mut BfpAssembler,
+    compressor: &'a mut Compressor,
+    l1: &'a mut L1,
+    late: Late,
+    acc: Option<AccFormat>,
+    compress: bool,
+    tag: u64,
+    /// Datums emitted by this instruction and how many it will emit.
+    emitted: u32,
+    total: u32,
+    /// Whether the instruction's last datum ends the compression row.
+    row_ends: bool,
+}
+
+impl Context<'_> {
+    fn early_config(&self) -> Result<EarlyConfig> {
+        Ok(EarlyConfig {
+            read_32b_data: self.shared.read_32b_data,
+            read_raw: self.shared.read_raw,
+            read_unsigned: self.shared.read_unsigned,
+            round_10b_mant: self.shared.round_10b_mant,
+            intermediate: DataFormat::decode(self.shared.intermediate_code as u32)?,
+            shift_amount: self.shared.shift_amount()?,
+        })
+    }
+
+    /// Choose every stage, refusing what is undefined or unmodelled.
+    fn stages(&self, source: Source) -> Result<Stages> {
+        let sh = self.shared;
+        let pk = self.pk;
+        let out = pk.out_format()?;
+        let late = Late::select(out, pk.lf8_4b_exp);
+        if pk.lf8_4b_exp && out == DataFormat::Lf8 && sh.arch == Arch::WormholeB0 {
+            return Err(Fault::unsupported(
+                "Pac_LF8_4b_exp does not exist on Wormhole B0",
+            ));
+        }
+        if pk.dis_shared_exp_assembler && out.is_bfp() {
+            return Err(Fault::unsupported(format!(
+                "Dis_shared_exp_assembler with the BFP output {out}: no source defines the \
+                 output when the shared-exponent assembler is disabled"
+            )));
+        }
+        let acc = if pk.pack_l1_acc {
+            if self.compress {
+                return Err(Fault::unsupported(
+                    "Pack_L1_Acc together with zero compression: no source defines accumulating \
+                     a compressed stream",
+                ));
+            }
+            Some(AccFormat::for_output(out)?)
+        } else {
+            None
+        };
+        let threshold = if pk.exp_threshold_en {
+            let in_format = pk.in_format()?;
+            if in_format == DataFormat::Bfp2A {
+                // Checked before the early conversion is matched against
+                // In_data_format, so the run names this rule.
+                threshold::apply(Intermediate::Fp16(0), in_format, pk.exp_threshold)?;
+            }
+            Some((in_format, pk.exp_threshold))
+        } else {
+            None
+        };
+        let early = match source {
+            Source::L1 { .. } => EarlyConversion::Fp32Identity,
+            _ => EarlyConversion::select(sh.arch, &self.early_config()?)?,
+        };
+        if !matches!(source, Source::L1 { .. }) {
+            let produced = early.apply(0).format();
+            if produced.code() != pk.in_format_code & 0xF {
+                return Err(Fault::undefined(format!(
+                    "In_data_format (LateFromFormat) = {} but the early conversion produces {}: \
+                     the late conversion would misread every datum (Packers/FormatConversion.md, \
+                     \"Configuring the conversions\")",
+                    pk.in_format_code, produced
+                )));
+            }
+        }
+        let relu = Relu::select(sh.apply_relu, sh.relu_threshold)?;
+        let edge_all_pass = sh.edge.passes_all();
+        // A masked datum replaces the early conversion's output and then
+        // goes through ReLU like any other (EdgeMasking.md, `FetchFromDst`,
+        // feeds ReLU.md's `ReLUStage`).
+        let edge_fill = if edge_all_pass {
+            edge_mask::zero_of(early.apply(0))
+        } else {
+            relu.apply(edge_mask::fill(early.apply(0), sh.edge.negative_infinity)?)?
+        };
+        let mut st = Stages {
+            early,
+            relu_on_tf32: early == EarlyConversion::Fp32ToFp16ViaTf32 && relu != Relu::Off,
+            edge_fill,
+            edge_all_pass,
+            relu,
+            histogram: sh.histogram_enable,
+            threshold,
+            down: Downsample::new(pk.downsample_mask),
+            late,
+            acc,
+            fast: None,
+        };
+        st.fast = st.kernel(self.compress);
+        Ok(st)
+    }
+
+    /// Run the packer for this instruction: fetch, convert, emit, and on
+    /// `Last` / `Flush` drain the buffers.
+    fn run(&self, unit: &mut PackerUnit, dst: &Dst, l1: &mut L1, plan: &InputPlan) -> Result<()> {
+        let f = self.fields;
+        let bh = input::uses_read_interfaces(self.shared.arch);
+        if !unit.tile_position_live {
+            unit.tile_position = TilePosition::default();
+        }
+        let rows_per_instr = if bh { f.read_interfaces.count() } else { 1 };
+        let datums = if bh {
+            plan.count * rows_per_instr
+        } else {
+            plan.count
+        };
+        let ends_row = !f.concat || f.last || f.flush;
+        let mut stages = None;
+        if datums > 0 {
+            let st = self.stages(plan.source)?;
+            let kept = if bh {
+                rows_per_instr * st.down.kept(plan.count)
+            } else {
+                st.down.kept(plan.count)
+            };
+            let PackerUnit {
+                streams,
+                bfp,
+                compressor,
+                tile_position,
+                histogram,
+                ..
+            } = unit;
+            if self.compress && !compressor.rsi_started {
+                streams.rsi.push(l1, &0u16.to_le_bytes(), None, self.tag)?;
+                compressor.rsi_started = true;
+            }
+            let mut sink = Sink {
+                streams,
+                bfp,
+                compressor,
+                l1,
+                late: st.late,
+                acc: st.acc,
+                compress: self.compress,
+                tag: self.tag,
+                emitted: 0,
+                total: kept,
+                row_ends: ends_row,
+            };
+            match plan.source {
+                Source::Dst { start } if bh => self.run_read_interfaces(
+                    &st,
+                    &mut sink,
+                    tile_position,
+                    histogram,
+                    dst,
+                    start,
+                    plan.count,
+                )?,
+                Source::Dst { start } => self.run_contiguous(
+                    &st,
+                    &mut sink,
+                    tile_position,
+                    histogram,
+                    dst,
+                    start,
+                    plan.count,
+                )?,
+                Source::DevNull => {
+                    let zero = edge_mask::zero_of(st.early.apply(0));
+                    let per_row = if bh { plan.count } else { datums };
+                    for j in 0..datums {
+                        self.after_fetch(
+                            &st,
+                            &mut sink,
+                            histogram,
+                            zero,
+                            j % per_row.max(1),
+                            false,
+                        )?;
+                    }
+                }
+                Source::L1 {
+                    addr,
+                    bytes_per_datum,
+                } => {
+                    if bh {
+                        return Err(Fault::unimplemented(
+                            "Blackhole packer reading L1 (Source_interface_selection): how the \
+                             read interfaces apply is not documented",
+                        ));
+                    }
+                    self.run_l1(&st, &mut sink, histogram, addr, bytes_per_datum, plan.count)?;
+                }
+            }
+            if self.compress && ends_row && sink.emitted > 0 {
+                let idx = sink.compressor.row_end_index();
+                sink.streams
+                    .rsi
+                    .push(sink.l1, &idx.to_le_bytes(), None, self.tag)?;
+            }
+            if self.compress {
+                sink.compressor.row_open = !ends_row;
+            }
+            stages = Some(st);
+        }
+        if f.last || f.flush {
+            self.finish(unit, l1, stages.as_ref())?;
+            unit.tile_position_live = false;
+        } else {
+            unit.tile_position_live = true;
+        }
+        Ok(())
+    }
+
+    /// `Last` / `Flush`: complete a compressed group, pad and write every
+    /// buffer, and ask for fresh addresses next time.
+    fn finish(&self, unit: &mut PackerUnit, l1: &mut L1, stages: Option<&Stages>) -> Result<()> {
+        let (late, acc) = match stages {
+            Some(s) => (s.late, s.acc),
+            None => {
+                let out = self.pk.out_format()?;
+                let acc = if self.pk.pack_l1_acc && !self.compress {
+                    Some(AccFormat::for_output(out)?)
+                } else {
+                    None
+                };
+                (Late::select(out, self.pk.lf8_4b_exp), acc)
+            }
+        };
+        if self.compress {
+            let n = unit.compressor.in_group();
+            if n > 0 {
+                let data = &mut unit.streams.data;
+                let mut written = n;
+                match late {
+                    Late::Plain { bytes, .. } => {
+                        let zeros = [0u8; 4];
+                        for _ in n..32 {
+                            data.push(l1, &zeros[..bytes], None, self.tag)?;
+                        }
+                    }
+                    Late::Bfp { width, .. } => {
+                        if let Some(g) = unit.bfp.pad() {
+                            unit.streams.exp.push(l1, &[g.shared_exp], None, self.tag)?;
+                            let (b, len) = late::group_bytes(width, &g);
+                            unit.streams.data.push(l1, &b[..len], None, self.tag)?;
+                            written = n.div_ceil(16) * 16;
+                        }
+                        for _ in written / 16..2 {
+                            let zeros = [0u8; 16];
+                            unit.streams.data.push(
+                                l1,
+                                &zeros[..width.group_bytes()],
+                                None,
+                                self.tag,
+                            )?;
+                        }
+                    }
+                }
+                let block = unit.compressor.final_counters_block();
+                unit.streams.data.push(l1, &block, None, self.tag)?;
+            }
+            unit.compressor.reset();
+        } else if unit.bfp.pending() > 0 {
+            return Err(Fault::unsupported(format!(
+                "Last/Flush with {} of 16 datums in the BFP shared-exponent assembler: no \
+                 source says how a partial group is completed",
+                unit.bfp.pending()
+            )));
+        }
+        unit.streams.flush(l1, acc, self.tag)
+    }
+
+    /// Blackhole: each enabled read interface reads `count` datums of one
+    /// `Dst` row, from the start column on; the `k`-th enabled interface's
+    /// row sits at tile position `TilePosition + k` for edge masking.
+    #[allow(clippy::too_many_arguments)]
+    fn run_read_interfaces(
+        &self,
+        st: &Stages,
+        sink: &mut Sink<'_>,
+        tp: &mut TilePosition,
+        hist: &mut ExponentHistogram,
+        dst: &Dst,
+        start: u32,
+        count: u32,
+    ) -> Result<()> {
+        let sh = self.shared;
+        let col0 = start & 0xF;
+        if col0 + count > 16 {
+            return Err(Fault::unsupported(format!(
+                "Blackhole read interfaces take datums from one Dst row each; an ADC X range \
+                 of {count} datums from column {col0} crosses the row end, which BlackholeA0 \
+                 PACR.md does not describe"
+            )));
+        }
+        let a = sh.dst_addressing;
+        let rows = self.fields.read_interfaces.rows(
+            start >> 4,
+            a.remap_addrs,
+            a.swizzle_32b,
+            self.strict_groups,
+        )?;
+        let z = self.pk.dest_zoffset.wrapping_add(tp.z);
+        for (k, row) in rows.iter().flatten().enumerate() {
+            let mask = if st.edge_all_pass {
+                0xFFFF
+            } else {
+                sh.edge.mask(self.packer, tp.y.wrapping_add(k as u32), z)
+            };
+            let cells = read_row(dst, sh.arch, a, st.early.reads_32b(), *row);
+            if self.fast_row(st, sink, &cells, col0, count, mask)? {
+                continue;
+            }
+            for j in 0..count {
+                let col = col0 + j;
+                let v = self.fetch(st, cells[col as usize], mask, col)?;
+                self.after_fetch(st, sink, hist, v, j, true)?;
+            }
+        }
+        tp.advance_rows(
+            self.fields.read_interfaces.count(),
+            self.pk.reads_per_xy_plane,
+        );
+        Ok(())
+    }
+
+    /// Wormhole: `count` contiguous datums from datum index `start`, the
+    /// tile position advancing per datum.
+    #[allow(clippy::too_many_arguments)]
+    fn run_contiguous(
+        &self,
+        st: &Stages,
+        sink: &mut Sink<'_>,
+        tp: &mut TilePosition,
+        hist: &mut ExponentHistogram,
+        dst: &Dst,
+        start: u32,
+        count: u32,
+    ) -> Result<()> {
+        let sh = self.shared;
+        let a = sh.dst_addressing;
+        let mut j = 0;
+        while j < count {
+            let idx = (start + j) & 0x3FFF;
+            let row = idx >> 4;
+            let col0 = idx & 0xF;
+            let n = (16 - col0).min(count - j);
+            let cells = read_row(dst, sh.arch, a, st.early.reads_32b(), row);
+            if st.edge_all_pass
+                && !st.histogram
+                && self.fast_row(st, sink, &cells, col0, n, 0xFFFF)?
+            {
+                for _ in 0..n {
+                    tp.advance_datum(self.pk.reads_per_xy_plane, self.pk.yz_transposed);
+                }
+                j += n;
+                continue;
+            }
+            for c in col0..col0 + n {
+                let mask = if st.edge_all_pass {
+                    0xFFFF
+                } else {
+                    let z = self.pk.dest_zoffset.wrapping_add(tp.z);
+                    sh.edge.mask(self.packer, tp.y, z)
+                };
+                tp.advance_datum(self.pk.reads_per_xy_plane, self.pk.yz_transposed);
+                let v = self.fetch(st, cells[c as usize], mask, c)?;
+                self.after_fetch(st, sink, hist, v, j, true)?;
+                j += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Packer 0 reading L1 (InputAddressGenerator.md, `INPUT_SOURCE_L1`; the
+    /// second early table of FormatConversion.md). No edge masking or ReLU:
+    /// those act on datums from `Dst`.
+    fn run_l1(
+        &self,
+        st: &Stages,
+        sink: &mut Sink<'_>,
+        hist: &mut ExponentHistogram,
+        addr: u32,
+        bytes_per_datum: u32,
+        count: u32,
+    ) -> Result<()> {
+        let intermediate = DataFormat::decode(self.shared.intermediate_code as u32)?;
+        for j in 0..count {
+            let a = addr.wrapping_add(j * bytes_per_datum);
+            let b = sink.l1.read(a, bytes_per_datum as usize).ok_or_else(|| {
+                Fault::undefined(format!(
+                    "packer 0 reads L1 byte address {a:#x}, outside L1 (L1 source mode)"
+                ))
+            })?;
+            let mut w = [0u8; 4];
+            w[..b.len()].copy_from_slice(b);
+            let datum = u32::from_le_bytes(w);
+            let v = crate::format::pack::l1_source_convert(
+                datum,
+                bytes_per_datum,
+                intermediate,
+                self.shared.read_unsigned,
+            )?;
+            self.after_fetch(st, sink, hist, v, j, false)?;
+        }
+        Ok(())
+    }
+
+    /// `FetchFromDst` (EdgeMasking.md) and the early conversion, with ReLU
+    /// for the Blackhole mode that applies it to the TF32 value.
+    #[inline]
+    fn fetch(&self, st: &Stages, cell: u32, mask: u16, col: u32) -> Result<Intermediate> {
+        if mask & (1 << col) == 0 {
+            return Ok(st.edge_fill);
+        }
+        if st.relu_on_tf32 {
+            // ttsim (TENSIX_EXECUTE_PACR, Blackhole, intermediate FP16 with
+            // Read_32b_data) rounds to TF32, applies ReLU there and only then
+            // saturates to FP16.
+            let t = Intermediate::Tf32(fp32_round_to_tf32(decode_fp32(cell)));
+            return Ok(match st.relu.apply(t)? {
+                Intermediate::Tf32(x) => Intermediate::Fp16(e8_to_e5(x, 10)),
+                other => other,
+            });
+        }
+        let v = st.early.apply(cell);
+        st.relu.apply(v)
+    }
+
+    /// The stages after ReLU: histogram, thresholding, downsampling, then
+    /// the late conversion and output.
+    #[inline]
+    fn after_fetch(
+        &self,
+        st: &Stages,
+        sink: &mut Sink<'_>,
+        hist: &mut ExponentHistogram,
+        v: Intermediate,
+        j: u32,
+        from_dst: bool,
+    ) -> Result<()> {
+        if st.histogram && from_dst {
+            hist.observe(v)?;
+        }
+        let v = match st.threshold {
+            Some((fmt, t)) => threshold::apply(v, fmt, t)?,
+            None => v,
+        };
+        if !st.down.keep(j) {
+            return Ok(());
+        }
+        sink.emit(st.late.convert(v)?)
+    }
+}
+
+impl Sink<'_> {
+    /// One converted datum to compression, the BFP assembler and the
+    /// streams.
+    #[inline]
+    fn emit(&mut self, c: Converted) -> Result<()> {
+        let index = self.emitted;
+        self.emitted += 1;
+        if self.compress {
+            let first = !self.compressor.row_open && index == 0;
+            let last = self.row_ends && index + 1 == self.total;
+            match self.compressor.admit(c.is_zero(), first, last) {
+                Admit::Elide => return Ok(()),
+                Admit::Store { closed } => {
+                    if let Some(block) = closed {
+                        self.streams.data.push(self.l1, &block, None, self.tag)?;
+                    }
+                }
+            }
+        }
+        self.store(c)
+    }
+
+    #[inline]
+    fn store(&mut self, c: Converted) -> Result<()> {
+        match (c, self.late) {
+            (Converted::Plain(x), Late::Plain { bytes, .. }) => {
+                self.streams
+                    .data
+                    .push(self.l1, &x.to_le_bytes()[..bytes], self.acc, self.tag)
+            }
+            (Converted::Element(e), Late::Bfp { exp, width }) => {
+                if let Some(g) = self.bfp.push(exp, width, e)? {
+                    self.streams
+                        .exp
+                        .push(self.l1, &[g.shared_exp], None, self.tag)?;
+                    let (b, len) = late::group_bytes(width, &g);
+                    self.streams
+                        .data
+                        .push(self.l1, &b[..len], self.acc, self.tag)?;
+                }
+                Ok(())
+            }
+            _ => Err(Fault::unsupported(
+                "internal: a converted datum does not match the late conversion",
+            )),
+        }
+    }
+}
+
+/// The 16 cells of one `Dst` row as the packer reads them: `Dst32b` values
+/// (row taken modulo 512) or `Dst16b` values, zero where the row is not
+/// valid (never written).
+#[inline]
+fn read_row(
+    dst: &Dst,
+    arch: Arch,
+    a: crate::state::dst::DstAddressing,
+    wide: bool,
+    row: u32,
+) -> [u32; 16] {
+    if wide {
+        let s = adj32(arch, a, row & 0x1FF);
+        if !dst.is_valid(s) {
+            return [0; 16];
+        }
+        std::array::from_fn(|c| dst.read32_at(s, c))
+    } else {
+        let s = adj16(arch, a, row & 0x3FF);
+        if !dst.is_valid(s) {
+            return [0; 16];
+        }
+        let r = dst.row(s);
+        std::array::from_fn(|c| r[c] as u32)
+    }
+}

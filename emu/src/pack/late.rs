@@ -1,0 +1,130 @@
+//! The late format conversion and the BFP shared-exponent assembler
+//! (tt-isa-documentation `WormholeB0/.../Packers/FormatConversion.md`, "Late
+//! format conversion"; the per-datum arithmetic is in
+//! [`crate::format::pack`] and [`crate::format::bfp`]).
+
+use crate::fault::{Fault, Result};
+use crate::format::bfp::{bfp_assemble, bfp_pack_datums, BfpGroup};
+use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
+use crate::format::pack::{bfp_element, late_convert, Intermediate};
+
+/// The late conversion one instruction performs, chosen from
+/// `Out_data_format` (and `Pac_LF8_4b_exp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Late {
+    /// A non-BFP output of `bytes` bytes per datum.
+    Plain {
+        to: DataFormat,
+        fp8: Fp8Format,
+        bytes: usize,
+    },
+    /// A BFP output: one exponent per 16 datums.
+    Bfp { exp: BfpExp, width: BfpWidth },
+}
+
+impl Late {
+    pub fn select(out: DataFormat, lf8_4b_exp: bool) -> Late {
+        match out.bfp() {
+            Some((exp, width)) => Late::Bfp { exp, width },
+            None => Late::Plain {
+                to: out,
+                fp8: if lf8_4b_exp {
+                    Fp8Format::E4M3
+                } else {
+                    Fp8Format::E5M2
+                },
+                bytes: out.datum_bytes().unwrap_or(4) as usize,
+            },
+        }
+    }
+}
+
+/// One datum after the late conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Converted {
+    /// An L1 datum of `Late::Plain`'s width, in the low bytes.
+    Plain(u32),
+    /// A BFP element (BF16 pattern for the plain forms, E5M7 in FP16 layout
+    /// for the "a" forms) waiting for its group.
+    Element(u16),
+}
+
+impl Converted {
+    /// Whether zero compression may drop it: an all-zero L1 datum, or an
+    /// element of magnitude zero (which packs without its sign).
+    pub const fn is_zero(self) -> bool {
+        match self {
+            Converted::Plain(x) => x == 0,
+            Converted::Element(e) => e & 0x7FFF == 0,
+        }
+    }
+}
+
+impl Late {
+    /// Convert one datum.
+    #[inline]
+    pub fn convert(self, v: Intermediate) -> Result<Converted> {
+        match self {
+            Late::Plain { to, fp8, .. } => late_convert(v, to, fp8).map(Converted::Plain),
+            Late::Bfp { exp, .. } => bfp_element(v, exp).map(Converted::Element),
+        }
+    }
+}
+
+/// The shared-exponent assembler: collects 16 elements, possibly across
+/// several instructions (the output buffers, and the assembler before them,
+/// persist between `PACR`s; FormatConversion.md, "one shared 8b exponent per
+/// 16 datums").
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BfpAssembler {
+    elems: [u16; 16],
+    n: usize,
+    kind: Option<(BfpExp, BfpWidth)>,
+}
+
+impl BfpAssembler {
+    /// Elements waiting for a full group.
+    pub fn pending(&self) -> usize {
+        self.n
+    }
+
+    /// Add one element; returns the group once it has 16. A group begun in
+    /// another BFP format stops the run: no source says how the assembler
+    /// mixes formats.
+    #[inline]
+    pub fn push(&mut self, exp: BfpExp, width: BfpWidth, elem: u16) -> Result<Option<BfpGroup>> {
+        if self.n > 0 && self.kind != Some((exp, width)) {
+            return Err(Fault::unsupported(
+                "the BFP output format changed while the shared-exponent assembler held a \
+                 partial group of 16 datums; no source says how the group is completed",
+            ));
+        }
+        self.kind = Some((exp, width));
+        self.elems[self.n] = elem;
+        self.n += 1;
+        if self.n < 16 {
+            return Ok(None);
+        }
+        self.n = 0;
+        Ok(Some(bfp_assemble(exp, width, &self.elems)))
+    }
+
+    /// Complete a partial group with zero elements (used only where the
+    /// format itself calls for padding, in zero compression).
+    pub fn pad(&mut self) -> Option<BfpGroup> {
+        let (exp, width) = self.kind?;
+        if self.n == 0 {
+            return None;
+        }
+        self.elems[self.n..].fill(0);
+        self.n = 0;
+        Some(bfp_assemble(exp, width, &self.elems))
+    }
+}
+
+/// A group's L1 bytes: 16, 8 or 4 bytes of datums.
+pub fn group_bytes(width: BfpWidth, g: &BfpGroup) -> ([u8; 16], usize) {
+    let mut out = [0u8; 16];
+    bfp_pack_datums(width, &g.datums, &mut out);
+    (out, width.group_bytes())
+}

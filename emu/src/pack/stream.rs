@@ -1,0 +1,132 @@
+//! The 16-byte buffers at the bottom of the packer pipeline and the three
+//! output streams they feed (OutputAddressGenerator.md, "Output alignment"
+//! and "`NeedsNewAddress`").
+//!
+//! Packer output reaches L1 only as aligned 16-byte writes. Datums collect
+//! in a buffer that persists between `PACR` instructions; once it holds 16
+//! bytes it is written at the stream's `ByteAddress`, which then advances by
+//! 16. `Last` or `Flush` pads a partly filled buffer with zeros and writes
+//! it. With `Pack_L1_Acc` the datums are added to what L1 holds; the zero
+//! padding is written as it is (as ttsim does).
+
+use super::l1_acc::AccFormat;
+use crate::fault::{Fault, Result};
+use crate::state::L1;
+
+/// One output stream: its address and its 16-byte buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutStream {
+    /// True at reset and after `Last` / `Flush`: the next `PACR` computes a
+    /// fresh address.
+    pub needs_new_address: bool,
+    /// Where the next 16 bytes go.
+    pub byte_address: u32,
+    buf: [u8; 16],
+    fill: usize,
+}
+
+impl Default for OutStream {
+    fn default() -> OutStream {
+        OutStream {
+            needs_new_address: true,
+            byte_address: 0,
+            buf: [0; 16],
+            fill: 0,
+        }
+    }
+}
+
+impl OutStream {
+    /// Take `addr` (in 16-byte units) as the stream's address if it needs
+    /// one: `ByteAddress = (Addr & 0x1ffff) << 4`.
+    pub fn assign(&mut self, addr: u32) {
+        if self.needs_new_address {
+            self.byte_address = (addr & 0x1FFFF) << 4;
+            self.needs_new_address = false;
+        }
+    }
+
+    /// Bytes waiting in the buffer.
+    pub fn pending(&self) -> usize {
+        self.fill
+    }
+
+    /// Append `bytes`, writing each buffer that fills.
+    #[inline]
+    pub fn push(
+        &mut self,
+        l1: &mut L1,
+        bytes: &[u8],
+        acc: Option<AccFormat>,
+        tag: u64,
+    ) -> Result<()> {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let take = (16 - self.fill).min(rest.len());
+            self.buf[self.fill..self.fill + take].copy_from_slice(&rest[..take]);
+            self.fill += take;
+            rest = &rest[take..];
+            if self.fill == 16 {
+                self.write(l1, 16, acc, tag)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Pad a partly filled buffer with zeros and write it.
+    pub fn flush(&mut self, l1: &mut L1, acc: Option<AccFormat>, tag: u64) -> Result<()> {
+        if self.fill > 0 {
+            let valid = self.fill;
+            self.buf[valid..].fill(0);
+            self.write(l1, valid, acc, tag)?;
+        }
+        Ok(())
+    }
+
+    /// Write the buffer, of which the first `valid` bytes are datums.
+    fn write(&mut self, l1: &mut L1, valid: usize, acc: Option<AccFormat>, tag: u64) -> Result<()> {
+        let addr = self.byte_address;
+        if let Some(a) = acc {
+            let old = l1.read(addr, 16).ok_or_else(|| outside(addr, l1))?;
+            let mut datums = self.buf;
+            a.accumulate(&old[..valid], &mut datums[..valid]);
+            self.buf[..valid].copy_from_slice(&datums[..valid]);
+        }
+        if !l1.write16(addr, self.buf, tag) {
+            return Err(outside(addr, l1));
+        }
+        self.byte_address = addr.wrapping_add(16);
+        self.fill = 0;
+        Ok(())
+    }
+}
+
+fn outside(addr: u32, l1: &L1) -> Fault {
+    Fault::undefined(format!(
+        "packer output of 16 bytes at L1 byte address {addr:#x} leaves L1 ({:#x} bytes)",
+        l1.len()
+    ))
+}
+
+/// A packer's three output streams (OutputAddressGenerator.md: the RSI
+/// stream of zero compression, the BFP exponent stream and the data stream).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Streams {
+    pub rsi: OutStream,
+    pub exp: OutStream,
+    pub data: OutStream,
+}
+
+impl Streams {
+    /// `Last` / `Flush`: pad and write every buffer holding data, and make
+    /// the next instruction compute fresh addresses.
+    pub fn flush(&mut self, l1: &mut L1, acc: Option<AccFormat>, tag: u64) -> Result<()> {
+        self.rsi.flush(l1, None, tag)?;
+        self.exp.flush(l1, None, tag)?;
+        self.data.flush(l1, acc, tag)?;
+        self.rsi.needs_new_address = true;
+        self.exp.needs_new_address = true;
+        self.data.needs_new_address = true;
+        Ok(())
+    }
+}

@@ -132,6 +132,13 @@ enum Moved {
 impl Machine {
     /// Run the programs together until every thread has drained, or a fault.
     pub fn run(&mut self, programs: &[ThreadProgram], limits: Limits) -> Result<RunStats> {
+        self.packer.begin_run();
+        let result = self.run_threads(programs, limits);
+        self.packer.end_run();
+        result
+    }
+
+    fn run_threads(&mut self, programs: &[ThreadProgram], limits: Limits) -> Result<RunStats> {
         let mut threads: [ThreadRun<'_>; THREADS] = Default::default();
         for p in programs {
             let t = threads.get_mut(p.thread).ok_or_else(|| {

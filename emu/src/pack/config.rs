@@ -714,8 +714,8 @@ impl PackerConfig {
 
 /// One instruction's decoded configuration, with the raw words it was
 /// decoded from. Consecutive `PACR`s usually see the same configuration, so
-/// [`Decoded::refresh`] compares those words (a few dozen loads) and decodes
-/// again only when one of them, the thread or its state changed.
+/// [`Decoded::refresh`] keeps it while nothing it was read from changed, and
+/// decodes again otherwise.
 #[derive(Clone, Debug)]
 pub struct Decoded {
     pub shared: Shared,
@@ -724,25 +724,50 @@ pub struct Decoded {
     thread: usize,
     words: Vec<(u16, u32)>,
     thread_words: Vec<(u8, u16, u32)>,
+    /// `(Config, ThreadConfig)` generations at which the words were last
+    /// seen to match, when the caller vouched that the two values are the
+    /// ones it checked against (see [`Decoded::refresh`]).
+    stamp: Option<(u64, u64)>,
 }
 
 impl Decoded {
     /// Make `cache` hold the configuration an instruction of `thread` sees,
     /// decoding only when its words changed.
+    ///
+    /// The generations of `cfg` and `tc` tell whether anything was stored
+    /// since the last check, but only for the same two values: another
+    /// `Config` (a clone, a replacement of the machine's) can have the same
+    /// generation and other words. So the generations are trusted only when
+    /// `same_values` (the caller guarantees `cfg` and `tc` are the values of
+    /// the previous call, as within one run of the machine, which holds them
+    /// borrowed throughout); otherwise the words are compared one by one.
     pub fn refresh(
         cache: &mut Option<Box<Decoded>>,
         cfg: &Config,
         tc: &ThreadConfig,
         thread: usize,
+        same_values: bool,
     ) {
-        let state = crate::exec::config_unit::state_of(tc, thread);
-        let fresh = match cache.as_deref() {
-            Some(d) => !d.matches(cfg, tc, state, thread),
-            None => true,
-        };
-        if fresh {
-            *cache = Some(Box::new(Decoded::decode(cfg, tc, state, thread)));
+        let stamp = (cfg.generation(), tc.generation());
+        if let Some(d) = cache.as_deref_mut() {
+            if same_values && d.thread == thread && d.stamp == Some(stamp) {
+                return;
+            }
+            let state = crate::exec::config_unit::state_of(tc, thread);
+            if d.matches(cfg, tc, state, thread) {
+                d.stamp = same_values.then_some(stamp);
+                return;
+            }
         }
+        let state = crate::exec::config_unit::state_of(tc, thread);
+        let mut d = Decoded::decode(cfg, tc, state, thread);
+        d.stamp = same_values.then_some(stamp);
+        *cache = Some(Box::new(d));
+    }
+
+    /// Forget the generations: the next [`Decoded::refresh`] compares words.
+    pub fn forget_stamp(&mut self) {
+        self.stamp = None;
     }
 
     fn matches(&self, cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> bool {
@@ -793,6 +818,7 @@ impl Decoded {
                 .iter()
                 .map(|&(t, a)| (t, a, tc.read(t as usize, a as usize).unwrap_or(0)))
                 .collect(),
+            stamp: None,
         }
     }
 }

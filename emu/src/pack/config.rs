@@ -721,6 +721,10 @@ pub struct Decoded {
     pub shared: Shared,
     /// Packers 0..=3 (only packer 0 on Blackhole).
     pub packers: [PackerConfig; 4],
+    /// Per packer, the stages chosen for this configuration when reading
+    /// `Dst` (or nothing) and when reading L1, once an instruction chose
+    /// them.
+    pub(super) stages: [[Option<super::Stages>; 2]; 4],
     thread: usize,
     words: Vec<(u16, u32)>,
     thread_words: Vec<(u8, u16, u32)>,
@@ -807,6 +811,7 @@ impl Decoded {
         Decoded {
             shared,
             packers,
+            stages: Default::default(),
             thread,
             words: r
                 .seen

@@ -227,7 +227,7 @@ pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
         thread,
         m.packer.in_run,
     );
-    let Some(decoded) = cache.as_deref() else {
+    let Some(decoded) = cache.as_deref_mut() else {
         return Err(Fault::unsupported(
             "internal: no decoded packer configuration",
         ));
@@ -242,11 +242,16 @@ fn execute(
     m: &mut Machine,
     thread: usize,
     f: &PacrFields,
-    decoded: &config::Decoded,
+    decoded: &mut config::Decoded,
 ) -> Result<()> {
     let arch = m.arch();
-    let shared = &decoded.shared;
-    let pks = &decoded.packers;
+    let config::Decoded {
+        shared,
+        packers: pks,
+        stages,
+        ..
+    } = decoded;
+    let shared = &*shared;
     if shared.stochastic_rounding {
         return Err(Fault::unsupported(
             "ALU_ROUNDING_MODE_Packer_srnd_en: stochastic rounding in the packer is not modelled \
@@ -302,7 +307,8 @@ fn execute(
             general,
             strict_groups,
         };
-        ctx.run(unit, &m.dst, &mut m.l1, &ip)?;
+        let slot = &mut stages[p][matches!(ip.source, Source::L1 { .. }) as usize];
+        ctx.run(unit, &m.dst, &mut m.l1, &ip, slot)?;
     }
 
     for (adc, _) in used.iter().enumerate().filter(|(_, u)| **u) {
@@ -355,8 +361,10 @@ struct Context<'a> {
     strict_groups: bool,
 }
 
-/// The per-datum stages, decided once per instruction.
-struct Stages {
+/// The per-datum stages, decided from the configuration alone (and from
+/// whether the packer reads L1), so kept with the decoded configuration.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Stages {
     early: EarlyConversion,
     /// The Blackhole FP32 → FP16 mode: ReLU sees the TF32 value.
     relu_on_tf32: bool,
@@ -485,7 +493,15 @@ impl Context<'_> {
 
     /// Run the packer for this instruction: fetch, convert, emit, and on
     /// `Last` / `Flush` drain the buffers.
-    fn run(&self, unit: &mut PackerUnit, dst: &Dst, l1: &mut L1, plan: &InputPlan) -> Result<()> {
+    /// `stages` caches [`Context::stages`] for this packer and source kind.
+    fn run(
+        &self,
+        unit: &mut PackerUnit,
+        dst: &Dst,
+        l1: &mut L1,
+        plan: &InputPlan,
+        stages: &mut Option<Stages>,
+    ) -> Result<()> {
         let f = self.fields;
         let bh = input::uses_read_interfaces(self.shared.arch);
         if !unit.tile_position_live {
@@ -498,9 +514,12 @@ impl Context<'_> {
             plan.count
         };
         let ends_row = !f.concat || f.last || f.flush;
-        let mut stages = None;
+        let mut used = None;
         if datums > 0 {
-            let st = self.stages(plan.source)?;
+            let st = match stages {
+                Some(st) => *st,
+                None => *stages.insert(self.stages(plan.source)?),
+            };
             let kept = if bh {
                 rows_per_instr * st.down.kept(plan.count)
             } else {
@@ -586,10 +605,10 @@ impl Context<'_> {
             if self.compress {
                 sink.compressor.row_open = !ends_row;
             }
-            stages = Some(st);
+            used = Some(st);
         }
         if f.last || f.flush {
-            self.finish(unit, l1, stages.as_ref())?;
+            self.finish(unit, l1, used.as_ref())?;
             unit.tile_position_live = false;
         } else {
             unit.tile_position_live = true;

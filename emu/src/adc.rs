@@ -321,11 +321,13 @@ impl Adcs {
     }
 
     /// The counter set of `unit` in ADC set `index` (0..=2).
+    #[inline]
     pub fn counter_set(&self, index: usize, unit: Unit) -> Option<&CounterSet> {
         Some(&self.sets.get(index)?[unit.index()])
     }
 
     /// `[[X, Y, Z, W] of channel 0, [X, Y, Z, W] of channel 1]`.
+    #[inline]
     pub fn values(&self, index: usize, unit: Unit) -> Option<[[u32; 4]; 2]> {
         let set = self.counter_set(index, unit)?;
         Some(set.channels.map(|c| c.values()))
@@ -373,6 +375,7 @@ impl Adcs {
     ///   unpacker's channel 0 and channel 1, `Y` and `Z` take
     ///   `Increment(Ch0YInc)`, `Increment(Ch0ZInc)`, `Increment(Ch1YInc)` and
     ///   `Increment(Ch1ZInc)`.
+    #[inline]
     pub fn apply(
         &mut self,
         index: usize,
@@ -550,6 +553,7 @@ impl Adcs {
         Ok(())
     }
 
+    #[inline]
     fn counter_mut(
         &mut self,
         index: usize,
@@ -558,21 +562,32 @@ impl Adcs {
         dim: Dim,
     ) -> Result<&mut Counter> {
         let Some(set) = self.sets.get_mut(index) else {
-            return Err(Fault::new(
-                FaultKind::Unsupported,
-                format!("ADC set index {index} is out of range; ADCs.md defines ADCs[3]"),
-            ));
+            return Err(no_such_set(index));
         };
         let Some(ch) = set[unit.index()].channels.get_mut(channel) else {
-            return Err(Fault::new(
-                FaultKind::Unsupported,
-                format!("ADC channel {channel} is out of range; each ADC has Channel[2]"),
-            ));
+            return Err(no_such_channel(channel));
         };
         Ok(&mut ch.counters[dim.index()])
     }
 }
 
+#[cold]
+fn no_such_set(index: usize) -> Fault {
+    Fault::new(
+        FaultKind::Unsupported,
+        format!("ADC set index {index} is out of range; ADCs.md defines ADCs[3]"),
+    )
+}
+
+#[cold]
+fn no_such_channel(channel: usize) -> Fault {
+    Fault::new(
+        FaultKind::Unsupported,
+        format!("ADC channel {channel} is out of range; each ADC has Channel[2]"),
+    )
+}
+
+#[inline]
 fn step(counter: &mut Counter, op: CounterOp, mask: u32) {
     // Wrapping in u32 and then masking is wrapping modulo 2^width, as every
     // width divides 32.

@@ -370,7 +370,9 @@ pub(super) struct Stages {
     relu_on_tf32: bool,
     /// What a masked datum becomes, after ReLU.
     edge_fill: Intermediate,
-    edge_all_pass: bool,
+    /// This packer's mask is `0xFFFF` wherever the tile position is (the
+    /// masks it can select are all ones), so no datum is masked.
+    edge_unmasked: bool,
     relu: Relu,
     histogram: bool,
     threshold: Option<(DataFormat, u32)>,
@@ -478,7 +480,7 @@ impl Context<'_> {
             early,
             relu_on_tf32: early == EarlyConversion::Fp32ToFp16ViaTf32 && relu != Relu::Off,
             edge_fill,
-            edge_all_pass,
+            edge_unmasked: edge_all_pass || sh.edge.never_masks(self.packer),
             relu,
             histogram: sh.histogram_enable,
             threshold,
@@ -516,9 +518,9 @@ impl Context<'_> {
         let ends_row = !f.concat || f.last || f.flush;
         let mut used = None;
         if datums > 0 {
-            let st = match stages {
-                Some(st) => *st,
-                None => *stages.insert(self.stages(plan.source)?),
+            let st: &Stages = match stages {
+                Some(st) => st,
+                None => stages.insert(self.stages(plan.source)?),
             };
             let kept = if bh {
                 rows_per_instr * st.down.kept(plan.count)
@@ -552,7 +554,7 @@ impl Context<'_> {
             };
             match plan.source {
                 Source::Dst { start } if bh => self.run_read_interfaces(
-                    &st,
+                    st,
                     &mut sink,
                     tile_position,
                     histogram,
@@ -561,7 +563,7 @@ impl Context<'_> {
                     plan.count,
                 )?,
                 Source::Dst { start } => self.run_contiguous(
-                    &st,
+                    st,
                     &mut sink,
                     tile_position,
                     histogram,
@@ -574,7 +576,7 @@ impl Context<'_> {
                     let per_row = if bh { plan.count } else { datums };
                     for j in 0..datums {
                         self.after_fetch(
-                            &st,
+                            st,
                             &mut sink,
                             histogram,
                             zero,
@@ -593,7 +595,7 @@ impl Context<'_> {
                              read interfaces apply is not documented",
                         ));
                     }
-                    self.run_l1(&st, &mut sink, histogram, addr, bytes_per_datum, plan.count)?;
+                    self.run_l1(st, &mut sink, histogram, addr, bytes_per_datum, plan.count)?;
                 }
             }
             if self.compress && ends_row && sink.emitted > 0 {
@@ -608,7 +610,7 @@ impl Context<'_> {
             used = Some(st);
         }
         if f.last || f.flush {
-            self.finish(unit, l1, used.as_ref())?;
+            self.finish(unit, l1, used)?;
             unit.tile_position_live = false;
         } else {
             unit.tile_position_live = true;
@@ -707,7 +709,7 @@ impl Context<'_> {
         )?;
         let z = self.pk.dest_zoffset.wrapping_add(tp.z);
         for (k, row) in rows.iter().flatten().enumerate() {
-            let mask = if st.edge_all_pass {
+            let mask = if st.edge_unmasked {
                 0xFFFF
             } else {
                 sh.edge.mask(self.packer, tp.y.wrapping_add(k as u32), z)
@@ -751,7 +753,7 @@ impl Context<'_> {
             let col0 = idx & 0xF;
             let n = (16 - col0).min(count - j);
             let cells = read_row(dst, sh.arch, a, st.early.reads_32b(), row);
-            if st.edge_all_pass
+            if st.edge_unmasked
                 && !st.histogram
                 && self.fast_row(st, sink, &cells, col0, n, 0xFFFF)?
             {
@@ -762,7 +764,7 @@ impl Context<'_> {
                 continue;
             }
             for c in col0..col0 + n {
-                let mask = if st.edge_all_pass {
+                let mask = if st.edge_unmasked {
                     0xFFFF
                 } else {
                     let z = self.pk.dest_zoffset.wrapping_add(tp.z);
@@ -923,13 +925,23 @@ fn read_row(
         if !dst.is_valid(s) {
             return [0; 16];
         }
-        std::array::from_fn(|c| dst.read32_at(s, c))
+        // Dst::read32_at for the whole row: the high halves at storage row
+        // `s`, the low halves eight rows on.
+        let (hi, lo) = (dst.row(s), dst.row(s + 8));
+        let mut cells = [0; 16];
+        for (c, (h, l)) in cells.iter_mut().zip(hi.iter().zip(lo)) {
+            *c = ((*h as u32) << 16) | *l as u32;
+        }
+        cells
     } else {
         let s = adj16(arch, a, row & 0x3FF);
         if !dst.is_valid(s) {
             return [0; 16];
         }
-        let r = dst.row(s);
-        std::array::from_fn(|c| r[c] as u32)
+        let mut cells = [0; 16];
+        for (c, v) in cells.iter_mut().zip(dst.row(s)) {
+            *c = *v as u32;
+        }
+        cells
     }
 }

@@ -675,6 +675,23 @@ impl PackerConfig {
     /// Refuse fields whose effect no source describes, so a run that sets
     /// them stops instead of producing invented bytes.
     pub fn check_documented(&self, packer: usize) -> Result<()> {
+        let any_knob = self.add_tile_header_size
+            | self.enable_out_fifo
+            | self.read_mode
+            | self.force_pack_per_max_xy_plane
+            | self.auto_set_last_pacr_intf_sel
+            | self.pack_dis_y_pos_start_offset
+            | (self.pack_start_intf_pos != 0);
+        if !any_knob && self.downsample_rate == 0 {
+            return Ok(());
+        }
+        self.refuse_undocumented(packer)
+    }
+
+    /// The fault for the first field [`PackerConfig::check_documented`]
+    /// refuses.
+    #[cold]
+    fn refuse_undocumented(&self, packer: usize) -> Result<()> {
         let knobs: [(bool, &str); 7] = [
             (self.add_tile_header_size, "Add_tile_header_size"),
             (self.enable_out_fifo, "Enable_out_fifo"),

@@ -102,18 +102,8 @@ impl PacrFields {
                 }
             },
             Arch::Blackhole => {
-                for (value, name) in [
-                    (i.ctxt_ctrl, "CtxtCtrl"),
-                    (i.addr_cnt_context, "AddrCntContext"),
-                    (i.row_pad_zero, "RowPadZero"),
-                    (i.cfg_context, "CfgContext"),
-                ] {
-                    if value != 0 {
-                        return Err(Fault::unimplemented(format!(
-                            "PACR {name} = {value}: BlackholeA0 PACR.md says it is not yet \
-                             documented in detail"
-                        )));
-                    }
+                if i.ctxt_ctrl | i.addr_cnt_context | i.row_pad_zero | i.cfg_context != 0 {
+                    return Err(undocumented_blackhole_field(i));
                 }
                 0b0001
             }
@@ -129,6 +119,24 @@ impl PacrFields {
             read_interfaces: ReadInterfaces::new(i.read_intf_sel, i.dst_access_mode & 1 != 0),
         })
     }
+}
+
+/// The fault for the first of Blackhole `PACR`'s undocumented fields that
+/// is set (see [`PacrFields::decode`]).
+#[cold]
+fn undocumented_blackhole_field(i: &Pacr) -> Fault {
+    let set = [
+        (i.ctxt_ctrl, "CtxtCtrl"),
+        (i.addr_cnt_context, "AddrCntContext"),
+        (i.row_pad_zero, "RowPadZero"),
+        (i.cfg_context, "CfgContext"),
+    ]
+    .into_iter()
+    .find(|(value, _)| *value != 0);
+    let (value, name) = set.unwrap_or((0, "none"));
+    Fault::unimplemented(format!(
+        "PACR {name} = {value}: BlackholeA0 PACR.md says it is not yet documented in detail"
+    ))
 }
 
 /// What one packer keeps between instructions.
@@ -707,6 +715,19 @@ impl Context<'_> {
             a.swizzle_32b,
             self.strict_groups,
         )?;
+        let mut listed = [0u32; 4];
+        let mut enabled = 0;
+        for row in rows.iter().flatten() {
+            listed[enabled] = *row;
+            enabled += 1;
+        }
+        if self.fast_rows(st, sink, dst, &listed[..enabled], col0, count)? {
+            tp.advance_rows(
+                self.fields.read_interfaces.count(),
+                self.pk.reads_per_xy_plane,
+            );
+            return Ok(());
+        }
         let z = self.pk.dest_zoffset.wrapping_add(tp.z);
         for (k, row) in rows.iter().flatten().enumerate() {
             let mask = if st.edge_unmasked {
@@ -906,6 +927,19 @@ impl Sink<'_> {
                 "internal: a converted datum does not match the late conversion",
             )),
         }
+    }
+}
+
+/// The `Dst16b` row `row` (taken modulo 1024) as [`read_row`] reads it
+/// with 16-bit reads: all zero when the row is not valid.
+#[inline]
+fn dst_row16(dst: &Dst, arch: Arch, a: crate::state::dst::DstAddressing, row: u32) -> &[u16; 16] {
+    const ZERO: [u16; 16] = [0; 16];
+    let s = adj16(arch, a, row & 0x3FF);
+    if dst.is_valid(s) {
+        dst.row(s)
+    } else {
+        &ZERO
     }
 }
 

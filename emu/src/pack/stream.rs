@@ -73,6 +73,21 @@ impl OutStream {
         }
         // The buffer is empty: whole 16-byte groups fill it and go at once.
         let mut groups = rest.chunks_exact(16);
+        if acc.is_none() {
+            // Nothing to add to what L1 holds: each group goes to L1 as it
+            // is, and the buffer ends up holding the last one, as if it had
+            // passed through it.
+            let mut last = None;
+            for group in &mut groups {
+                let mut bytes = [0u8; 16];
+                bytes.copy_from_slice(group);
+                self.put(l1, bytes, tag)?;
+                last = Some(bytes);
+            }
+            if let Some(bytes) = last {
+                self.buf = bytes;
+            }
+        }
         for group in &mut groups {
             self.buf.copy_from_slice(group);
             self.fill = 16;
@@ -91,6 +106,19 @@ impl OutStream {
             self.buf[valid..].fill(0);
             self.write(l1, valid, acc, tag)?;
         }
+        Ok(())
+    }
+
+    /// Write 16 bytes at the stream's address and advance it.
+    #[inline]
+    fn put(&mut self, l1: &mut L1, bytes: [u8; 16], tag: u64) -> Result<()> {
+        let addr = self.byte_address;
+        if !l1.write16(addr, bytes, tag) {
+            self.buf = bytes;
+            self.fill = 16;
+            return Err(outside(addr, l1));
+        }
+        self.byte_address = addr.wrapping_add(16);
         Ok(())
     }
 

@@ -31,6 +31,7 @@ impl FrontEnd {
     /// The next word for the Wait Gate, pulling the thread's queued words from
     /// `fetch` only when both expanders have nothing of their own to emit.
     /// `Ok(None)`: nothing to emit until `fetch` has more.
+    #[inline]
     pub fn next(&mut self, mut fetch: impl FnMut() -> Option<u32>) -> Result<Option<u32>> {
         if self.mop.is_idle() && self.replay.state() == ReplayState::PassThrough {
             // Neither expander holds anything: both take the next queued
@@ -48,6 +49,7 @@ impl FrontEnd {
     }
 
     /// The next word through the MOP Expander and then the Replay Expander.
+    #[inline(never)]
     fn expand(&mut self, mut fetch: impl FnMut() -> Option<u32>) -> Result<Option<u32>> {
         let mop = &mut self.mop;
         self.replay.next(|| mop.next(|| Ok(fetch())))

@@ -762,6 +762,7 @@ impl Decoded {
     /// `same_values` (the caller guarantees `cfg` and `tc` are the values of
     /// the previous call, as within one run of the machine, which holds them
     /// borrowed throughout); otherwise the words are compared one by one.
+    #[inline]
     pub fn refresh(
         cache: &mut Option<Box<Decoded>>,
         cfg: &Config,
@@ -770,10 +771,25 @@ impl Decoded {
         same_values: bool,
     ) {
         let stamp = (cfg.generation(), tc.generation());
-        if let Some(d) = cache.as_deref_mut() {
+        if let Some(d) = cache.as_deref() {
             if same_values && d.thread == thread && d.stamp == Some(stamp) {
                 return;
             }
+        }
+        Decoded::check_words(cache, cfg, tc, thread, same_values);
+    }
+
+    /// The part of [`Decoded::refresh`] that compares words, and decodes
+    /// when they differ.
+    fn check_words(
+        cache: &mut Option<Box<Decoded>>,
+        cfg: &Config,
+        tc: &ThreadConfig,
+        thread: usize,
+        same_values: bool,
+    ) {
+        let stamp = (cfg.generation(), tc.generation());
+        if let Some(d) = cache.as_deref_mut() {
             let state = crate::exec::config_unit::state_of(tc, thread);
             if d.matches(cfg, tc, state, thread) {
                 d.stamp = same_values.then_some(stamp);

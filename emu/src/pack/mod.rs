@@ -89,6 +89,7 @@ impl PacrFields {
     /// `AddrCntContext`, `RowPadZero` and `CfgContext` are "not yet
     /// documented in detail" (BlackholeA0 PACR.md), so a non-zero value stops
     /// the run.
+    #[inline]
     pub fn decode(arch: Arch, i: &Pacr) -> Result<PacrFields> {
         let packers = match arch {
             Arch::WormholeB0 => match i.pack_sel & 0xF {

@@ -152,8 +152,10 @@ impl Channel {
     }
 
     /// `[X, Y, Z, W]`.
+    #[inline]
     pub fn values(&self) -> [u32; 4] {
-        self.counters.map(|c| c.value)
+        let [x, y, z, w] = self.counters;
+        [x.value, y.value, z.value, w.value]
     }
 
     /// `[X_Cr, Y_Cr, Z_Cr, W_Cr]`.
@@ -329,8 +331,8 @@ impl Adcs {
     /// `[[X, Y, Z, W] of channel 0, [X, Y, Z, W] of channel 1]`.
     #[inline]
     pub fn values(&self, index: usize, unit: Unit) -> Option<[[u32; 4]; 2]> {
-        let set = self.counter_set(index, unit)?;
-        Some(set.channels.map(|c| c.values()))
+        let [c0, c1] = &self.counter_set(index, unit)?.channels;
+        Some([c0.values(), c1.values()])
     }
 
     /// `[[X_Cr, Y_Cr, Z_Cr, W_Cr] of channel 0, ... of channel 1]`.

@@ -71,6 +71,7 @@ pub fn which_adc(thread: usize, ovrd_thread_id: bool, pk: &PackerConfig) -> Resu
 
 /// The input address generator for packer `packer` (InputAddressGenerator.md,
 /// functional model). `zero_write` and `flush` are the instruction's bits.
+#[inline]
 pub fn plan(
     shared: &Shared,
     pk: &PackerConfig,
@@ -83,6 +84,45 @@ pub fn plan(
     let Some([ch0, ch1]) = adcs.values(adc, Unit::Packers) else {
         return Err(no_adc_set(adc));
     };
+    check_count(ch0[0], ch1[0], packer, flush)?;
+    Ok(plan_from(
+        shared,
+        pk,
+        [ch0, ch1],
+        adc,
+        packer,
+        zero_write,
+        flush,
+    ))
+}
+
+/// The fault [`plan`] raises for ADC X counters `x0` (channel 0) and `x1`
+/// (channel 1), if any.
+#[inline]
+pub fn check_count(x0: u32, x1: u32, packer: usize, flush: bool) -> Result<()> {
+    let count = if flush {
+        0
+    } else {
+        x1.wrapping_sub(x0).wrapping_add(1)
+    };
+    if count > MAX_DATUMS {
+        return Err(too_many_datums(packer, x1, x0, count));
+    }
+    Ok(())
+}
+
+/// [`plan`] for ADC set `adc` whose packer channels hold `[ch0, ch1]`, once
+/// [`check_count`] accepted them.
+#[inline]
+pub fn plan_from(
+    shared: &Shared,
+    pk: &PackerConfig,
+    [ch0, ch1]: [[u32; 4]; 2],
+    adc: usize,
+    packer: usize,
+    zero_write: bool,
+    flush: bool,
+) -> InputPlan {
     let [x, y, z, w] = ch0;
     let s = &shared.ch0;
     let addr = s
@@ -97,9 +137,6 @@ pub fn plan(
     } else {
         ch1[0].wrapping_sub(x).wrapping_add(1)
     };
-    if count > MAX_DATUMS {
-        return Err(too_many_datums(packer, ch1[0], x, count));
-    }
     let source = if zero_write || flush {
         Source::DevNull
     } else if packer == 0 && pk.source_interface_selection {
@@ -118,11 +155,12 @@ pub fn plan(
             .wrapping_add(pk.dest_offset << 4);
         Source::Dst { start: a & 0x3FFF }
     };
-    Ok(InputPlan { source, count, adc })
+    InputPlan { source, count, adc }
 }
 
+/// The fault for an ADC set index outside `ADCs[3]`.
 #[cold]
-fn no_adc_set(adc: usize) -> Fault {
+pub fn no_adc_set(adc: usize) -> Fault {
     Fault::unsupported(format!(
         "ADC set {adc} does not exist (ADCs.md defines ADCs[3])"
     ))
@@ -199,6 +237,19 @@ impl ReadInterfaces {
         swizzle: bool,
         strict_groups: bool,
     ) -> Result<[Option<u32>; 4]> {
+        self.check(start_row, remap, swizzle, strict_groups)?;
+        Ok(std::array::from_fn(|i| self.row(start_row, i)))
+    }
+
+    /// The rules [`ReadInterfaces::rows`] enforces for `StartRow`.
+    #[inline]
+    pub fn check(
+        self,
+        start_row: u32,
+        remap: bool,
+        swizzle: bool,
+        strict_groups: bool,
+    ) -> Result<()> {
         if self.strided {
             if !(remap && swizzle) {
                 return Err(strided_without_controls(remap, swizzle));
@@ -209,10 +260,15 @@ impl ReadInterfaces {
         } else if strict_groups && ((self.mask as u32) << (start_row & 3)) > 0b1111 {
             return Err(crosses_group(self.mask, start_row));
         }
+        Ok(())
+    }
+
+    /// The row interface `i` (0..=3) reads, `None` where it is disabled; see
+    /// [`ReadInterfaces::rows`], which also checks `StartRow`.
+    #[inline]
+    pub fn row(self, start_row: u32, i: usize) -> Option<u32> {
         let step = if self.strided { 16 } else { 1 };
-        Ok(std::array::from_fn(|i| {
-            (self.mask & (1 << i) != 0).then_some(start_row + step * i as u32)
-        }))
+        (i < 4 && self.mask & (1 << i) != 0).then_some(start_row + step * i as u32)
     }
 }
 

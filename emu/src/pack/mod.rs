@@ -272,35 +272,36 @@ fn execute(
     let all_ovrd = shared.all_pack_disable_zero_compress_ovrd;
     let all_disable = shared.all_pack_disable_zero_compress;
 
-    // Both address generators run as the instruction starts.
-    let mut plans: [Option<(InputPlan, [u32; 4])>; 4] = [None; 4];
+    // Both address generators run as the instruction starts: every
+    // packer's faults come before any packer writes.
+    let mut adc_of = [0usize; 4];
     let mut used = [false; ADC_SETS];
-    for p in 0..units {
-        if f.packers & (1 << p) == 0 {
-            continue;
-        }
+    for p in (0..units).filter(|p| f.packers & (1 << p) != 0) {
         pks[p].check_documented(p)?;
         let adc = input::which_adc(thread, f.ovrd_thread_id, &pks[p])?;
-        let ip = input::plan(shared, &pks[p], &m.adcs, adc, p, f.zero_write, f.flush)?;
-        let ch1 = m
-            .adcs
-            .values(adc, Unit::Packers)
-            .map(|v| v[1])
-            .unwrap_or_default();
+        let Some([ch0, ch1]) = m.adcs.values(adc, Unit::Packers) else {
+            return Err(input::no_adc_set(adc));
+        };
+        input::check_count(ch0[0], ch1[0], p, f.flush)?;
+        adc_of[p] = adc;
         used[adc] = true;
-        plans[p] = Some((ip, ch1));
     }
 
     let tag = m.issued;
     let general = m.packer.force_general_path;
     let strict_groups = !m.packer.allow_read_interface_group_crossing;
-    for (p, plan) in plans.iter().enumerate() {
-        let Some((ip, ch1)) = *plan else { continue };
+    for p in (0..units).filter(|p| f.packers & (1 << p) != 0) {
         let pk = &pks[p];
+        let adc = adc_of[p];
+        // The counters are as they were above: packing does not move them.
+        let Some(counters) = m.adcs.values(adc, Unit::Packers) else {
+            return Err(input::no_adc_set(adc));
+        };
+        let ip = input::plan_from(shared, pk, counters, adc, p, f.zero_write, f.flush);
         let compress = output::performing_compression(pk, all_ovrd, all_disable, p);
         let outs = OutputInputs {
             packer0_initial,
-            ch1,
+            ch1: counters[1],
             l1_dest_addr_offset: m.packer.l1_dest_addr_offset[p],
             performing_compression: compress,
         };
@@ -710,19 +711,20 @@ impl Context<'_> {
             )));
         }
         let a = sh.dst_addressing;
-        let rows = self.fields.read_interfaces.rows(
-            start >> 4,
-            a.remap_addrs,
-            a.swizzle_32b,
-            self.strict_groups,
-        )?;
+        let interfaces = self.fields.read_interfaces;
+        let start_row = start >> 4;
+        interfaces.check(start_row, a.remap_addrs, a.swizzle_32b, self.strict_groups)?;
+        // The rows of the enabled interfaces, in interface order.
         let mut listed = [0u32; 4];
         let mut enabled = 0;
-        for row in rows.iter().flatten() {
-            listed[enabled] = *row;
-            enabled += 1;
+        for i in 0..4 {
+            if let Some(row) = interfaces.row(start_row, i) {
+                listed[enabled] = row;
+                enabled += 1;
+            }
         }
-        if self.fast_rows(st, sink, dst, &listed[..enabled], col0, count)? {
+        let rows = &listed[..enabled];
+        if self.fast_rows(st, sink, dst, rows, col0, count)? {
             tp.advance_rows(
                 self.fields.read_interfaces.count(),
                 self.pk.reads_per_xy_plane,
@@ -730,7 +732,7 @@ impl Context<'_> {
             return Ok(());
         }
         let z = self.pk.dest_zoffset.wrapping_add(tp.z);
-        for (k, row) in rows.iter().flatten().enumerate() {
+        for (k, row) in rows.iter().enumerate() {
             let mask = if st.edge_unmasked {
                 0xFFFF
             } else {

@@ -210,6 +210,16 @@ def gen_isa(root):
             w("};")
     w("")
     for arch, _ in ARCHES:
+        w(f"/// Opcode byte to opcode on {arch}.")
+        w(f"pub(super) static {arch.upper()}_OPCODE_BY_BYTE: [Option<Opcode>; 256] = {{")
+        w("    let mut t: [Option<Opcode>; 256] = [None; 256];")
+        for n in ordered:
+            if (arch, n) in layouts:
+                w(f"    t[0x{names_for(tables, arch, n):02x}] = Some(Opcode::{camel(n)});")
+        w("    t")
+        w("};")
+    w("")
+    for arch, _ in ARCHES:
         w(f"/// Opcode byte to layout on {arch}.")
         w(f"pub(super) static {arch.upper()}_BY_BYTE: [Option<&Layout>; 256] = {{")
         w("    let mut t: [Option<&Layout>; 256] = [None; 256];")

@@ -73,10 +73,13 @@ pub fn decode(arch: Arch, word: u32) -> Result<Instruction, Fault> {
 
 /// The instruction `word` encodes on `arch`, without its fields: the
 /// opcode check of [`decode`], with the same fault.
+#[inline]
 pub fn opcode_of(arch: Arch, word: u32) -> Result<Opcode, Fault> {
-    layout_of_byte(arch, (word >> 24) as u8)
-        .map(|l| l.opcode)
-        .ok_or_else(|| unknown_opcode(arch, word))
+    let table = match arch {
+        Arch::WormholeB0 => &WORMHOLEB0_OPCODE_BY_BYTE,
+        Arch::Blackhole => &BLACKHOLE_OPCODE_BY_BYTE,
+    };
+    table[(word >> 24) as usize].ok_or_else(|| unknown_opcode(arch, word))
 }
 
 #[cold]

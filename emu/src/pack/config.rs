@@ -808,17 +808,22 @@ impl Decoded {
     }
 
     fn matches(&self, cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> bool {
+        let Some(words) = cfg.state_words(state) else {
+            return false;
+        };
+        let per_thread = crate::regs::thread_config_words(tc.arch());
+        let thread_words = tc.words();
         self.shared.state == state
             && self.thread == thread
             && self.shared.arch == cfg.arch()
             && self
                 .words
                 .iter()
-                .all(|&(a, v)| cfg.read_addr32(state, a as usize) == Some(v))
-            && self
-                .thread_words
-                .iter()
-                .all(|&(t, a, v)| tc.read(t as usize, a as usize) == Some(v))
+                .all(|&(a, v)| words.get(a as usize) == Some(&v))
+            && self.thread_words.iter().all(|&(t, a, v)| {
+                (a as usize) < per_thread
+                    && thread_words.get(t as usize * per_thread + a as usize) == Some(&v)
+            })
     }
 
     fn decode(cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> Decoded {

@@ -72,22 +72,10 @@ impl OutStream {
             self.write(l1, 16, acc, tag)?;
         }
         // The buffer is empty: whole 16-byte groups fill it and go at once.
-        let mut groups = rest.chunks_exact(16);
         if acc.is_none() {
-            // Nothing to add to what L1 holds: each group goes to L1 as it
-            // is, and the buffer ends up holding the last one, as if it had
-            // passed through it.
-            let mut last = None;
-            for group in &mut groups {
-                let mut bytes = [0u8; 16];
-                bytes.copy_from_slice(group);
-                self.put(l1, bytes, tag)?;
-                last = Some(bytes);
-            }
-            if let Some(bytes) = last {
-                self.buf = bytes;
-            }
+            rest = self.put_groups(l1, rest, tag)?;
         }
+        let mut groups = rest.chunks_exact(16);
         for group in &mut groups {
             self.buf.copy_from_slice(group);
             self.fill = 16;
@@ -109,17 +97,25 @@ impl OutStream {
         Ok(())
     }
 
-    /// Write 16 bytes at the stream's address and advance it.
+    /// With the buffer empty and nothing to accumulate: write the whole
+    /// 16-byte groups of `bytes` to L1 as they are, leaving the buffer as if
+    /// they had passed through it. Returns the bytes after them.
     #[inline]
-    fn put(&mut self, l1: &mut L1, bytes: [u8; 16], tag: u64) -> Result<()> {
-        let addr = self.byte_address;
-        if !l1.write16(addr, bytes, tag) {
-            self.buf = bytes;
-            self.fill = 16;
-            return Err(outside(addr, l1));
+    fn put_groups<'b>(&mut self, l1: &mut L1, bytes: &'b [u8], tag: u64) -> Result<&'b [u8]> {
+        let groups = bytes.len() / 16;
+        if groups == 0 {
+            return Ok(bytes);
         }
-        self.byte_address = addr.wrapping_add(16);
-        Ok(())
+        let stored = l1.write16_groups(self.byte_address, &bytes[..16 * groups], tag);
+        self.byte_address = self.byte_address.wrapping_add(16 * stored as u32);
+        // The buffer holds the last group written, or the one refused.
+        let last = stored.min(groups - 1);
+        self.buf.copy_from_slice(&bytes[16 * last..16 * last + 16]);
+        if stored < groups {
+            self.fill = 16;
+            return Err(outside(self.byte_address, l1));
+        }
+        Ok(&bytes[16 * groups..])
     }
 
     /// Write the buffer, of which the first `valid` bytes are datums.

@@ -134,6 +134,13 @@ impl Config {
         self.index(state, addr32).map(|i| self.words[i])
     }
 
+    /// Every word of `state`, or `None` for a state that does not exist.
+    pub fn state_words(&self, state: usize) -> Option<&[u32]> {
+        let n = config_words(self.arch);
+        self.words
+            .get(state.checked_mul(n)?..state.checked_add(1)?.checked_mul(n)?)
+    }
+
     /// Store a whole word; returns `false` (and stores nothing) outside the space.
     pub fn write_addr32(&mut self, state: usize, addr32: usize, value: u32) -> bool {
         match self.index(state, addr32) {
@@ -212,6 +219,12 @@ impl ThreadConfig {
     fn index(&self, thread: usize, reg: usize) -> Option<usize> {
         let n = thread_config_words(self.arch);
         (thread < THREADS && reg < n).then_some(thread * n + reg)
+    }
+
+    /// Every word of every thread: thread `t`'s register `r` at
+    /// `t * thread_config_words(arch) + r`.
+    pub fn words(&self) -> &[u32] {
+        &self.words
     }
 
     pub fn read(&self, thread: usize, reg: usize) -> Option<u32> {

@@ -166,9 +166,6 @@ struct ThreadRun<'p> {
     entry: usize,
     pending: Option<Pending>,
     wait: Option<LatchedWait>,
-    /// The thread has drained: no entries left and nothing in its front end
-    /// or at its Wait Gate. Nothing another thread does refills it.
-    finished: bool,
 }
 
 impl<'p> ThreadRun<'p> {
@@ -178,7 +175,6 @@ impl<'p> ThreadRun<'p> {
             entry: 0,
             pending: None,
             wait: None,
-            finished: false,
         }
     }
 }
@@ -210,20 +206,27 @@ impl Machine {
         let mut threads: [ThreadRun<'_>; THREADS] =
             std::array::from_fn(|t| ThreadRun::new(programs, t));
         let mut stats = RunStats::default();
+        // Bit t: thread t has not drained (no entries left, nothing in its
+        // front end or at its Wait Gate). Nothing another thread does
+        // refills a drained thread, so it is not visited again.
+        let mut live: u8 = (1 << THREADS) - 1;
         loop {
             let mut moved = false;
             let mut busy = false;
-            for (t, run) in threads.iter_mut().enumerate() {
-                if run.finished {
-                    continue;
-                }
+            let mut pending = live;
+            while pending != 0 {
+                let t = pending.trailing_zeros() as usize;
+                pending &= pending - 1;
+                let Some(run) = threads.get_mut(t) else {
+                    break;
+                };
                 match self.advance(t, run, &mut stats)? {
                     Moved::Yes => {
                         moved = true;
                         busy = true;
                     }
                     Moved::Blocked => busy = true,
-                    Moved::Finished => run.finished = true,
+                    Moved::Finished => live &= !(1 << t),
                 }
             }
             if !busy {

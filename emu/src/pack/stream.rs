@@ -97,6 +97,35 @@ impl OutStream {
         Ok(())
     }
 
+    /// With the buffer empty and nothing to accumulate, `len` bytes (whole
+    /// 16-byte groups) that `fill` puts straight into L1 at the stream's
+    /// address: the same writes, logging, address and buffer as pushing
+    /// them. Returns `false`, doing nothing, when that does not apply (the
+    /// buffer holds bytes, `len` is not whole groups, or the groups do not
+    /// all lie inside L1); the caller then pushes the bytes.
+    #[inline]
+    pub fn fill_direct(
+        &mut self,
+        l1: &mut L1,
+        len: usize,
+        tag: u64,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> bool {
+        if self.fill != 0 || len % 16 != 0 || len == 0 {
+            return false;
+        }
+        let addr = self.byte_address;
+        if !l1.fill16_groups(addr, len / 16, tag, fill) {
+            return false;
+        }
+        self.byte_address = addr.wrapping_add(len as u32);
+        // The buffer holds the last group, as if it had passed through it.
+        if let Some(last) = l1.read(addr.wrapping_add(len as u32 - 16), 16) {
+            self.buf.copy_from_slice(last);
+        }
+        true
+    }
+
     /// With the buffer empty and nothing to accumulate: write the whole
     /// 16-byte groups of `bytes` to L1 as they are, leaving the buffer as if
     /// they had passed through it. Returns the bytes after them.

@@ -144,11 +144,12 @@ impl Kernel {
 #[inline(always)]
 fn bf16_round_row(cells: &[u16; 16]) -> [u16; 16] {
     let mut v = [0u16; 16];
+    let mut specials = 0u16;
     for (v, c) in v.iter_mut().zip(cells) {
         *v = decode_bf16(*c);
+        specials |= u16::from(!is_normal_bf16(*v));
     }
-    let special = v.iter().fold(false, |any, x| any | !is_normal_bf16(*x));
-    if special {
+    if specials != 0 {
         for x in &mut v {
             *x = bf16_round(*x);
         }

@@ -227,3 +227,77 @@ fn a_setc16_between_pacrs_of_one_run_is_seen() {
     v1[0] ^= 1;
     assert_eq!(l1(&m, OUT, 32), le16(&v1));
 }
+
+/// Wormhole B0 with packers 0 and 1, BF16 throughout.
+fn wh_two_packers() -> Machine {
+    let wh = Arch::WormholeB0;
+    let mut m = machine(wh);
+    formats(&mut m, 5, 5, 5);
+    set(&mut m, C::THCON_SEC0_REG8_In_data_format, 5);
+    set(&mut m, C::THCON_SEC0_REG8_Out_data_format, 5);
+    set(&mut m, C::THCON_SEC0_REG1_L1_Dest_addr, DEST);
+    set(&mut m, C::THCON_SEC0_REG8_L1_Dest_addr, DEST + 0x40);
+    m
+}
+
+fn wh_pair() -> u32 {
+    pacr_word(
+        Arch::WormholeB0,
+        Pacr {
+            pack_sel: 0b0011,
+            last: 1,
+            ..Pacr::default()
+        },
+    )
+}
+
+/// PACR.md / InputAddressGenerator.md: each packer's address generator runs
+/// in turn, so when packer 0's datum count is refused (more than 2^18) and
+/// packer 1 has a field no source defines, packer 0's fault comes first;
+/// with a valid count, packer 1's. The instruction's choices are kept per
+/// word, so the order must not change when they are worked out once.
+#[test]
+fn faults_keep_the_packer_order() {
+    let wh = Arch::WormholeB0;
+    for _ in 0..2 {
+        let mut m = wh_two_packers();
+        set(&mut m, C::THCON_SEC0_REG8_Read_mode, 1);
+        // X0 = 5, X1 = 2: the count X1 - X0 + 1 wraps.
+        let e = run(&mut m, &[setadcxx(wh, 5, 2), wh_pair()]).unwrap_err();
+        assert!(e.rule.starts_with("packer 0: InputNumDatums"), "{e}");
+        let e = run(&mut m, &[setadcxx(wh, 0, 15), wh_pair()]).unwrap_err();
+        assert!(e.rule.contains("packer 1 has Read_mode set"), "{e}");
+    }
+    // Without the undocumented field the same words pack.
+    let mut m = wh_two_packers();
+    run(&mut m, &[setadcxx(wh, 0, 15), wh_pair(), wh_pair()]).unwrap();
+    let e = run(&mut m, &[setadcxx(wh, 5, 2), wh_pair()]).unwrap_err();
+    assert!(e.rule.starts_with("packer 0: InputNumDatums"), "{e}");
+}
+
+/// ADCs.md: a `PACR` uses its own thread's ADC set. The same word issued by
+/// two threads reads through each thread's counters.
+#[test]
+fn the_same_word_on_two_threads_uses_each_threads_adcs() {
+    use tensix_emu::adc::{Dim, Unit};
+    let mut m = bh_bf16();
+    // Thread 1's packer Y counter is 2, thread 2's is 0.
+    m.adcs.load(1, Unit::Packers, 0, Dim::Y, 2, 2).unwrap();
+    for (thread, row) in [(2usize, 0u16), (1, 2), (2, 0), (1, 2)] {
+        m.l1.bytes_mut().fill(0xEE);
+        m.run(
+            &[ThreadProgram {
+                thread,
+                steps: vec![
+                    Step::Instruction(setadcxx(BH, 0, 15)),
+                    Step::Instruction(row_last()),
+                ],
+            }],
+            Limits::default(),
+        )
+        .unwrap();
+        let mut v = ONE_TO_16;
+        v[0] ^= row;
+        assert_eq!(l1(&m, OUT, 32), le16(&v), "thread {thread}");
+    }
+}

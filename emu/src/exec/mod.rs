@@ -489,10 +489,7 @@ impl Machine {
                 let i = fields!(Incadczw);
                 self.adcs.incadczw(t, adc_pair!(i, no_mask))?;
             }
-            O::Pacr => {
-                let i = fields!(Pacr);
-                crate::pack::pacr(self, t, i)?;
-            }
+            O::Pacr => crate::pack::pacr_word(self, t, word)?,
             // CLREXPHIST.md: reset the exponent histogram of every packer.
             O::Clrexphist => self.packer.clear_exponent_histograms(),
             O::Unpacr => {

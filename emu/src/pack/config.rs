@@ -742,6 +742,8 @@ pub struct Decoded {
     /// `Dst` (or nothing) and when reading L1, once an instruction chose
     /// them.
     pub(super) stages: [[Option<super::Stages>; 2]; 4],
+    /// `PACR` words prepared under this configuration.
+    pub(super) prepared: super::prepared::PreparedWords,
     thread: usize,
     words: Vec<(u16, u32)>,
     thread_words: Vec<(u8, u16, u32)>,
@@ -850,6 +852,7 @@ impl Decoded {
             shared,
             packers,
             stages: Default::default(),
+            prepared: Default::default(),
             thread,
             words: r
                 .seen

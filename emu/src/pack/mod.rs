@@ -35,6 +35,7 @@ pub mod input;
 pub mod l1_acc;
 pub mod late;
 pub mod output;
+mod prepared;
 pub mod relu;
 pub mod stream;
 pub mod threshold;
@@ -219,15 +220,38 @@ impl PackerState {
 
 /// Execute one `PACR` for `thread`.
 pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
-    let arch = m.arch();
-    let f = PacrFields::decode(arch, i)?;
-    if thread >= ADC_SETS {
-        return Err(Fault::unsupported(format!(
-            "PACR issued by Tensix thread {thread}; there are three"
-        )));
-    }
-    // The decoded configuration is borrowed from the cache while the
-    // machine is mutated, then put back.
+    let f = PacrFields::decode(m.arch(), i)?;
+    with_config(m, thread, |m, decoded| {
+        let prep = prepare(m, f, thread, decoded)?;
+        execute(m, &prep, decoded)
+    })
+}
+
+/// [`pacr`] for the instruction word `word`, whose prepared form
+/// ([`prepared`]) is kept with the decoded configuration, so a word seen
+/// before is not decoded again.
+pub fn pacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<()> {
+    with_config(m, thread, |m, decoded| {
+        if let Some(prep) = decoded.prepared.get(word, thread).copied() {
+            return execute(m, &prep, decoded);
+        }
+        let arch = m.arch();
+        let f = PacrFields::decode(arch, &Pacr::from_word(arch, word))?;
+        let prep = prepare(m, f, thread, decoded)?;
+        decoded.prepared.insert(word, prep);
+        execute(m, &prep, decoded)
+    })
+}
+
+/// Run `body` with the configuration an instruction of `thread` sees,
+/// decoded (or kept from the last instruction). The decoded configuration
+/// is borrowed from the cache while the machine is mutated, then put back.
+#[inline]
+fn with_config(
+    m: &mut Machine,
+    thread: usize,
+    body: impl FnOnce(&mut Machine, &mut config::Decoded) -> Result<()>,
+) -> Result<()> {
     let mut cache = m.packer.config_cache.take();
     config::Decoded::refresh(
         &mut cache,
@@ -241,19 +265,50 @@ pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
             "internal: no decoded packer configuration",
         ));
     };
-    let result = execute(m, thread, &f, decoded);
+    let result = body(m, decoded);
     m.packer.config_cache = cache;
     result
 }
 
-/// The body of [`pacr`] once its configuration is decoded.
+/// The instruction's choices, or its first fault. When a packer's choice
+/// faults, a packer before it may fault first on its counters (each
+/// packer's choices and counters are checked before the next packer's), so
+/// the checks then run in that order.
+fn prepare(
+    m: &Machine,
+    f: PacrFields,
+    thread: usize,
+    decoded: &config::Decoded,
+) -> Result<prepared::Prepared> {
+    prepared::check_instruction(thread, decoded)?;
+    prepared::Prepared::new(m.arch(), f, thread, decoded).map_err(|e| {
+        let pks = &decoded.packers;
+        for p in (0..m.arch().packer_count()).filter(|p| f.packers & (1 << p) != 0) {
+            let counters = pks[p]
+                .check_documented(p)
+                .and_then(|()| input::which_adc(thread, f.ovrd_thread_id, &pks[p]))
+                .and_then(|adc| {
+                    m.adcs
+                        .values(adc, Unit::Packers)
+                        .ok_or_else(|| input::no_adc_set(adc))
+                })
+                .and_then(|[ch0, ch1]| input::check_count(ch0[0], ch1[0], p, f.flush));
+            if let Err(first) = counters {
+                return first;
+            }
+        }
+        e
+    })
+}
+
+/// The body of [`pacr`] once its configuration is decoded and its choices
+/// made.
 fn execute(
     m: &mut Machine,
-    thread: usize,
-    f: &PacrFields,
+    prep: &prepared::Prepared,
     decoded: &mut config::Decoded,
 ) -> Result<()> {
-    let arch = m.arch();
+    let f = &prep.fields;
     let config::Decoded {
         shared,
         packers: pks,
@@ -261,49 +316,33 @@ fn execute(
         ..
     } = decoded;
     let shared = &*shared;
-    if shared.stochastic_rounding {
-        return Err(Fault::unsupported(
-            "ALU_ROUNDING_MODE_Packer_srnd_en: stochastic rounding in the packer is not modelled \
-             (its bias is a documented hardware bug without a bit-level description)",
-        ));
-    }
-    let units = arch.packer_count();
     let packer0_initial = output::initial_addr(&pks[0]);
-    let all_ovrd = shared.all_pack_disable_zero_compress_ovrd;
-    let all_disable = shared.all_pack_disable_zero_compress;
 
     // Both address generators run as the instruction starts: every
     // packer's faults come before any packer writes.
-    let mut adc_of = [0usize; 4];
-    let mut used = [false; ADC_SETS];
-    for p in (0..units).filter(|p| f.packers & (1 << p) != 0) {
-        pks[p].check_documented(p)?;
-        let adc = input::which_adc(thread, f.ovrd_thread_id, &pks[p])?;
-        let Some([ch0, ch1]) = m.adcs.values(adc, Unit::Packers) else {
-            return Err(input::no_adc_set(adc));
+    for u in prep.units() {
+        let Some([ch0, ch1]) = m.adcs.values(u.adc, Unit::Packers) else {
+            return Err(input::no_adc_set(u.adc));
         };
-        input::check_count(ch0[0], ch1[0], p, f.flush)?;
-        adc_of[p] = adc;
-        used[adc] = true;
+        input::check_count(ch0[0], ch1[0], u.packer, f.flush)?;
     }
 
     let tag = m.issued;
     let general = m.packer.force_general_path;
     let strict_groups = !m.packer.allow_read_interface_group_crossing;
-    for p in (0..units).filter(|p| f.packers & (1 << p) != 0) {
+    for u in prep.units() {
+        let p = u.packer;
         let pk = &pks[p];
-        let adc = adc_of[p];
         // The counters are as they were above: packing does not move them.
-        let Some(counters) = m.adcs.values(adc, Unit::Packers) else {
-            return Err(input::no_adc_set(adc));
+        let Some(counters) = m.adcs.values(u.adc, Unit::Packers) else {
+            return Err(input::no_adc_set(u.adc));
         };
-        let ip = input::plan_from(shared, pk, counters, adc, p, f.zero_write, f.flush);
-        let compress = output::performing_compression(pk, all_ovrd, all_disable, p);
+        let ip = input::plan_from(shared, pk, counters, u.adc, p, f.zero_write, f.flush);
         let outs = OutputInputs {
             packer0_initial,
             ch1: counters[1],
             l1_dest_addr_offset: m.packer.l1_dest_addr_offset[p],
-            performing_compression: compress,
+            performing_compression: u.compress,
         };
         let unit = &mut m.packer.units[p];
         output::start(shared, pk, p, &outs, &mut unit.streams);
@@ -312,7 +351,7 @@ fn execute(
             pk,
             packer: p,
             fields: f,
-            compress,
+            compress: u.compress,
             tag,
             general,
             strict_groups,
@@ -321,7 +360,7 @@ fn execute(
         ctx.run(unit, &m.dst, &mut m.l1, &ip, slot)?;
     }
 
-    for (adc, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+    for adc in (0..ADC_SETS).filter(|a| prep.uses_adc(*a)) {
         advance_adcs(m, adc, &shared.addr_mods[f.addr_mode])?;
     }
     Ok(())

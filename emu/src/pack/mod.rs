@@ -321,23 +321,23 @@ fn execute(
     // Both address generators run as the instruction starts: every
     // packer's faults come before any packer writes.
     for u in prep.units() {
-        let Some([ch0, ch1]) = m.adcs.values(u.adc, Unit::Packers) else {
-            return Err(input::no_adc_set(u.adc));
+        let Some([ch0, ch1]) = m.adcs.values(u.adc(), Unit::Packers) else {
+            return Err(input::no_adc_set(u.adc()));
         };
-        input::check_count(ch0[0], ch1[0], u.packer, f.flush)?;
+        input::check_count(ch0[0], ch1[0], u.packer(), f.flush)?;
     }
 
     let tag = m.issued;
     let general = m.packer.force_general_path;
     let strict_groups = !m.packer.allow_read_interface_group_crossing;
     for u in prep.units() {
-        let p = u.packer;
+        let (p, adc) = (u.packer(), u.adc());
         let pk = &pks[p];
         // The counters are as they were above: packing does not move them.
-        let Some(counters) = m.adcs.values(u.adc, Unit::Packers) else {
-            return Err(input::no_adc_set(u.adc));
+        let Some(counters) = m.adcs.values(adc, Unit::Packers) else {
+            return Err(input::no_adc_set(adc));
         };
-        let ip = input::plan_from(shared, pk, counters, u.adc, p, f.zero_write, f.flush);
+        let ip = input::plan_from(shared, pk, counters, adc, p, f.zero_write, f.flush);
         let outs = OutputInputs {
             packer0_initial,
             ch1: counters[1],

@@ -18,20 +18,31 @@ use crate::fault::{Fault, Result};
 /// One packer an instruction drives.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Driven {
-    pub packer: usize,
-    /// The ADC set whose channels form its addresses.
-    pub adc: usize,
+    packer: u8,
+    adc: u8,
     /// `PerformingCompression` (OutputAddressGenerator.md).
     pub compress: bool,
+}
+
+impl Driven {
+    /// The packer's index.
+    pub fn packer(&self) -> usize {
+        self.packer as usize
+    }
+
+    /// The ADC set whose channels form its addresses.
+    pub fn adc(&self) -> usize {
+        self.adc as usize
+    }
 }
 
 /// An instruction's fault-free choices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Prepared {
     pub fields: PacrFields,
-    pub thread: usize,
+    thread: u8,
     units: [Driven; 4],
-    len: usize,
+    len: u8,
     /// The ADC sets some packer uses, in index order, once each.
     adcs: [bool; ADC_SETS],
 }
@@ -60,8 +71,8 @@ impl Prepared {
             };
             *used = true;
             units[len] = Driven {
-                packer: p,
-                adc,
+                packer: p as u8,
+                adc: adc as u8,
                 compress: output::performing_compression(
                     pk,
                     shared.all_pack_disable_zero_compress_ovrd,
@@ -73,16 +84,16 @@ impl Prepared {
         }
         Ok(Prepared {
             fields,
-            thread,
+            thread: thread as u8,
             units,
-            len,
+            len: len as u8,
             adcs,
         })
     }
 
     /// The packers the instruction drives, in packer order.
     pub fn units(&self) -> &[Driven] {
-        &self.units[..self.len]
+        &self.units[..self.len as usize]
     }
 
     /// Whether some packer uses ADC set `adc`.
@@ -106,7 +117,7 @@ impl PreparedWords {
         self.entries
             .iter()
             .flatten()
-            .find(|(w, p)| *w == word && p.thread == thread)
+            .find(|(w, p)| *w == word && p.thread as usize == thread)
             .map(|(_, p)| p)
     }
 

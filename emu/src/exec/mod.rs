@@ -117,11 +117,11 @@ struct Pending {
 /// the thread, read in place.
 #[derive(Debug)]
 struct StepQueue<'p> {
-    programs: &'p [ThreadProgram],
+    /// The rest of the program being read.
+    current: &'p [Step],
+    /// The programs after it (those of other threads are skipped).
+    later: &'p [ThreadProgram],
     thread: usize,
-    /// The program being read and the position in it.
-    program: usize,
-    pos: usize,
     /// Entries taken so far: the index of the next one.
     taken: usize,
 }
@@ -129,31 +129,32 @@ struct StepQueue<'p> {
 impl<'p> StepQueue<'p> {
     fn new(programs: &'p [ThreadProgram], thread: usize) -> StepQueue<'p> {
         StepQueue {
-            programs,
+            current: &[],
+            later: programs,
             thread,
-            program: 0,
-            pos: 0,
             taken: 0,
         }
     }
 
     /// The next entry, without taking it.
+    #[inline]
     fn peek(&mut self) -> Option<&'p Step> {
-        loop {
-            let p = self.programs.get(self.program)?;
+        while self.current.is_empty() {
+            let (p, later) = self.later.split_first()?;
+            self.later = later;
             if p.thread == self.thread {
-                if let Some(step) = p.steps.get(self.pos) {
-                    return Some(step);
-                }
+                self.current = &p.steps;
             }
-            self.program += 1;
-            self.pos = 0;
         }
+        self.current.first()
     }
 
     /// Take the entry [`StepQueue::peek`] returned; returns its index.
+    #[inline]
     fn take(&mut self) -> usize {
-        self.pos += 1;
+        if let Some((_, rest)) = self.current.split_first() {
+            self.current = rest;
+        }
         self.taken += 1;
         self.taken - 1
     }

@@ -276,7 +276,7 @@ fn a_threads_program_split_in_pieces_runs_as_one() {
     let pieces = [
         program(2, steps[..2].to_vec()),
         other,
-        program(2, vec![steps[2].clone(), bad]),
+        program(2, vec![steps[2], bad]),
     ];
     let f = Machine::new(arch)
         .run(&pieces, Limits::default())

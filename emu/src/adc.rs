@@ -620,32 +620,45 @@ fn bits(word: u32, lo: u32, width: u32) -> u32 {
     (word >> lo) & ((1u32 << width) - 1)
 }
 
+#[inline]
 fn check_thread(name: &str, thread: usize) -> Result<()> {
     if thread < ADC_SETS {
         Ok(())
     } else {
-        Err(Fault::new(
-            FaultKind::Unsupported,
-            format!("{name} issued by Tensix thread {thread}; there are three threads (0..=2)"),
-        ))
+        Err(no_such_thread(name, thread))
     }
+}
+
+#[cold]
+fn no_such_thread(name: &str, thread: usize) -> Fault {
+    Fault::new(
+        FaultKind::Unsupported,
+        format!("{name} issued by Tensix thread {thread}; there are three threads (0..=2)"),
+    )
 }
 
 /// Every instruction with a `ThreadOverride` field treats a non-zero value as
 /// `UnsupportedFunctionality` ("No known usage, confidence in specification
 /// below is weak"); ttsim rejects it the same way.
+#[inline]
 fn check_thread_override(name: &str, thread_override: u32) -> Result<()> {
     if thread_override == 0 {
         Ok(())
     } else {
-        Err(Fault::unsupported(format!(
-            "{name} with ThreadOverride = {thread_override} is UnsupportedFunctionality \
-             ({name}.md, functional model): no known usage, and the documented behaviour \
-             is of weak confidence"
-        )))
+        Err(thread_override_set(name, thread_override))
     }
 }
 
+#[cold]
+fn thread_override_set(name: &str, thread_override: u32) -> Fault {
+    Fault::unsupported(format!(
+        "{name} with ThreadOverride = {thread_override} is UnsupportedFunctionality \
+         ({name}.md, functional model): no known usage, and the documented behaviour \
+         is of weak confidence"
+    ))
+}
+
+#[inline]
 fn check_width(name: &str, field: &str, value: u32, width: u32) -> Result<()> {
     if value >> width == 0 {
         Ok(())
@@ -654,6 +667,7 @@ fn check_width(name: &str, field: &str, value: u32, width: u32) -> Result<()> {
     }
 }
 
+#[cold]
 fn field_too_wide(name: &str, field: &str, value: u32, width: u32) -> Fault {
     Fault::invalid_instruction(format!(
         "{name} field {field} = {value:#x} does not fit its {width}-bit encoding"

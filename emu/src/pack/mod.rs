@@ -1006,6 +1006,25 @@ fn dst_row16(dst: &Dst, arch: Arch, a: crate::state::dst::DstAddressing, row: u3
     }
 }
 
+/// The halves of `Dst32b` row `row` (taken modulo 512) as [`read_row`]
+/// reads them with 32-bit reads: the high halves at storage row `Adj32`,
+/// the low halves eight rows on; all zero when the row is not valid.
+#[inline]
+fn dst_row32(
+    dst: &Dst,
+    arch: Arch,
+    a: crate::state::dst::DstAddressing,
+    row: u32,
+) -> [&[u16; 16]; 2] {
+    const ZERO: [u16; 16] = [0; 16];
+    let s = adj32(arch, a, row & 0x1FF);
+    if dst.is_valid(s) {
+        [dst.row(s), dst.row(s + 8)]
+    } else {
+        [&ZERO, &ZERO]
+    }
+}
+
 /// The 16 cells of one `Dst` row as the packer reads them: `Dst32b` values
 /// (row taken modulo 512) or `Dst16b` values, zero where the row is not
 /// valid (never written).

@@ -42,7 +42,7 @@ pub mod threshold;
 
 mod fast;
 
-use crate::adc::{CounterOp, Dim, Unit, ADC_SETS};
+use crate::adc::{Adcs, CounterOp, Dim, Unit, ADC_SETS};
 use crate::arch::Arch;
 use crate::fault::{Fault, Result};
 use crate::format::data_format::DataFormat;
@@ -199,9 +199,9 @@ impl PackerState {
 /// Execute one `PACR` for `thread`.
 pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
     let f = PacrFields::decode(m.arch(), i)?;
-    with_config(m, thread, |m, decoded| {
-        let prep = prepare(m, f, thread, decoded)?;
-        execute(m, &prep, decoded)
+    with_config(m, thread, |parts, decoded| {
+        let prep = prepare(&parts, f, thread, decoded)?;
+        execute(parts, &prep, decoded)
     })
 }
 
@@ -209,37 +209,80 @@ pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
 /// ([`prepared`]) is kept with the decoded configuration, so a word seen
 /// before is not decoded again.
 pub fn pacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<()> {
-    with_config(m, thread, |m, decoded| {
+    with_config(m, thread, |parts, decoded| {
         if let Some(prep) = decoded.prepared.get(word, thread).copied() {
-            return execute(m, &prep, decoded);
+            return execute(parts, &prep, decoded);
         }
-        let arch = m.arch();
+        let arch = parts.arch;
         let f = PacrFields::decode(arch, &Pacr::from_word(arch, word))?;
-        let prep = prepare(m, f, thread, decoded)?;
+        let prep = prepare(&parts, f, thread, decoded)?;
         decoded.prepared.insert(word, prep);
-        execute(m, &prep, decoded)
+        execute(parts, &prep, decoded)
     })
 }
 
+/// What a `PACR` reads and changes besides its decoded configuration.
+struct Parts<'m> {
+    arch: Arch,
+    adcs: &'m mut Adcs,
+    units: &'m mut [PackerUnit; 4],
+    dst: &'m Dst,
+    l1: &'m mut L1,
+    /// `PackerState::l1_dest_addr_offset`.
+    l1_dest_addr_offset: [u16; 4],
+    /// `PackerState::force_general_path`.
+    general: bool,
+    /// Not `PackerState::allow_read_interface_group_crossing`.
+    strict_groups: bool,
+    /// The instruction's index in issue order (tags its L1 writes).
+    tag: u64,
+}
+
 /// Run `body` with the configuration an instruction of `thread` sees,
-/// decoded (or kept from the last instruction). The decoded configuration
-/// is borrowed from the cache while the machine is mutated, then put back.
+/// decoded (or kept from the last instruction), and the rest of the
+/// machine.
 #[inline]
 fn with_config(
     m: &mut Machine,
     thread: usize,
-    body: impl FnOnce(&mut Machine, &mut config::Decoded) -> Result<()>,
+    body: impl FnOnce(Parts<'_>, &mut config::Decoded) -> Result<()>,
 ) -> Result<()> {
-    let mut cache = m.packer.config_cache.take();
-    config::Decoded::refresh(&mut cache, &m.config, &m.thread_config, thread);
-    let Some(decoded) = cache.as_deref_mut() else {
+    let arch = m.arch();
+    let Machine {
+        config,
+        thread_config,
+        adcs,
+        dst,
+        l1,
+        packer,
+        issued,
+        ..
+    } = m;
+    let PackerState {
+        units,
+        l1_dest_addr_offset,
+        force_general_path,
+        allow_read_interface_group_crossing,
+        config_cache,
+    } = packer;
+    config::Decoded::refresh(config_cache, config, thread_config, thread);
+    let Some(decoded) = config_cache.as_deref_mut() else {
         return Err(Fault::unsupported(
             "internal: no decoded packer configuration",
         ));
     };
-    let result = body(m, decoded);
-    m.packer.config_cache = cache;
-    result
+    let parts = Parts {
+        arch,
+        adcs,
+        units,
+        dst,
+        l1,
+        l1_dest_addr_offset: *l1_dest_addr_offset,
+        general: *force_general_path,
+        strict_groups: !*allow_read_interface_group_crossing,
+        tag: *issued,
+    };
+    body(parts, decoded)
 }
 
 /// The instruction's choices, or its first fault. When a packer's choice
@@ -247,20 +290,21 @@ fn with_config(
 /// packer's choices and counters are checked before the next packer's), so
 /// the checks then run in that order.
 fn prepare(
-    m: &Machine,
+    parts: &Parts<'_>,
     f: PacrFields,
     thread: usize,
     decoded: &config::Decoded,
 ) -> Result<prepared::Prepared> {
     prepared::check_instruction(thread, decoded)?;
-    prepared::Prepared::new(m.arch(), f, thread, decoded).map_err(|e| {
+    prepared::Prepared::new(parts.arch, f, thread, decoded).map_err(|e| {
         let pks = &decoded.packers;
-        for p in (0..m.arch().packer_count()).filter(|p| f.packers & (1 << p) != 0) {
+        for p in (0..parts.arch.packer_count()).filter(|p| f.packers & (1 << p) != 0) {
             let counters = pks[p]
                 .check_documented(p)
                 .and_then(|()| input::which_adc(thread, f.ovrd_thread_id, &pks[p]))
                 .and_then(|adc| {
-                    m.adcs
+                    parts
+                        .adcs
                         .values(adc, Unit::Packers)
                         .ok_or_else(|| input::no_adc_set(adc))
                 })
@@ -276,7 +320,7 @@ fn prepare(
 /// The body of [`pacr`] once its configuration is decoded and its choices
 /// made.
 fn execute(
-    m: &mut Machine,
+    parts: Parts<'_>,
     prep: &prepared::Prepared,
     decoded: &mut config::Decoded,
 ) -> Result<()> {
@@ -289,34 +333,42 @@ fn execute(
     } = decoded;
     let shared = &*shared;
     let packer0_initial = output::initial_addr(&pks[0]);
+    let Parts {
+        adcs,
+        units,
+        dst,
+        l1,
+        l1_dest_addr_offset,
+        general,
+        strict_groups,
+        tag,
+        ..
+    } = parts;
 
     // Both address generators run as the instruction starts: every
     // packer's faults come before any packer writes.
     for u in prep.units() {
-        let Some([ch0, ch1]) = m.adcs.values(u.adc(), Unit::Packers) else {
+        let Some([ch0, ch1]) = adcs.values(u.adc(), Unit::Packers) else {
             return Err(input::no_adc_set(u.adc()));
         };
         input::check_count(ch0[0], ch1[0], u.packer(), f.flush)?;
     }
 
-    let tag = m.issued;
-    let general = m.packer.force_general_path;
-    let strict_groups = !m.packer.allow_read_interface_group_crossing;
     for u in prep.units() {
         let (p, adc) = (u.packer(), u.adc());
         let pk = &pks[p];
         // The counters are as they were above: packing does not move them.
-        let Some(counters) = m.adcs.values(adc, Unit::Packers) else {
+        let Some(counters) = adcs.values(adc, Unit::Packers) else {
             return Err(input::no_adc_set(adc));
         };
         let ip = input::plan_from(shared, pk, counters, adc, p, f.zero_write, f.flush);
         let outs = OutputInputs {
             packer0_initial,
             ch1: counters[1],
-            l1_dest_addr_offset: m.packer.l1_dest_addr_offset[p],
+            l1_dest_addr_offset: l1_dest_addr_offset[p],
             performing_compression: u.compress,
         };
-        let unit = &mut m.packer.units[p];
+        let unit = &mut units[p];
         output::start(shared, pk, p, &outs, &mut unit.streams);
         let ctx = Context {
             shared,
@@ -329,11 +381,11 @@ fn execute(
             strict_groups,
         };
         let slot = &mut stages[p][matches!(ip.source, Source::L1 { .. }) as usize];
-        ctx.run(unit, &m.dst, &mut m.l1, &ip, slot)?;
+        ctx.run(unit, dst, l1, &ip, slot)?;
     }
 
     for adc in (0..ADC_SETS).filter(|a| prep.uses_adc(*a)) {
-        advance_adcs(m, adc, &shared.addr_mods[f.addr_mode])?;
+        advance_adcs(adcs, adc, &shared.addr_mods[f.addr_mode])?;
     }
     Ok(())
 }
@@ -341,7 +393,7 @@ fn execute(
 /// `ADDR_MOD_PACK_SEC[AddrMod]` applied to ADC set `adc`: channel 0 by the
 /// `src` fields (InputAddressGenerator.md), channel 1 by the `dst` fields
 /// (OutputAddressGenerator.md).
-fn advance_adcs(m: &mut Machine, adc: usize, a: &config::AddrMod) -> Result<()> {
+fn advance_adcs(adcs: &mut Adcs, adc: usize, a: &config::AddrMod) -> Result<()> {
     let y = |clear: bool, cr: bool, incr: u32| {
         if clear {
             CounterOp::Clear
@@ -359,14 +411,10 @@ fn advance_adcs(m: &mut Machine, adc: usize, a: &config::AddrMod) -> Result<()> 
         }
     };
     let u = Unit::Packers;
-    m.adcs
-        .apply(adc, u, 0, Dim::Y, y(a.ysrc_clear, a.ysrc_cr, a.ysrc_incr))?;
-    m.adcs
-        .apply(adc, u, 0, Dim::Z, z(a.zsrc_clear, a.zsrc_incr))?;
-    m.adcs
-        .apply(adc, u, 1, Dim::Y, y(a.ydst_clear, a.ydst_cr, a.ydst_incr))?;
-    m.adcs
-        .apply(adc, u, 1, Dim::Z, z(a.zdst_clear, a.zdst_incr))?;
+    adcs.apply(adc, u, 0, Dim::Y, y(a.ysrc_clear, a.ysrc_cr, a.ysrc_incr))?;
+    adcs.apply(adc, u, 0, Dim::Z, z(a.zsrc_clear, a.zsrc_incr))?;
+    adcs.apply(adc, u, 1, Dim::Y, y(a.ydst_clear, a.ydst_cr, a.ydst_incr))?;
+    adcs.apply(adc, u, 1, Dim::Z, z(a.zdst_clear, a.zdst_incr))?;
     Ok(())
 }
 

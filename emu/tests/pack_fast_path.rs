@@ -1,7 +1,7 @@
 //! The row fast path against the per-datum path (DESIGN.md, oracle 2: "fast
 //! path vs general path ... same input, same bytes"). Every case packs the
 //! same `Dst` contents with `force_general_path` off and on and compares all
-//! of L1 and the ADCs.
+//! of L1, the ADCs and the packer's streams and tile position.
 
 mod pack_util;
 
@@ -26,6 +26,12 @@ impl Lcg {
 
     fn below(&mut self, n: u32) -> u32 {
         self.next() % n
+    }
+
+    /// A normal, finite FP32 pattern of either sign (exponent 1..=254).
+    fn normal32(&mut self) -> u32 {
+        let exp = 1 + self.below(254);
+        (self.next() & 0x807F_FFFF) | (exp << 23)
     }
 
     /// Bit patterns that lean on the edge cases: zeros, denormals,
@@ -94,8 +100,17 @@ fn case(arch: Arch, rng: &mut Lcg) -> (Machine, Vec<u32>) {
             set(&mut m, C::TILE_ROW_SET_MAPPING_3_row_set_mapping_5, 3);
         }
     }
+    // Rows of ordinary values only (no zero, denormal, infinity or NaN)
+    // take the kernels' shortcuts; the others do not.
+    let ordinary = rng.below(2) == 0;
     for row in 0..40 {
-        let vals: [u32; 16] = std::array::from_fn(|_| rng.datum32());
+        let vals: [u32; 16] = std::array::from_fn(|_| {
+            if ordinary && row % 3 != 0 {
+                rng.normal32()
+            } else {
+                rng.datum32()
+            }
+        });
         if wide {
             m.write_dst_row(DstView::Raw32, row, &vals).unwrap();
         } else {
@@ -149,6 +164,17 @@ fn fast_path_matches_the_per_datum_path() {
             fast.adcs.values(PACK, Unit::Packers),
             general.adcs.values(PACK, Unit::Packers)
         );
+        // The packer's own state too. (The BFP assembler's slots after a
+        // completed group are not compared: the fast path assembles whole
+        // groups without passing them through the slots.)
+        for p in 0..4 {
+            let (Some(x), Some(y)) = (fast.packer.unit(p), general.packer.unit(p)) else {
+                continue;
+            };
+            assert_eq!(x.streams, y.streams, "case {k} packer {p}");
+            assert_eq!(x.tile_position, y.tile_position, "case {k} packer {p}");
+            assert_eq!(x.bfp.pending(), y.bfp.pending(), "case {k} packer {p}");
+        }
         if a.is_ok() {
             compared += 1;
         }
@@ -156,4 +182,167 @@ fn fast_path_matches_the_per_datum_path() {
     // Most cases must actually pack (the BH ones with a column start past
     // the row end are refused on both paths).
     assert!(compared > 200, "only {compared} cases ran to completion");
+}
+
+/// OutputAddressGenerator.md: the packer writes 16 bytes at a time to L1;
+/// a write past the end of L1 stops the run (UndefinedBehavior here). Whole
+/// rows that would run past the end are refused by the fast path's direct
+/// write and go through the stream, which writes the groups that fit and
+/// faults on the first that does not: the same bytes and the same fault on
+/// both paths.
+#[test]
+fn rows_running_past_the_end_of_l1_fault_alike() {
+    for arch in [Arch::Blackhole, Arch::WormholeB0] {
+        for (wide, dstacc, out, bytes) in [(false, 5, 5, 2), (true, 5, 5, 2), (true, 0, 0, 4)] {
+            let mut m = machine(arch);
+            m.l1.bytes_mut().fill(0x5A);
+            formats(&mut m, dstacc, dstacc, out);
+            set(&mut m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
+            set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
+            // Two groups before the end of L1 (in 16-byte units, less the
+            // header skip).
+            let top = (m.l1.len() / 16) as u32 - 2 - 1;
+            set(&mut m, C::THCON_SEC0_REG1_L1_Dest_addr, top);
+            let mut rng = Lcg(0x5EED_0002);
+            for row in 0..8 {
+                let vals: [u32; 16] = std::array::from_fn(|_| rng.normal32());
+                if wide {
+                    m.write_dst_row(DstView::Raw32, row, &vals).unwrap();
+                } else {
+                    let v = vals.map(|x| x >> 16);
+                    m.write_dst_row(DstView::Raw16, row, &v).unwrap();
+                }
+            }
+            let p = match arch {
+                Arch::Blackhole => Pacr {
+                    read_intf_sel: 0,
+                    last: 1,
+                    ..Pacr::default()
+                },
+                Arch::WormholeB0 => Pacr {
+                    pack_sel: 1,
+                    last: 1,
+                    ..Pacr::default()
+                },
+            };
+            // Four rows: Blackhole's four read interfaces, or 64 contiguous
+            // datums on Wormhole.
+            let x1 = if arch == Arch::Blackhole { 15 } else { 63 };
+            let words = [setadcxx(arch, 0, x1), pacr_word(arch, p)];
+            let mut general = m.clone();
+            general.packer.force_general_path = true;
+            let a = run(&mut m, &words);
+            let b = run(&mut general, &words);
+            let fault = a.clone().unwrap_err();
+            assert_eq!(
+                fault.kind,
+                tensix_emu::FaultKind::UndefinedBehavior,
+                "{fault}"
+            );
+            assert_eq!(a, b, "{arch}");
+            assert!(m.l1.bytes() == general.l1.bytes(), "{arch}: L1 differs");
+            let end = m.l1.len();
+            assert_ne!(
+                m.l1.read((end - 32) as u32, 32),
+                Some(&[0x5A; 32][..]),
+                "{arch}"
+            );
+        }
+    }
+}
+
+/// The whole-row kernels that write straight into L1 (BF16 -> BF16,
+/// FP32 -> BF16, FP32 -> FP32 on Blackhole), on the instruction sequence a
+/// tile is packed with (one PACR per group of rows, the address modifiers
+/// stepping rows and faces, Last at the end), against the per-datum path:
+/// rows of ordinary values, rows with zeros, denormals, infinities and NaN,
+/// every read-interface selection, a start that leaves a partial group in
+/// the stream's buffer.
+#[test]
+fn whole_rows_match_the_per_datum_path() {
+    use tensix_emu::regs::ThreadCfgField as T;
+    let arch = Arch::Blackhole;
+    let mut rng = Lcg(0x5EED_0003);
+    let mut compared = 0;
+    for k in 0..240 {
+        let (wide, dstacc, out, bytes) =
+            [(false, 5, 5, 2), (true, 5, 5, 2), (true, 0, 0, 4)][k % 3];
+        let mut m = machine(arch);
+        m.l1.bytes_mut().fill(0x5A);
+        formats(&mut m, dstacc, dstacc, out);
+        set(&mut m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
+        set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
+        set(&mut m, C::PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 256 * bytes);
+        set(
+            &mut m,
+            C::THCON_SEC0_REG1_L1_Dest_addr,
+            0x100 + rng.below(64),
+        );
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YsrcIncr, 4);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YdstIncr, 4);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_YsrcClear, 1);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, 1);
+        let ordinary = (k / 3) % 2 == 0;
+        for row in 0..64 {
+            let vals: [u32; 16] = std::array::from_fn(|_| {
+                if ordinary {
+                    rng.normal32()
+                } else {
+                    rng.datum32()
+                }
+            });
+            if wide {
+                m.write_dst_row(DstView::Raw32, row, &vals).unwrap();
+            } else {
+                let v = vals.map(|x| x >> 16);
+                m.write_dst_row(DstView::Raw16, row, &v).unwrap();
+            }
+        }
+        let sel = [0, 15, 1, 3, 5, 7, 10][rng.below(7) as usize];
+        let mut words = Vec::new();
+        if k % 5 == 4 {
+            // A first PACR of two datums leaves bytes in the buffer.
+            words.push(setadcxx(arch, 0, 1));
+            words.push(pacr_word(
+                arch,
+                Pacr {
+                    read_intf_sel: 1,
+                    ..Pacr::default()
+                },
+            ));
+        }
+        words.push(setadcxx(arch, 0, 15));
+        for face in 0..2 {
+            for quad in 0..4 {
+                let last = (face == 1 && quad == 3) as u32;
+                words.push(pacr_word(
+                    arch,
+                    Pacr {
+                        read_intf_sel: sel,
+                        addr_mode: (quad == 3) as u32,
+                        last,
+                        ..Pacr::default()
+                    },
+                ));
+            }
+        }
+        let mut general = m.clone();
+        general.packer.force_general_path = true;
+        let a = run(&mut m, &words);
+        let b = run(&mut general, &words);
+        assert_eq!(a, b, "case {k}: the faults differ");
+        assert!(
+            m.l1.bytes() == general.l1.bytes(),
+            "case {k} (sel {sel:#b}): L1 differs"
+        );
+        assert_eq!(
+            m.adcs.values(PACK, Unit::Packers),
+            general.adcs.values(PACK, Unit::Packers)
+        );
+        // The packer's own state too: stream addresses and buffers, the
+        // tile position, the BFP assembler.
+        assert_eq!(m.packer.unit(0), general.packer.unit(0), "case {k}");
+        compared += a.is_ok() as u32;
+    }
+    assert!(compared > 150, "only {compared} cases ran to completion");
 }

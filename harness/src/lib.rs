@@ -2,6 +2,8 @@
 //! for `tensix-emu`.
 
 pub mod gate;
+pub mod golden;
+pub mod llk;
 pub mod output;
 pub mod report;
 pub mod run;

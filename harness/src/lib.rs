@@ -2,8 +2,10 @@
 //! for `tensix-emu`.
 
 pub mod gate;
+pub mod generators;
 pub mod golden;
 pub mod llk;
+pub mod oracles;
 pub mod output;
 pub mod report;
 pub mod run;

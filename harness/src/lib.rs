@@ -8,5 +8,6 @@ pub mod llk;
 pub mod oracles;
 pub mod output;
 pub mod report;
+pub mod repro;
 pub mod run;
 pub mod vector;

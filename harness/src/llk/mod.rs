@@ -349,8 +349,8 @@ pub fn pack(job: &PackJob, form: PackForm) -> Programmed {
 
 /// The edge-mask words: tt-llk writes the row-set mapping 0 word and the
 /// first two column masks (with the row-set select beside mask 0) on
-/// Blackhole, the first mask on Wormhole B0; the rest only when the job uses
-/// them.
+/// Blackhole, the first mask on Wormhole B0; other mappings and masks only
+/// when a packer's select or a used mapping entry reaches them.
 fn edge_words(w: &mut Words, job: &PackJob) {
     use CfgField as C;
     let e = &job.edge;
@@ -366,17 +366,25 @@ fn edge_words(w: &mut Words, job: &PackJob) {
         C::TILE_ROW_SET_MAPPING_2_row_set_mapping_0,
         C::TILE_ROW_SET_MAPPING_3_row_set_mapping_0,
     ];
-    let always = if job.arch == Arch::Blackhole { 2 } else { 1 };
+    let bh = job.arch == Arch::Blackhole;
+    let packers = if bh { 1 } else { usize::from(job.faces) };
+    let mut map_used = [bh, false, false, false];
+    let mut mask_used = [true, bh, false, false];
+    for p in 0..packers {
+        let b = ((u32::from(e.select) >> (2 * p)) & 3) as usize;
+        map_used[b] = true;
+        for r in 0..usize::from(job.face_rows) {
+            let c = ((e.row_sets[b] >> (2 * r)) & 3) as usize;
+            mask_used[c] = true;
+        }
+    }
     for (i, m) in masks.iter().enumerate() {
-        if i < always || e.masks[i] != 0 {
+        if mask_used[i] {
             w.set(*m, u32::from(e.masks[i]));
         }
     }
-    let used = |b: usize| (0..4).any(|p| (u32::from(e.select) >> (2 * p)) & 3 == b as u32);
     for (i, m) in maps.iter().enumerate() {
-        let needed =
-            (i == 0 && job.arch == Arch::Blackhole) || e.row_sets[i] != 0 || (i > 0 && used(i));
-        if needed {
+        if map_used[i] && (bh || i > 0 || e.row_sets[i] != 0) {
             // The mapping word is sixteen 2-bit fields; write it whole.
             if let Some(f) = m.on(job.arch) {
                 w.words.insert(u32::from(f.addr32), e.row_sets[i]);

@@ -170,7 +170,9 @@ fn golden_pack_matches_every_covered_ttsim_pack_vector() {
                 .map(|i| byte_after(&v, b.addr as usize + i))
                 .collect();
             if after != b.bytes {
-                let first = (0..b.bytes.len()).find(|&i| after[i] != b.bytes[i]).unwrap_or(0);
+                let first = (0..b.bytes.len())
+                    .find(|&i| after[i] != b.bytes[i])
+                    .unwrap_or(0);
                 let row = first / 16 * 16;
                 let end = (row + 16).min(b.bytes.len());
                 t.failures.push(format!(
@@ -186,7 +188,11 @@ fn golden_pack_matches_every_covered_ttsim_pack_vector() {
             }
         }
         // Nothing the model does not write may change.
-        let written = |at: usize| bytes.iter().any(|b| (b.addr as usize..b.end() as usize).contains(&at));
+        let written = |at: usize| {
+            bytes
+                .iter()
+                .any(|b| (b.addr as usize..b.end() as usize).contains(&at))
+        };
         for r in v.expect.l1.iter().flatten() {
             let changed = (0..r.bytes.len())
                 .map(|i| r.addr as usize + i)

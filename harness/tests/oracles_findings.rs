@@ -169,3 +169,58 @@ fn dst_unpacks_are_compared_in_their_view() {
     let f = judge_unpack(&case, &model, &m, None).expect_err("a finding");
     assert_eq!(f.kind, "Dst differs from the golden tile model");
 }
+
+/// The round trip's precision bounds hold for the golden model's own round
+/// trip (pack then unpack, both by the model): the bounds are not so tight
+/// that a correct emulator would be reported. And a datum moved by one unit
+/// beyond a lossless pair's exactness is reported.
+#[test]
+fn golden_round_trips_keep_the_documented_precision() {
+    use tensix_harness::generators::tile::RoundTripCase;
+    use tensix_harness::golden;
+    let mut checked = 0;
+    for seed in 0..300 {
+        let c: RoundTripCase = from_seed(seed, 4096);
+        let Some(ujob) = c.unpack_job() else { continue };
+        let v = c.pack.vector("t");
+        let m = oracles::prepare(&v).unwrap();
+        let Ok(bytes) = golden_pack(&c.pack, m.l1.bytes()) else {
+            continue;
+        };
+        let mut l1 = m.l1.bytes().to_vec();
+        for b in &bytes {
+            l1[b.addr as usize..b.end() as usize].copy_from_slice(&b.bytes);
+        }
+        let regs = golden::unpack::unpack(&ujob, &l1, &[], None).expect("covered");
+        let mut out = Machine::new(ujob.arch);
+        match &regs {
+            Unpacked::Src(rows) => {
+                for r in rows {
+                    for (col, cell) in r.cells.iter().enumerate() {
+                        let reg = if ujob.target == UnpackTarget::SrcB {
+                            &mut out.srcb
+                        } else {
+                            &mut out.srca
+                        };
+                        reg.write(0, usize::from(r.row), col, *cell);
+                    }
+                }
+            }
+            Unpacked::Dst(d) => {
+                for r in &d.rows {
+                    let view = if d.format == tensix_harness::vector::DstFormat::Int32 {
+                        DstView::Int32
+                    } else {
+                        DstView::Fp32
+                    };
+                    out.write_dst_row(view, u32::from(r.row), &r.cells).unwrap();
+                }
+            }
+        }
+        if let Err(f) = oracles::tile::precision(&c.pack, &ujob, &out, "golden") {
+            panic!("seed {seed}: the model's own round trip breaks the bound: {f}");
+        }
+        checked += 1;
+    }
+    assert!(checked > 100, "only {checked} round trips checked");
+}

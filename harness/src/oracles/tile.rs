@@ -320,6 +320,18 @@ fn input_value(view: DstFormat, bits: u32) -> Option<(f64, i32)> {
     }
 }
 
+/// The unbiased exponent of a datum of the Dst view, for any nonzero
+/// exponent field (all ones counts as the number it is in a BFP group).
+fn input_exponent(view: DstFormat, bits: u32) -> Option<i32> {
+    let (e, bias) = match view {
+        DstFormat::Bf16 => ((bits >> 7) & 0xff, 127),
+        DstFormat::Fp16 => ((bits >> 10) & 0x1f, 15),
+        DstFormat::Fp32 => ((bits >> 23) & 0xff, 127),
+        _ => return None,
+    };
+    (e != 0).then(|| e as i32 - bias)
+}
+
 /// The value an unpacked register cell holds.
 fn output_value(job: &golden::UnpackJob, cell: u32) -> Option<f64> {
     match (job.target, job.out) {
@@ -338,7 +350,7 @@ fn output_value(job: &golden::UnpackJob, cell: u32) -> Option<f64> {
 /// precision (`Packers/FormatConversion.md`): lossless pairs exact, rounding
 /// within half a unit, truncation within one, BFP within two units of its
 /// magnitude width at the group's shared exponent.
-fn precision(
+pub fn precision(
     pack: &PackTileCase,
     ujob: &golden::UnpackJob,
     m: &Machine,
@@ -355,8 +367,11 @@ fn precision(
             let inputs: Vec<Option<(f64, i32)>> = (0..16)
                 .map(|c| input_value(job.dst, dst.value(row, c)))
                 .collect();
-            // The BFP group's shared exponent: the largest input exponent.
-            let shared = inputs.iter().flatten().map(|v| v.1).max();
+            // The BFP group's shared exponent: the largest input exponent,
+            // infinity and NaN included (they count as exponent 255).
+            let shared = (0..16)
+                .filter_map(|c| input_exponent(job.dst, dst.value(row, c)))
+                .max();
             for (c, x) in inputs.iter().enumerate() {
                 let Some((x, e)) = *x else { continue };
                 let out_row = face * 16 + r;

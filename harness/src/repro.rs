@@ -274,6 +274,7 @@ fn program_candidates(c: &ProgramCase) -> Vec<ProgramCase> {
     }
     push(&|n| n.gprs.clear());
     push(&|n| n.mop = None);
+    push(&|n| n.dst = None);
     push(&|n| n.l1.clear());
     push(&|n| n.l1_fill = 0);
     if let Some(d) = &c.dst {
@@ -452,6 +453,21 @@ pub fn reproduce(target: &str, artifact: &[u8], budget: usize) -> Result<Reprodu
             ))
         }
     };
+    // Candidates that make the emulator panic would each print a panic
+    // message; keep shrinking quiet, and restore the hook afterwards.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = reproduce_quietly(target, artifact, budget, finding);
+    std::panic::set_hook(hook);
+    result
+}
+
+fn reproduce_quietly(
+    target: &str,
+    artifact: &[u8],
+    budget: usize,
+    finding: Finding,
+) -> Result<Reproduced, String> {
     let kind = finding.kind.clone();
     let short = &sha1(artifact)[..12];
     let name = format!("fuzz/{target}/{short}");

@@ -99,12 +99,16 @@ fn relu(u: &mut Unstructured<'_>, src: Format) -> Result<Relu> {
         _ => 3,
     };
     let mode = u.int_in_range(0..=max_mode)?;
-    let threshold = if u.ratio(1, 32)? {
-        u.arbitrary()?
-    } else if src.is_a_form() {
-        values::fp16_row(u)?[0] & 0x7fff
+    let edges = if src.is_a_form() {
+        values::FP16_EDGES
     } else {
-        values::bf16_row(u)?[0] & 0x7fff
+        values::BF16_EDGES
+    };
+    let threshold = match u.int_in_range(0..=31u8)? {
+        // Rarely with the sign bit: undefined for the threshold modes.
+        0 => u.arbitrary()?,
+        1..=12 => *u.choose(edges)? & 0x7fff,
+        _ => u.arbitrary::<u16>()? & 0x7fff,
     };
     Ok(Relu { mode, threshold })
 }

@@ -37,9 +37,13 @@ fn plain_layout(m: &Machine) -> bool {
 /// The L1 bytes a tt-llk-shaped pack's streams can reach, read from the
 /// config the run ended with: from packer 0's first address up to the end
 /// of the exponent section plus the largest data the tile can make.
+///
+/// Only for an untouched tt-llk job (its own program, config, ThreadConfig
+/// and MOP config): a spliced WRCFG, ADC instruction or extra PACR, or a
+/// perturbed config word, legitimately moves the streams elsewhere.
 fn pack_window(case: &ProgramCase, m: &Machine) -> Option<(u64, u64)> {
     let job = case.pack_job.as_ref()?;
-    if !plain_layout(m) {
+    if !plain_layout(m) || !untouched_llk(case, job) {
         return None;
     }
     let (lo, _) = job.window();
@@ -53,6 +57,22 @@ fn pack_window(case: &ProgramCase, m: &Machine) -> Option<(u64, u64)> {
         Arch::WormholeB0 => 3 * (u64::from(job.face_rows) * 64 + 16 * exp_units),
     };
     Some((lo, lo + 16 * exp_units + data + per_packer + 16 * exp_units))
+}
+
+/// Whether `case` is exactly one of the tt-llk programmings of `job`.
+fn untouched_llk(case: &ProgramCase, job: &crate::golden::PackJob) -> bool {
+    [
+        crate::llk::PackForm::Instructions,
+        crate::llk::PackForm::Mop,
+    ]
+    .into_iter()
+    .any(|form| {
+        let p = crate::llk::pack(job, form);
+        p.program.run == case.program
+            && p.config == case.config
+            && p.thread_config == case.thread_config
+            && p.mop_config.first().map(|c| c.words) == case.mop
+    })
 }
 
 /// For a tt-llk-shaped Blackhole pack to a BFP format: each group's exponent

@@ -210,6 +210,16 @@ def gen_isa(root):
             w("};")
     w("")
     for arch, _ in ARCHES:
+        w(f"/// Opcode byte to opcode on {arch}.")
+        w(f"pub(super) static {arch.upper()}_OPCODE_BY_BYTE: [Option<Opcode>; 256] = {{")
+        w("    let mut t: [Option<Opcode>; 256] = [None; 256];")
+        for n in ordered:
+            if (arch, n) in layouts:
+                w(f"    t[0x{names_for(tables, arch, n):02x}] = Some(Opcode::{camel(n)});")
+        w("    t")
+        w("};")
+    w("")
+    for arch, _ in ARCHES:
         w(f"/// Opcode byte to layout on {arch}.")
         w(f"pub(super) static {arch.upper()}_BY_BYTE: [Option<&Layout>; 256] = {{")
         w("    let mut t: [Option<&Layout>; 256] = [None; 256];")
@@ -231,6 +241,37 @@ def gen_isa(root):
         w("}")
         w("")
         w(f"impl {camel(n)} {{")
+        # Direct decoder: each field by a shift and a mask, so decoding does
+        # not walk the layout tables.
+        w(f"    /// The fields of a `{n}` word on `arch`; fields the architecture")
+        w("    /// does not have are zero. The opcode byte is not checked.")
+        w("    #[inline]")
+        w(f"    pub fn from_word(arch: Arch, word: u32) -> {camel(n)} {{")
+        arms = []
+        for arch, _ in ARCHES:
+            if (arch, n) not in layouts:
+                continue
+            _, fields = layouts[(arch, n)]
+            parts = []
+            for f, lo, width in fields:
+                mask = (1 << width) - 1
+                shifted = f"(word >> {lo})" if lo else "word"
+                parts.append(f"{ident(f)}: {shifted} & 0x{mask:x}")
+            if len(fields) < len(fs):
+                parts.append("..Default::default()")
+            arms.append((arch, ", ".join(parts)))
+        if not fs:
+            w("        let _ = (arch, word);")
+            w(f"        {camel(n)} {{}}")
+        else:
+            w("        match arch {")
+            for arch, body in arms:
+                w(f"            Arch::{arch} => {camel(n)} {{ {body} }},")
+            if len(arms) < len(ARCHES):
+                w("            _ => Default::default(),")
+            w("        }")
+        w("    }")
+        w("")
         w("    pub(super) fn get(&self, index: usize) -> u32 {")
         if len(fs) == 1:
             w(f"        if index == 0 {{ self.{ident(fs[0])} }} else {{ 0 }}")
@@ -271,6 +312,15 @@ def gen_isa(root):
     w("        match self {")
     for n in ordered:
         w(f"            Instruction::{camel(n)}(_) => Opcode::{camel(n)},")
+    w("        }")
+    w("    }")
+    w("")
+    w("    /// The `opcode` instruction with the fields of `word` on `arch` (see")
+    w("    /// each struct's `from_word`).")
+    w("    pub fn from_word(opcode: Opcode, arch: Arch, word: u32) -> Instruction {")
+    w("        match opcode {")
+    for n in ordered:
+        w(f"            Opcode::{camel(n)} => Instruction::{camel(n)}({camel(n)}::from_word(arch, word)),")
     w("        }")
     w("    }")
     w("")

@@ -152,8 +152,10 @@ impl Channel {
     }
 
     /// `[X, Y, Z, W]`.
+    #[inline]
     pub fn values(&self) -> [u32; 4] {
-        self.counters.map(|c| c.value)
+        let [x, y, z, w] = self.counters;
+        [x.value, y.value, z.value, w.value]
     }
 
     /// `[X_Cr, Y_Cr, Z_Cr, W_Cr]`.
@@ -321,14 +323,16 @@ impl Adcs {
     }
 
     /// The counter set of `unit` in ADC set `index` (0..=2).
+    #[inline]
     pub fn counter_set(&self, index: usize, unit: Unit) -> Option<&CounterSet> {
         Some(&self.sets.get(index)?[unit.index()])
     }
 
     /// `[[X, Y, Z, W] of channel 0, [X, Y, Z, W] of channel 1]`.
+    #[inline]
     pub fn values(&self, index: usize, unit: Unit) -> Option<[[u32; 4]; 2]> {
-        let set = self.counter_set(index, unit)?;
-        Some(set.channels.map(|c| c.values()))
+        let [c0, c1] = &self.counter_set(index, unit)?.channels;
+        Some([c0.values(), c1.values()])
     }
 
     /// `[[X_Cr, Y_Cr, Z_Cr, W_Cr] of channel 0, ... of channel 1]`.
@@ -373,6 +377,7 @@ impl Adcs {
     ///   unpacker's channel 0 and channel 1, `Y` and `Z` take
     ///   `Increment(Ch0YInc)`, `Increment(Ch0ZInc)`, `Increment(Ch1YInc)` and
     ///   `Increment(Ch1ZInc)`.
+    #[inline]
     pub fn apply(
         &mut self,
         index: usize,
@@ -550,6 +555,7 @@ impl Adcs {
         Ok(())
     }
 
+    #[inline]
     fn counter_mut(
         &mut self,
         index: usize,
@@ -558,21 +564,32 @@ impl Adcs {
         dim: Dim,
     ) -> Result<&mut Counter> {
         let Some(set) = self.sets.get_mut(index) else {
-            return Err(Fault::new(
-                FaultKind::Unsupported,
-                format!("ADC set index {index} is out of range; ADCs.md defines ADCs[3]"),
-            ));
+            return Err(no_such_set(index));
         };
         let Some(ch) = set[unit.index()].channels.get_mut(channel) else {
-            return Err(Fault::new(
-                FaultKind::Unsupported,
-                format!("ADC channel {channel} is out of range; each ADC has Channel[2]"),
-            ));
+            return Err(no_such_channel(channel));
         };
         Ok(&mut ch.counters[dim.index()])
     }
 }
 
+#[cold]
+fn no_such_set(index: usize) -> Fault {
+    Fault::new(
+        FaultKind::Unsupported,
+        format!("ADC set index {index} is out of range; ADCs.md defines ADCs[3]"),
+    )
+}
+
+#[cold]
+fn no_such_channel(channel: usize) -> Fault {
+    Fault::new(
+        FaultKind::Unsupported,
+        format!("ADC channel {channel} is out of range; each ADC has Channel[2]"),
+    )
+}
+
+#[inline]
 fn step(counter: &mut Counter, op: CounterOp, mask: u32) {
     // Wrapping in u32 and then masking is wrapping modulo 2^width, as every
     // width divides 32.
@@ -603,32 +620,45 @@ fn bits(word: u32, lo: u32, width: u32) -> u32 {
     (word >> lo) & ((1u32 << width) - 1)
 }
 
+#[inline]
 fn check_thread(name: &str, thread: usize) -> Result<()> {
     if thread < ADC_SETS {
         Ok(())
     } else {
-        Err(Fault::new(
-            FaultKind::Unsupported,
-            format!("{name} issued by Tensix thread {thread}; there are three threads (0..=2)"),
-        ))
+        Err(no_such_thread(name, thread))
     }
+}
+
+#[cold]
+fn no_such_thread(name: &str, thread: usize) -> Fault {
+    Fault::new(
+        FaultKind::Unsupported,
+        format!("{name} issued by Tensix thread {thread}; there are three threads (0..=2)"),
+    )
 }
 
 /// Every instruction with a `ThreadOverride` field treats a non-zero value as
 /// `UnsupportedFunctionality` ("No known usage, confidence in specification
 /// below is weak"); ttsim rejects it the same way.
+#[inline]
 fn check_thread_override(name: &str, thread_override: u32) -> Result<()> {
     if thread_override == 0 {
         Ok(())
     } else {
-        Err(Fault::unsupported(format!(
-            "{name} with ThreadOverride = {thread_override} is UnsupportedFunctionality \
-             ({name}.md, functional model): no known usage, and the documented behaviour \
-             is of weak confidence"
-        )))
+        Err(thread_override_set(name, thread_override))
     }
 }
 
+#[cold]
+fn thread_override_set(name: &str, thread_override: u32) -> Fault {
+    Fault::unsupported(format!(
+        "{name} with ThreadOverride = {thread_override} is UnsupportedFunctionality \
+         ({name}.md, functional model): no known usage, and the documented behaviour \
+         is of weak confidence"
+    ))
+}
+
+#[inline]
 fn check_width(name: &str, field: &str, value: u32, width: u32) -> Result<()> {
     if value >> width == 0 {
         Ok(())
@@ -637,6 +667,7 @@ fn check_width(name: &str, field: &str, value: u32, width: u32) -> Result<()> {
     }
 }
 
+#[cold]
 fn field_too_wide(name: &str, field: &str, value: u32, width: u32) -> Fault {
     Fault::invalid_instruction(format!(
         "{name} field {field} = {value:#x} does not fit its {width}-bit encoding"

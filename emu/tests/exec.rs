@@ -224,3 +224,63 @@ fn adc_field_decoders_agree_with_the_isa_tables() {
         }
     }
 }
+
+/// DESIGN.md ("program: threads run together"): the entries of one thread
+/// may be split over several programs; they run in order, as one list, and
+/// entry indices count across the pieces. The split program gives the same
+/// machine and step counts as the joined one, and a fault names the entry
+/// by its place in the joined list.
+#[test]
+fn a_threads_program_split_in_pieces_runs_as_one() {
+    let arch = Arch::Blackhole;
+    let steps = vec![
+        Step::Gpr {
+            index: 4,
+            value: 11,
+        },
+        word(arch, "WRCFG cfg_reg=69 gpr_address=4"),
+        Step::Gpr {
+            index: 5,
+            value: 22,
+        },
+        Step::Cfg {
+            addr32: 70,
+            value: 0x50,
+        },
+        word(arch, "WRCFG cfg_reg=71 gpr_address=5"),
+    ];
+    let other = program(1, vec![Step::Gpr { index: 1, value: 3 }]);
+    let mut joined = Machine::new(arch);
+    let a = joined
+        .run(
+            &[program(2, steps.clone()), other.clone()],
+            Limits::default(),
+        )
+        .unwrap();
+    let mut split = Machine::new(arch);
+    let pieces = [
+        program(2, steps[..2].to_vec()),
+        other.clone(),
+        program(2, vec![]),
+        program(2, steps[2..3].to_vec()),
+        program(2, steps[3..].to_vec()),
+    ];
+    let b = split.run(&pieces, Limits::default()).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(joined.config, split.config);
+    assert_eq!(joined.gprs.get(2, 5), split.gprs.get(2, 5));
+    assert_eq!(split.config.read_addr32(0, 71), Some(22));
+
+    // An unknown opcode as the fourth entry of thread 2, in the third piece.
+    let bad = Step::Instruction(0x0000_0000);
+    let pieces = [
+        program(2, steps[..2].to_vec()),
+        other,
+        program(2, vec![steps[2], bad]),
+    ];
+    let f = Machine::new(arch)
+        .run(&pieces, Limits::default())
+        .unwrap_err();
+    assert_eq!(f.kind, FaultKind::InvalidInstruction);
+    assert_eq!((f.thread, f.instruction_index), (Some(2), Some(3)));
+}

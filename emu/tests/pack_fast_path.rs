@@ -86,6 +86,14 @@ fn case(arch: Arch, rng: &mut Lcg) -> (Machine, Vec<u32>) {
         set(&mut m, C::PCK_EDGE_OFFSET_SEC1_mask, rng.next() & 0xFFFF);
         set(&mut m, C::TILE_ROW_SET_MAPPING_0_row_set_mapping_1, 1);
     }
+    // Sometimes a mask no row or face set selects: nothing is masked, so
+    // the fast path may run while a mask is not all ones.
+    if rng.below(3) == 0 {
+        set(&mut m, C::PCK_EDGE_OFFSET_SEC3_mask, rng.next() & 0xFFFF);
+        if rng.below(2) == 0 {
+            set(&mut m, C::TILE_ROW_SET_MAPPING_3_row_set_mapping_5, 3);
+        }
+    }
     for row in 0..40 {
         let vals: [u32; 16] = std::array::from_fn(|_| rng.datum32());
         if wide {

@@ -3,8 +3,8 @@
 //! `MOPExpander.md`; `REPLAY.md`: "The Replay Expander sits ... after the MOP
 //! Expander and before the Wait Gate").
 
-use super::mop::{MopExpander, MOP_CFG_LEN};
-use super::replay::{ReplayExpander, ReplayState};
+use super::mop::{opcode, MopExpander, MOP_CFG_LEN, OPCODE_MOP, OPCODE_MOP_CFG};
+use super::replay::{ReplayExpander, ReplayState, OPCODE_REPLAY};
 use crate::arch::Arch;
 use crate::fault::Result;
 
@@ -31,7 +31,26 @@ impl FrontEnd {
     /// The next word for the Wait Gate, pulling the thread's queued words from
     /// `fetch` only when both expanders have nothing of their own to emit.
     /// `Ok(None)`: nothing to emit until `fetch` has more.
+    #[inline]
     pub fn next(&mut self, mut fetch: impl FnMut() -> Option<u32>) -> Result<Option<u32>> {
+        if self.mop.is_idle() && self.replay.state() == ReplayState::PassThrough {
+            // Neither expander holds anything: both take the next queued
+            // word, and one that neither acts on passes both unchanged.
+            let Some(word) = fetch() else {
+                return Ok(None);
+            };
+            if !matches!(opcode(word), OPCODE_MOP | OPCODE_MOP_CFG | OPCODE_REPLAY) {
+                return Ok(Some(word));
+            }
+            let mut first = Some(word);
+            return self.expand(|| first.take().or_else(&mut fetch));
+        }
+        self.expand(fetch)
+    }
+
+    /// The next word through the MOP Expander and then the Replay Expander.
+    #[inline(never)]
+    fn expand(&mut self, mut fetch: impl FnMut() -> Option<u32>) -> Result<Option<u32>> {
         let mop = &mut self.mop;
         self.replay.next(|| mop.next(|| Ok(fetch())))
     }

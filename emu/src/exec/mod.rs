@@ -20,7 +20,7 @@ pub mod wait_gate;
 
 use crate::adc::{AdcPairFields, SetAdcFields, SetAdcXxFields};
 use crate::fault::{Fault, FaultKind, Result};
-use crate::isa::{self, Instruction};
+use crate::isa::{self, Opcode};
 use crate::machine::Machine;
 use crate::regs::{CfgField, Config, THREADS};
 use crate::state::dst::DstAddressing;
@@ -104,21 +104,80 @@ macro_rules! adc_pair {
 }
 
 /// One instruction at a thread's Wait Gate, with the program entry it came
-/// from (a MOP's entry for the words it expands to).
+/// from (a MOP's entry for the words it expands to). Its opcode was checked
+/// when it arrived; its fields are decoded when it executes.
 #[derive(Clone, Copy, Debug)]
 struct Pending {
-    insn: Instruction,
+    word: u32,
+    opcode: Opcode,
     entry: usize,
 }
 
-#[derive(Debug, Default)]
+/// A thread's program entries, in order, across every [`ThreadProgram`] for
+/// the thread, read in place.
+#[derive(Debug)]
+struct StepQueue<'p> {
+    /// The rest of the program being read.
+    current: &'p [Step],
+    /// The programs after it (those of other threads are skipped).
+    later: &'p [ThreadProgram],
+    thread: usize,
+    /// Entries taken so far: the index of the next one.
+    taken: usize,
+}
+
+impl<'p> StepQueue<'p> {
+    fn new(programs: &'p [ThreadProgram], thread: usize) -> StepQueue<'p> {
+        StepQueue {
+            current: &[],
+            later: programs,
+            thread,
+            taken: 0,
+        }
+    }
+
+    /// The next entry, without taking it.
+    #[inline]
+    fn peek(&mut self) -> Option<&'p Step> {
+        while self.current.is_empty() {
+            let (p, later) = self.later.split_first()?;
+            self.later = later;
+            if p.thread == self.thread {
+                self.current = &p.steps;
+            }
+        }
+        self.current.first()
+    }
+
+    /// Take the entry [`StepQueue::peek`] returned; returns its index.
+    #[inline]
+    fn take(&mut self) -> usize {
+        if let Some((_, rest)) = self.current.split_first() {
+            self.current = rest;
+        }
+        self.taken += 1;
+        self.taken - 1
+    }
+}
+
+#[derive(Debug)]
 struct ThreadRun<'p> {
-    steps: Vec<&'p Step>,
-    next: usize,
+    steps: StepQueue<'p>,
     /// Program entry of the word the front end is working on.
     entry: usize,
     pending: Option<Pending>,
     wait: Option<LatchedWait>,
+}
+
+impl<'p> ThreadRun<'p> {
+    fn new(programs: &'p [ThreadProgram], thread: usize) -> ThreadRun<'p> {
+        ThreadRun {
+            steps: StepQueue::new(programs, thread),
+            entry: 0,
+            pending: None,
+            wait: None,
+        }
+    }
 }
 
 /// What one thread did in one step.
@@ -132,28 +191,43 @@ enum Moved {
 impl Machine {
     /// Run the programs together until every thread has drained, or a fault.
     pub fn run(&mut self, programs: &[ThreadProgram], limits: Limits) -> Result<RunStats> {
-        let mut threads: [ThreadRun<'_>; THREADS] = Default::default();
-        for p in programs {
-            let t = threads.get_mut(p.thread).ok_or_else(|| {
-                Fault::unsupported(format!(
-                    "there is no Tensix thread {} (threads are 0, 1 and 2)",
-                    p.thread
-                ))
-            })?;
-            t.steps.extend(p.steps.iter());
+        self.packer.begin_run();
+        let result = self.run_threads(programs, limits);
+        self.packer.end_run();
+        result
+    }
+
+    fn run_threads(&mut self, programs: &[ThreadProgram], limits: Limits) -> Result<RunStats> {
+        if let Some(p) = programs.iter().find(|p| p.thread >= THREADS) {
+            return Err(Fault::unsupported(format!(
+                "there is no Tensix thread {} (threads are 0, 1 and 2)",
+                p.thread
+            )));
         }
+        let mut threads: [ThreadRun<'_>; THREADS] =
+            std::array::from_fn(|t| ThreadRun::new(programs, t));
         let mut stats = RunStats::default();
+        // Bit t: thread t has not drained (no entries left, nothing in its
+        // front end or at its Wait Gate). Nothing another thread does
+        // refills a drained thread, so it is not visited again.
+        let mut live: u8 = (1 << THREADS) - 1;
         loop {
             let mut moved = false;
             let mut busy = false;
-            for (t, run) in threads.iter_mut().enumerate() {
+            let mut pending = live;
+            while pending != 0 {
+                let t = pending.trailing_zeros() as usize;
+                pending &= pending - 1;
+                let Some(run) = threads.get_mut(t) else {
+                    break;
+                };
                 match self.advance(t, run, &mut stats)? {
                     Moved::Yes => {
                         moved = true;
                         busy = true;
                     }
                     Moved::Blocked => busy = true,
-                    Moved::Finished => {}
+                    Moved::Finished => live &= !(1 << t),
                 }
             }
             if !busy {
@@ -164,7 +238,11 @@ impl Machine {
                 let who: Vec<String> = threads
                     .iter()
                     .enumerate()
-                    .filter_map(|(t, r)| r.pending.map(|p| format!("thread {t} at {}", p.insn)))
+                    .filter_map(|(t, r)| {
+                        let p = r.pending?;
+                        let insn = isa::decode(self.arch(), p.word).ok()?;
+                        Some(format!("thread {t} at {insn}"))
+                    })
                     .collect();
                 let first = threads
                     .iter()
@@ -194,60 +272,59 @@ impl Machine {
         stats: &mut RunStats,
     ) -> Result<Moved> {
         if run.pending.is_none() {
-            let ThreadRun {
-                steps, next, entry, ..
-            } = run;
-            let fetched = self.frontends[t].next(|| match steps.get(*next) {
+            let ThreadRun { steps, entry, .. } = run;
+            let fetched = self.frontends[t].next(|| match steps.peek() {
                 Some(Step::Instruction(w)) => {
-                    *entry = *next;
-                    *next += 1;
+                    *entry = steps.take();
                     Some(*w)
                 }
                 _ => None,
             });
             match fetched.map_err(|f| f.at(t as u8, run.entry))? {
                 Some(w) => {
-                    let insn = isa::decode(self.arch(), w).map_err(|f| f.at(t as u8, run.entry))?;
+                    let opcode =
+                        isa::opcode_of(self.arch(), w).map_err(|f| f.at(t as u8, run.entry))?;
                     run.pending = Some(Pending {
-                        insn,
+                        word: w,
+                        opcode,
                         entry: run.entry,
                     });
                 }
                 // The front end has drained; a TRISC store may go now.
                 None => {
-                    let Some(step) = run.steps.get(run.next).copied() else {
+                    let Some(step) = run.steps.peek() else {
                         return Ok(Moved::Finished);
                     };
-                    run.entry = run.next;
-                    run.next += 1;
+                    run.entry = run.steps.take();
                     self.trisc_store(t, step)
                         .map_err(|f| f.at(t as u8, run.entry))?;
                     return Ok(Moved::Yes);
                 }
             }
         }
-        let Some(p) = run.pending else {
+        let ThreadRun { pending, wait, .. } = run;
+        let Some(p) = pending.as_ref() else {
             return Ok(Moved::Finished);
         };
-        if let Some(wait) = run.wait {
+        if let Some(latched) = *wait {
             let seen = Observed {
                 arch: self.arch(),
                 srca: &self.srca,
                 srcb: &self.srcb,
                 semaphores: &self.semaphores,
             };
-            if wait_gate::conditions_met(wait, &seen) {
-                run.wait = None;
-            } else if wait.holds(p.insn.opcode()) {
+            if wait_gate::conditions_met(latched, &seen) {
+                *wait = None;
+            } else if latched.holds(p.opcode) {
                 return Ok(Moved::Blocked);
             }
         }
         match self
-            .execute(t, run, &p.insn)
+            .execute(t, wait, p.opcode, p.word)
             .map_err(|f| f.at(t as u8, p.entry))?
         {
             Issue::Done => {
-                run.pending = None;
+                *pending = None;
                 stats.instructions += 1;
                 self.issued += 1;
                 Ok(Moved::Yes)
@@ -256,23 +333,55 @@ impl Machine {
         }
     }
 
-    /// Execute one instruction that passed the Wait Gate.
-    fn execute(&mut self, t: usize, run: &mut ThreadRun<'_>, insn: &Instruction) -> Result<Issue> {
-        use Instruction as I;
-        match insn {
-            I::Nop(_) | I::Dmanop(_) => {}
-            I::Wrcfg(i) => {
+    /// Execute one instruction that passed the Wait Gate; `wait` is the
+    /// thread's latched `STALLWAIT` / `SEMWAIT`.
+    fn execute(
+        &mut self,
+        t: usize,
+        wait: &mut Option<LatchedWait>,
+        opcode: Opcode,
+        word: u32,
+    ) -> Result<Issue> {
+        let arch = self.arch();
+        // The instruction's fields, decoded for the arm that uses them.
+        macro_rules! fields {
+            ($s:ident) => {
+                &isa::$s::from_word(arch, word)
+            };
+        }
+        use Opcode as O;
+        match opcode {
+            O::Nop | O::Dmanop => {}
+            O::Wrcfg => {
+                let i = fields!(Wrcfg);
                 config_unit::wrcfg(&mut self.config, &self.thread_config, &self.gprs, t, i)?
             }
-            I::Rdcfg(i) => {
+            O::Rdcfg => {
+                let i = fields!(Rdcfg);
                 config_unit::rdcfg(&self.config, &self.thread_config, &mut self.gprs, t, i)?
             }
-            I::Rmwcib0(i) => self.rmwcib(t, 0, i.cfg_reg_addr, i.data, i.mask)?,
-            I::Rmwcib1(i) => self.rmwcib(t, 1, i.cfg_reg_addr, i.data, i.mask)?,
-            I::Rmwcib2(i) => self.rmwcib(t, 2, i.cfg_reg_addr, i.data, i.mask)?,
-            I::Rmwcib3(i) => self.rmwcib(t, 3, i.cfg_reg_addr, i.data, i.mask)?,
-            I::Setc16(i) => config_unit::setc16(&mut self.thread_config, t, i)?,
-            I::Setdmareg(i) => {
+            O::Rmwcib0 => {
+                let i = fields!(Rmwcib0);
+                self.rmwcib(t, 0, i.cfg_reg_addr, i.data, i.mask)?;
+            }
+            O::Rmwcib1 => {
+                let i = fields!(Rmwcib1);
+                self.rmwcib(t, 1, i.cfg_reg_addr, i.data, i.mask)?;
+            }
+            O::Rmwcib2 => {
+                let i = fields!(Rmwcib2);
+                self.rmwcib(t, 2, i.cfg_reg_addr, i.data, i.mask)?;
+            }
+            O::Rmwcib3 => {
+                let i = fields!(Rmwcib3);
+                self.rmwcib(t, 3, i.cfg_reg_addr, i.data, i.mask)?;
+            }
+            O::Setc16 => {
+                let i = fields!(Setc16);
+                config_unit::setc16(&mut self.thread_config, t, i)?;
+            }
+            O::Setdmareg => {
+                let i = fields!(Setdmareg);
                 if i.set_signals_mode != 0 {
                     return Err(Fault::unimplemented(
                         "SETDMAREG with SetSignalsMode (reading packer/unpacker signals) is not modelled",
@@ -283,8 +392,9 @@ impl Machine {
                 self.gprs
                     .set_half(t, i.reg_index_16b as usize, value as u16);
             }
-            I::Stallwait(i) => {
-                if run.wait.is_some() {
+            O::Stallwait => {
+                let i = fields!(Stallwait);
+                if wait.is_some() {
                     return Ok(Issue::Wait);
                 }
                 // STALLWAIT.md: a zero mask means C0..C3 / B6.
@@ -298,10 +408,11 @@ impl Machine {
                 } else {
                     i.stall_res as u16
                 };
-                run.wait = Some(LatchedWait::Stall { conditions, block });
+                *wait = Some(LatchedWait::Stall { conditions, block });
             }
-            I::Semwait(i) => {
-                if run.wait.is_some() {
+            O::Semwait => {
+                let i = fields!(Semwait);
+                if wait.is_some() {
                     return Ok(Issue::Wait);
                 }
                 if i.wait_sem_cond == 0 {
@@ -314,55 +425,97 @@ impl Machine {
                 } else {
                     i.stall_res as u16
                 };
-                run.wait = Some(LatchedWait::Semaphore {
+                *wait = Some(LatchedWait::Semaphore {
                     conditions: i.wait_sem_cond as u8,
                     semaphores: i.sem_sel as u8,
                     block,
                 });
             }
-            I::Seminit(i) => self.semaphores.init(i.sem_sel, i.init_value, i.max_value),
-            I::Sempost(i) => self.semaphores.post(i.sem_sel),
-            I::Semget(i) => self.semaphores.get_dec(i.sem_sel),
-            I::Setadc(i) => self.adcs.setadc(
-                t,
-                SetAdcFields {
-                    cnt_set_mask: i.cnt_set_mask,
-                    channel_index: i.channel_index,
-                    dimension_index: i.dimension_index,
-                    value: i.value,
-                },
-            )?,
-            I::Setadcxx(i) => self.adcs.setadcxx(
-                t,
-                SetAdcXxFields {
-                    cnt_set_mask: i.cnt_set_mask,
-                    x_start: i.x_start,
-                    x_end2: i.x_end2,
-                },
-            )?,
-            I::Setadcxy(i) => self.adcs.setadcxy(t, adc_pair!(i))?,
-            I::Setadczw(i) => self.adcs.setadczw(t, adc_pair!(i))?,
-            I::Addrcrxy(i) => self.adcs.addrcrxy(t, adc_pair!(i))?,
-            I::Addrcrzw(i) => self.adcs.addrcrzw(t, adc_pair!(i))?,
-            I::Incadcxy(i) => self.adcs.incadcxy(t, adc_pair!(i, no_mask))?,
-            I::Incadczw(i) => self.adcs.incadczw(t, adc_pair!(i, no_mask))?,
-            I::Pacr(i) => crate::pack::pacr(self, t, i)?,
+            O::Seminit => {
+                let i = fields!(Seminit);
+                self.semaphores.init(i.sem_sel, i.init_value, i.max_value);
+            }
+            O::Sempost => {
+                let i = fields!(Sempost);
+                self.semaphores.post(i.sem_sel);
+            }
+            O::Semget => {
+                let i = fields!(Semget);
+                self.semaphores.get_dec(i.sem_sel);
+            }
+            O::Setadc => {
+                let i = fields!(Setadc);
+                self.adcs.setadc(
+                    t,
+                    SetAdcFields {
+                        cnt_set_mask: i.cnt_set_mask,
+                        channel_index: i.channel_index,
+                        dimension_index: i.dimension_index,
+                        value: i.value,
+                    },
+                )?;
+            }
+            O::Setadcxx => {
+                let i = fields!(Setadcxx);
+                self.adcs.setadcxx(
+                    t,
+                    SetAdcXxFields {
+                        cnt_set_mask: i.cnt_set_mask,
+                        x_start: i.x_start,
+                        x_end2: i.x_end2,
+                    },
+                )?;
+            }
+            O::Setadcxy => {
+                let i = fields!(Setadcxy);
+                self.adcs.setadcxy(t, adc_pair!(i))?;
+            }
+            O::Setadczw => {
+                let i = fields!(Setadczw);
+                self.adcs.setadczw(t, adc_pair!(i))?;
+            }
+            O::Addrcrxy => {
+                let i = fields!(Addrcrxy);
+                self.adcs.addrcrxy(t, adc_pair!(i))?;
+            }
+            O::Addrcrzw => {
+                let i = fields!(Addrcrzw);
+                self.adcs.addrcrzw(t, adc_pair!(i))?;
+            }
+            O::Incadcxy => {
+                let i = fields!(Incadcxy);
+                self.adcs.incadcxy(t, adc_pair!(i, no_mask))?;
+            }
+            O::Incadczw => {
+                let i = fields!(Incadczw);
+                self.adcs.incadczw(t, adc_pair!(i, no_mask))?;
+            }
+            O::Pacr => crate::pack::pacr_word(self, t, word)?,
             // CLREXPHIST.md: reset the exponent histogram of every packer.
-            I::Clrexphist(_) => self.packer.clear_exponent_histograms(),
-            I::Unpacr(i) => return crate::unpack::unpacr(self, t, i),
-            I::UnpacrNop(i) => return crate::unpack::unpacr_nop(self, t, i),
-            I::Cleardvalid(i) => crate::unpack::handshake::cleardvalid(self, i)?,
-            I::Mop(_) | I::MopCfg(_) | I::Replay(_) => {
+            O::Clrexphist => self.packer.clear_exponent_histograms(),
+            O::Unpacr => {
+                let i = fields!(Unpacr);
+                return crate::unpack::unpacr(self, t, i);
+            }
+            O::UnpacrNop => {
+                let i = fields!(UnpacrNop);
+                return crate::unpack::unpacr_nop(self, t, i);
+            }
+            O::Cleardvalid => {
+                let i = fields!(Cleardvalid);
+                crate::unpack::handshake::cleardvalid(self, i)?;
+            }
+            O::Mop | O::MopCfg | O::Replay => {
                 return Err(Fault::undefined(format!(
                     "{} reached the Wait Gate: it is only meaningful to the MOP/REPLAY expanders, \
                      which a replayed word bypasses (REPLAY.md)",
-                    insn.opcode().mnemonic()
+                    opcode.mnemonic()
                 )))
             }
             other => {
                 return Err(Fault::unimplemented(format!(
                     "{} is not modelled (this emulator covers the pack/unpack data paths)",
-                    other.opcode().mnemonic()
+                    other.mnemonic()
                 )))
             }
         }

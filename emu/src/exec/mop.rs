@@ -470,6 +470,12 @@ impl MopExpander {
         self.active.as_ref().is_some_and(|e| e.remaining() > 0)
     }
 
+    /// Whether the next [`MopExpander::next`] takes an incoming word at once:
+    /// no expansion is held, not even a finished one.
+    pub fn is_idle(&self) -> bool {
+        self.active.is_none()
+    }
+
     /// The expansion in progress, if any.
     pub fn expansion(&self) -> Option<&MopExpansion> {
         self.active.as_ref().filter(|e| e.remaining() > 0)

@@ -6536,6 +6536,282 @@ static BLACKHOLE_CFGSHIFTMASK: Layout = Layout {
     described: true,
 };
 
+/// Opcode byte to opcode on WormholeB0.
+pub(super) static WORMHOLEB0_OPCODE_BY_BYTE: [Option<Opcode>; 256] = {
+    let mut t: [Option<Opcode>; 256] = [None; 256];
+    t[0x01] = Some(Opcode::Mop);
+    t[0x02] = Some(Opcode::Nop);
+    t[0x03] = Some(Opcode::MopCfg);
+    t[0x04] = Some(Opcode::Replay);
+    t[0x08] = Some(Opcode::Movd2a);
+    t[0x09] = Some(Opcode::Movdbga2d);
+    t[0x0a] = Some(Opcode::Movd2b);
+    t[0x0b] = Some(Opcode::Movb2a);
+    t[0x10] = Some(Opcode::Zeroacc);
+    t[0x11] = Some(Opcode::Zerosrc);
+    t[0x12] = Some(Opcode::Mova2d);
+    t[0x13] = Some(Opcode::Movb2d);
+    t[0x14] = Some(Opcode::Trnspsrca);
+    t[0x15] = Some(Opcode::Rareb);
+    t[0x16] = Some(Opcode::Trnspsrcb);
+    t[0x17] = Some(Opcode::Shiftxa);
+    t[0x18] = Some(Opcode::Shiftxb);
+    t[0x1a] = Some(Opcode::Setashrmh0);
+    t[0x1b] = Some(Opcode::Setashrmh1);
+    t[0x1c] = Some(Opcode::Setashrmv);
+    t[0x1d] = Some(Opcode::Setpkedgof);
+    t[0x1e] = Some(Opcode::Setashrmh);
+    t[0x21] = Some(Opcode::Clrexphist);
+    t[0x22] = Some(Opcode::Conv3s1);
+    t[0x23] = Some(Opcode::Conv3s2);
+    t[0x24] = Some(Opcode::Mpool3s1);
+    t[0x25] = Some(Opcode::Apool3s1);
+    t[0x26] = Some(Opcode::Mvmul);
+    t[0x27] = Some(Opcode::Elwmul);
+    t[0x28] = Some(Opcode::Elwadd);
+    t[0x29] = Some(Opcode::Dotpv);
+    t[0x30] = Some(Opcode::Elwsub);
+    t[0x31] = Some(Opcode::Mpool3s2);
+    t[0x32] = Some(Opcode::Apool3s2);
+    t[0x33] = Some(Opcode::Gmpool);
+    t[0x34] = Some(Opcode::Gapool);
+    t[0x35] = Some(Opcode::Gatesrcrst);
+    t[0x36] = Some(Opcode::Cleardvalid);
+    t[0x37] = Some(Opcode::Setrwc);
+    t[0x38] = Some(Opcode::Incrwc);
+    t[0x39] = Some(Opcode::Setibrwc);
+    t[0x3a] = Some(Opcode::Mfconv3s1);
+    t[0x40] = Some(Opcode::Xmov);
+    t[0x41] = Some(Opcode::Pacr);
+    t[0x42] = Some(Opcode::Unpacr);
+    t[0x43] = Some(Opcode::UnpacrNop);
+    t[0x44] = Some(Opcode::Rstdma);
+    t[0x45] = Some(Opcode::Setdmareg);
+    t[0x46] = Some(Opcode::Flushdma);
+    t[0x48] = Some(Opcode::Reg2flop);
+    t[0x49] = Some(Opcode::Loadind);
+    t[0x4a] = Some(Opcode::PacrSetreg);
+    t[0x4b] = Some(Opcode::Tbufcmd);
+    t[0x50] = Some(Opcode::Setadc);
+    t[0x51] = Some(Opcode::Setadcxy);
+    t[0x52] = Some(Opcode::Incadcxy);
+    t[0x53] = Some(Opcode::Addrcrxy);
+    t[0x54] = Some(Opcode::Setadczw);
+    t[0x55] = Some(Opcode::Incadczw);
+    t[0x56] = Some(Opcode::Addrcrzw);
+    t[0x57] = Some(Opcode::Setdvalid);
+    t[0x58] = Some(Opcode::Adddmareg);
+    t[0x59] = Some(Opcode::Subdmareg);
+    t[0x5a] = Some(Opcode::Muldmareg);
+    t[0x5b] = Some(Opcode::Bitwopdmareg);
+    t[0x5c] = Some(Opcode::Shiftdmareg);
+    t[0x5d] = Some(Opcode::Cmpdmareg);
+    t[0x5e] = Some(Opcode::Setadcxx);
+    t[0x60] = Some(Opcode::Dmanop);
+    t[0x61] = Some(Opcode::Atincget);
+    t[0x62] = Some(Opcode::Atincgetptr);
+    t[0x63] = Some(Opcode::Atswap);
+    t[0x64] = Some(Opcode::Atcas);
+    t[0x66] = Some(Opcode::Storeind);
+    t[0x67] = Some(Opcode::Storereg);
+    t[0x68] = Some(Opcode::Loadreg);
+    t[0x70] = Some(Opcode::Sfpload);
+    t[0x71] = Some(Opcode::Sfploadi);
+    t[0x72] = Some(Opcode::Sfpstore);
+    t[0x73] = Some(Opcode::Sfplut);
+    t[0x74] = Some(Opcode::Sfpmuli);
+    t[0x75] = Some(Opcode::Sfpaddi);
+    t[0x76] = Some(Opcode::Sfpdivp2);
+    t[0x77] = Some(Opcode::Sfpexexp);
+    t[0x78] = Some(Opcode::Sfpexman);
+    t[0x79] = Some(Opcode::Sfpiadd);
+    t[0x7a] = Some(Opcode::Sfpshft);
+    t[0x7b] = Some(Opcode::Sfpsetcc);
+    t[0x7c] = Some(Opcode::Sfpmov);
+    t[0x7d] = Some(Opcode::Sfpabs);
+    t[0x7e] = Some(Opcode::Sfpand);
+    t[0x7f] = Some(Opcode::Sfpor);
+    t[0x80] = Some(Opcode::Sfpnot);
+    t[0x81] = Some(Opcode::Sfplz);
+    t[0x82] = Some(Opcode::Sfpsetexp);
+    t[0x83] = Some(Opcode::Sfpsetman);
+    t[0x84] = Some(Opcode::Sfpmad);
+    t[0x85] = Some(Opcode::Sfpadd);
+    t[0x86] = Some(Opcode::Sfpmul);
+    t[0x87] = Some(Opcode::Sfppushc);
+    t[0x88] = Some(Opcode::Sfppopc);
+    t[0x89] = Some(Opcode::Sfpsetsgn);
+    t[0x8a] = Some(Opcode::Sfpencc);
+    t[0x8b] = Some(Opcode::Sfpcompc);
+    t[0x8c] = Some(Opcode::Sfptransp);
+    t[0x8d] = Some(Opcode::Sfpxor);
+    t[0x8e] = Some(Opcode::SfpStochRnd);
+    t[0x8f] = Some(Opcode::Sfpnop);
+    t[0x90] = Some(Opcode::Sfpcast);
+    t[0x91] = Some(Opcode::Sfpconfig);
+    t[0x92] = Some(Opcode::Sfpswap);
+    t[0x93] = Some(Opcode::Sfploadmacro);
+    t[0x94] = Some(Opcode::Sfpshft2);
+    t[0x95] = Some(Opcode::Sfplutfp32);
+    t[0xa0] = Some(Opcode::Atgetm);
+    t[0xa1] = Some(Opcode::Atrelm);
+    t[0xa2] = Some(Opcode::Stallwait);
+    t[0xa3] = Some(Opcode::Seminit);
+    t[0xa4] = Some(Opcode::Sempost);
+    t[0xa5] = Some(Opcode::Semget);
+    t[0xa6] = Some(Opcode::Semwait);
+    t[0xb0] = Some(Opcode::Wrcfg);
+    t[0xb1] = Some(Opcode::Rdcfg);
+    t[0xb2] = Some(Opcode::Setc16);
+    t[0xb3] = Some(Opcode::Rmwcib0);
+    t[0xb4] = Some(Opcode::Rmwcib1);
+    t[0xb5] = Some(Opcode::Rmwcib2);
+    t[0xb6] = Some(Opcode::Rmwcib3);
+    t
+};
+/// Opcode byte to opcode on Blackhole.
+pub(super) static BLACKHOLE_OPCODE_BY_BYTE: [Option<Opcode>; 256] = {
+    let mut t: [Option<Opcode>; 256] = [None; 256];
+    t[0x01] = Some(Opcode::Mop);
+    t[0x02] = Some(Opcode::Nop);
+    t[0x03] = Some(Opcode::MopCfg);
+    t[0x04] = Some(Opcode::Replay);
+    t[0x05] = Some(Opcode::Resourcedecl);
+    t[0x08] = Some(Opcode::Movd2a);
+    t[0x09] = Some(Opcode::Movdbga2d);
+    t[0x0a] = Some(Opcode::Movd2b);
+    t[0x0b] = Some(Opcode::Movb2a);
+    t[0x0c] = Some(Opcode::Movdbgb2d);
+    t[0x10] = Some(Opcode::Zeroacc);
+    t[0x11] = Some(Opcode::Zerosrc);
+    t[0x12] = Some(Opcode::Mova2d);
+    t[0x13] = Some(Opcode::Movb2d);
+    t[0x14] = Some(Opcode::Trnspsrca);
+    t[0x15] = Some(Opcode::Rareb);
+    t[0x16] = Some(Opcode::Trnspsrcb);
+    t[0x17] = Some(Opcode::Shiftxa);
+    t[0x18] = Some(Opcode::Shiftxb);
+    t[0x1a] = Some(Opcode::Setashrmh0);
+    t[0x1b] = Some(Opcode::Setashrmh1);
+    t[0x1c] = Some(Opcode::Setashrmv);
+    t[0x1d] = Some(Opcode::Setpkedgof);
+    t[0x1e] = Some(Opcode::Setashrmh);
+    t[0x21] = Some(Opcode::Clrexphist);
+    t[0x22] = Some(Opcode::Conv3s1);
+    t[0x23] = Some(Opcode::Conv3s2);
+    t[0x24] = Some(Opcode::Mpool3s1);
+    t[0x25] = Some(Opcode::Apool3s1);
+    t[0x26] = Some(Opcode::Mvmul);
+    t[0x27] = Some(Opcode::Elwmul);
+    t[0x28] = Some(Opcode::Elwadd);
+    t[0x29] = Some(Opcode::Dotpv);
+    t[0x30] = Some(Opcode::Elwsub);
+    t[0x31] = Some(Opcode::Mpool3s2);
+    t[0x32] = Some(Opcode::Apool3s2);
+    t[0x33] = Some(Opcode::Gmpool);
+    t[0x34] = Some(Opcode::Gapool);
+    t[0x35] = Some(Opcode::Gatesrcrst);
+    t[0x36] = Some(Opcode::Cleardvalid);
+    t[0x37] = Some(Opcode::Setrwc);
+    t[0x38] = Some(Opcode::Incrwc);
+    t[0x39] = Some(Opcode::Setibrwc);
+    t[0x3a] = Some(Opcode::Mfconv3s1);
+    t[0x40] = Some(Opcode::Xmov);
+    t[0x41] = Some(Opcode::Pacr);
+    t[0x42] = Some(Opcode::Unpacr);
+    t[0x43] = Some(Opcode::UnpacrNop);
+    t[0x44] = Some(Opcode::Rstdma);
+    t[0x45] = Some(Opcode::Setdmareg);
+    t[0x46] = Some(Opcode::Flushdma);
+    t[0x48] = Some(Opcode::Reg2flop);
+    t[0x49] = Some(Opcode::Loadind);
+    t[0x4a] = Some(Opcode::PacrSetreg);
+    t[0x4b] = Some(Opcode::Tbufcmd);
+    t[0x50] = Some(Opcode::Setadc);
+    t[0x51] = Some(Opcode::Setadcxy);
+    t[0x52] = Some(Opcode::Incadcxy);
+    t[0x53] = Some(Opcode::Addrcrxy);
+    t[0x54] = Some(Opcode::Setadczw);
+    t[0x55] = Some(Opcode::Incadczw);
+    t[0x56] = Some(Opcode::Addrcrzw);
+    t[0x57] = Some(Opcode::Setdvalid);
+    t[0x58] = Some(Opcode::Adddmareg);
+    t[0x59] = Some(Opcode::Subdmareg);
+    t[0x5a] = Some(Opcode::Muldmareg);
+    t[0x5b] = Some(Opcode::Bitwopdmareg);
+    t[0x5c] = Some(Opcode::Shiftdmareg);
+    t[0x5d] = Some(Opcode::Cmpdmareg);
+    t[0x5e] = Some(Opcode::Setadcxx);
+    t[0x60] = Some(Opcode::Dmanop);
+    t[0x61] = Some(Opcode::Atincget);
+    t[0x62] = Some(Opcode::Atincgetptr);
+    t[0x63] = Some(Opcode::Atswap);
+    t[0x64] = Some(Opcode::Atcas);
+    t[0x66] = Some(Opcode::Storeind);
+    t[0x67] = Some(Opcode::Storereg);
+    t[0x68] = Some(Opcode::Loadreg);
+    t[0x70] = Some(Opcode::Sfpload);
+    t[0x71] = Some(Opcode::Sfploadi);
+    t[0x72] = Some(Opcode::Sfpstore);
+    t[0x73] = Some(Opcode::Sfplut);
+    t[0x74] = Some(Opcode::Sfpmuli);
+    t[0x75] = Some(Opcode::Sfpaddi);
+    t[0x76] = Some(Opcode::Sfpdivp2);
+    t[0x77] = Some(Opcode::Sfpexexp);
+    t[0x78] = Some(Opcode::Sfpexman);
+    t[0x79] = Some(Opcode::Sfpiadd);
+    t[0x7a] = Some(Opcode::Sfpshft);
+    t[0x7b] = Some(Opcode::Sfpsetcc);
+    t[0x7c] = Some(Opcode::Sfpmov);
+    t[0x7d] = Some(Opcode::Sfpabs);
+    t[0x7e] = Some(Opcode::Sfpand);
+    t[0x7f] = Some(Opcode::Sfpor);
+    t[0x80] = Some(Opcode::Sfpnot);
+    t[0x81] = Some(Opcode::Sfplz);
+    t[0x82] = Some(Opcode::Sfpsetexp);
+    t[0x83] = Some(Opcode::Sfpsetman);
+    t[0x84] = Some(Opcode::Sfpmad);
+    t[0x85] = Some(Opcode::Sfpadd);
+    t[0x86] = Some(Opcode::Sfpmul);
+    t[0x87] = Some(Opcode::Sfppushc);
+    t[0x88] = Some(Opcode::Sfppopc);
+    t[0x89] = Some(Opcode::Sfpsetsgn);
+    t[0x8a] = Some(Opcode::Sfpencc);
+    t[0x8b] = Some(Opcode::Sfpcompc);
+    t[0x8c] = Some(Opcode::Sfptransp);
+    t[0x8d] = Some(Opcode::Sfpxor);
+    t[0x8e] = Some(Opcode::SfpStochRnd);
+    t[0x8f] = Some(Opcode::Sfpnop);
+    t[0x90] = Some(Opcode::Sfpcast);
+    t[0x91] = Some(Opcode::Sfpconfig);
+    t[0x92] = Some(Opcode::Sfpswap);
+    t[0x93] = Some(Opcode::Sfploadmacro);
+    t[0x94] = Some(Opcode::Sfpshft2);
+    t[0x95] = Some(Opcode::Sfplutfp32);
+    t[0x96] = Some(Opcode::Sfple);
+    t[0x97] = Some(Opcode::Sfpgt);
+    t[0x98] = Some(Opcode::Sfpmul24);
+    t[0x99] = Some(Opcode::Sfparecip);
+    t[0xa0] = Some(Opcode::Atgetm);
+    t[0xa1] = Some(Opcode::Atrelm);
+    t[0xa2] = Some(Opcode::Stallwait);
+    t[0xa3] = Some(Opcode::Seminit);
+    t[0xa4] = Some(Opcode::Sempost);
+    t[0xa5] = Some(Opcode::Semget);
+    t[0xa6] = Some(Opcode::Semwait);
+    t[0xa7] = Some(Opcode::Streamwait);
+    t[0xb0] = Some(Opcode::Wrcfg);
+    t[0xb1] = Some(Opcode::Rdcfg);
+    t[0xb2] = Some(Opcode::Setc16);
+    t[0xb3] = Some(Opcode::Rmwcib0);
+    t[0xb4] = Some(Opcode::Rmwcib1);
+    t[0xb5] = Some(Opcode::Rmwcib2);
+    t[0xb6] = Some(Opcode::Rmwcib3);
+    t[0xb7] = Some(Opcode::Streamwrcfg);
+    t[0xb8] = Some(Opcode::Cfgshiftmask);
+    t
+};
+
 /// Opcode byte to layout on WormholeB0.
 pub(super) static WORMHOLEB0_BY_BYTE: [Option<&Layout>; 256] = {
     let mut t: [Option<&Layout>; 256] = [None; 256];
@@ -6823,6 +7099,26 @@ pub struct Mop {
 }
 
 impl Mop {
+    /// The fields of a `MOP` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Mop {
+        match arch {
+            Arch::WormholeB0 => Mop {
+                zmask_lo16: word & 0xffff,
+                loop_count: (word >> 16) & 0x7f,
+                mop_type: (word >> 23) & 0x1,
+                ..Default::default()
+            },
+            Arch::Blackhole => Mop {
+                zmask_lo16_or_loop_count: word & 0xffff,
+                loop_count: (word >> 16) & 0x7f,
+                mop_type: (word >> 23) & 0x1,
+                ..Default::default()
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.zmask_lo16,
@@ -6850,6 +7146,14 @@ impl Mop {
 pub struct Nop {}
 
 impl Nop {
+    /// The fields of a `NOP` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Nop {
+        let _ = (arch, word);
+        Nop {}
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         let _ = index;
         0
@@ -6868,6 +7172,20 @@ pub struct MopCfg {
 }
 
 impl MopCfg {
+    /// The fields of a `MOP_CFG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> MopCfg {
+        match arch {
+            Arch::WormholeB0 => MopCfg {
+                zmask_hi16: word & 0xffff,
+            },
+            Arch::Blackhole => MopCfg {
+                zmask_hi16: word & 0xffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.zmask_hi16
@@ -6894,6 +7212,26 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// The fields of a `REPLAY` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Replay {
+        match arch {
+            Arch::WormholeB0 => Replay {
+                load_mode: word & 0x1,
+                execute_while_loading: (word >> 1) & 0x1,
+                len: (word >> 4) & 0x3f,
+                start_idx: (word >> 14) & 0x1f,
+            },
+            Arch::Blackhole => Replay {
+                load_mode: word & 0x1,
+                execute_while_loading: (word >> 1) & 0x1,
+                len: (word >> 4) & 0x3f,
+                start_idx: (word >> 14) & 0x1f,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.load_mode,
@@ -6923,6 +7261,18 @@ pub struct Resourcedecl {
 }
 
 impl Resourcedecl {
+    /// The fields of a `RESOURCEDECL` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Resourcedecl {
+        match arch {
+            Arch::Blackhole => Resourcedecl {
+                payload: word & 0xffffff,
+            },
+            _ => Default::default(),
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -6950,6 +7300,28 @@ pub struct Movd2a {
 }
 
 impl Movd2a {
+    /// The fields of a `MOVD2A` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Movd2a {
+        match arch {
+            Arch::WormholeB0 => Movd2a {
+                dst: word & 0x3ff,
+                instr_mod: (word >> 12) & 0x3,
+                addr_mode: (word >> 15) & 0x3,
+                src: (word >> 17) & 0x3f,
+                dest_32b_lo: (word >> 23) & 0x1,
+            },
+            Arch::Blackhole => Movd2a {
+                dst: word & 0x3ff,
+                instr_mod: (word >> 12) & 0x3,
+                addr_mode: (word >> 14) & 0x7,
+                src: (word >> 17) & 0x3f,
+                dest_32b_lo: (word >> 23) & 0x1,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dst,
@@ -6981,6 +7353,20 @@ pub struct Movdbga2d {
 }
 
 impl Movdbga2d {
+    /// The fields of a `MOVDBGA2D` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Movdbga2d {
+        match arch {
+            Arch::WormholeB0 => Movdbga2d {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Movdbga2d {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7008,6 +7394,28 @@ pub struct Movd2b {
 }
 
 impl Movd2b {
+    /// The fields of a `MOVD2B` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Movd2b {
+        match arch {
+            Arch::WormholeB0 => Movd2b {
+                dst: word & 0x3ff,
+                instr_mod: (word >> 12) & 0x3,
+                addr_mode: (word >> 15) & 0x3,
+                src: (word >> 17) & 0x3f,
+                dest_32b_lo: (word >> 23) & 0x1,
+            },
+            Arch::Blackhole => Movd2b {
+                dst: word & 0x3ff,
+                instr_mod: (word >> 12) & 0x3,
+                addr_mode: (word >> 14) & 0x7,
+                src: (word >> 17) & 0x3f,
+                dest_32b_lo: (word >> 23) & 0x1,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dst,
@@ -7042,6 +7450,26 @@ pub struct Movb2a {
 }
 
 impl Movb2a {
+    /// The fields of a `MOVB2A` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Movb2a {
+        match arch {
+            Arch::WormholeB0 => Movb2a {
+                srcb: word & 0x3f,
+                instr_mod: (word >> 12) & 0x3,
+                addr_mode: (word >> 15) & 0x3,
+                srca: (word >> 17) & 0x3f,
+            },
+            Arch::Blackhole => Movb2a {
+                srcb: word & 0x3f,
+                instr_mod: (word >> 12) & 0x3,
+                addr_mode: (word >> 14) & 0x7,
+                srca: (word >> 17) & 0x3f,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.srcb,
@@ -7071,6 +7499,18 @@ pub struct Movdbgb2d {
 }
 
 impl Movdbgb2d {
+    /// The fields of a `MOVDBGB2D` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Movdbgb2d {
+        match arch {
+            Arch::Blackhole => Movdbgb2d {
+                payload: word & 0xffffff,
+            },
+            _ => Default::default(),
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7099,6 +7539,28 @@ pub struct Zeroacc {
 }
 
 impl Zeroacc {
+    /// The fields of a `ZEROACC` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Zeroacc {
+        match arch {
+            Arch::WormholeB0 => Zeroacc {
+                dst: word & 0x3ff,
+                addr_mode: (word >> 15) & 0x3,
+                clear_mode: (word >> 19) & 0x7,
+                ..Default::default()
+            },
+            Arch::Blackhole => Zeroacc {
+                r#where: word & 0x3ff,
+                addr_mode: (word >> 14) & 0x7,
+                clear_zero_flags: (word >> 17) & 0x1,
+                use_32_bit_mode: (word >> 18) & 0x1,
+                clear_mode: (word >> 19) & 0x3,
+                ..Default::default()
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dst,
@@ -7135,6 +7597,26 @@ pub struct Zerosrc {
 }
 
 impl Zerosrc {
+    /// The fields of a `ZEROSRC` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Zerosrc {
+        match arch {
+            Arch::WormholeB0 => Zerosrc {
+                src_mask: word & 0x3,
+                bank_mask: (word >> 2) & 0x1,
+                write_mode: (word >> 3) & 0x1,
+                zero_val: (word >> 4) & 0x1,
+            },
+            Arch::Blackhole => Zerosrc {
+                src_mask: word & 0x3,
+                bank_mask: (word >> 2) & 0x1,
+                write_mode: (word >> 3) & 0x1,
+                zero_val: (word >> 4) & 0x1,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.src_mask,
@@ -7168,6 +7650,28 @@ pub struct Mova2d {
 }
 
 impl Mova2d {
+    /// The fields of a `MOVA2D` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Mova2d {
+        match arch {
+            Arch::WormholeB0 => Mova2d {
+                dst: word & 0x3ff,
+                instr_mod: (word >> 12) & 0x3,
+                addr_mode: (word >> 15) & 0x3,
+                src: (word >> 17) & 0x3f,
+                dest_32b_lo: (word >> 23) & 0x1,
+            },
+            Arch::Blackhole => Mova2d {
+                dst: word & 0x3ff,
+                instr_mod: (word >> 12) & 0x3,
+                addr_mode: (word >> 14) & 0x7,
+                src: (word >> 17) & 0x3f,
+                dest_32b_lo: (word >> 23) & 0x1,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dst,
@@ -7204,6 +7708,30 @@ pub struct Movb2d {
 }
 
 impl Movb2d {
+    /// The fields of a `MOVB2D` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Movb2d {
+        match arch {
+            Arch::WormholeB0 => Movb2d {
+                dst: word & 0x3ff,
+                instr_mod: (word >> 12) & 0x7,
+                addr_mode: (word >> 15) & 0x3,
+                src: (word >> 17) & 0x3f,
+                dest_32b_lo: (word >> 23) & 0x1,
+                ..Default::default()
+            },
+            Arch::Blackhole => Movb2d {
+                dst: word & 0x3ff,
+                movb2d_instr_mod: (word >> 11) & 0x7,
+                addr_mode: (word >> 14) & 0x7,
+                src: (word >> 17) & 0x3f,
+                dest_32b_lo: (word >> 23) & 0x1,
+                ..Default::default()
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dst,
@@ -7237,6 +7765,20 @@ pub struct Trnspsrca {
 }
 
 impl Trnspsrca {
+    /// The fields of a `TRNSPSRCA` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Trnspsrca {
+        match arch {
+            Arch::WormholeB0 => Trnspsrca {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Trnspsrca {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7260,6 +7802,20 @@ pub struct Rareb {
 }
 
 impl Rareb {
+    /// The fields of a `RAREB` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Rareb {
+        match arch {
+            Arch::WormholeB0 => Rareb {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Rareb {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7281,6 +7837,14 @@ impl Rareb {
 pub struct Trnspsrcb {}
 
 impl Trnspsrcb {
+    /// The fields of a `TRNSPSRCB` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Trnspsrcb {
+        let _ = (arch, word);
+        Trnspsrcb {}
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         let _ = index;
         0
@@ -7299,6 +7863,20 @@ pub struct Shiftxa {
 }
 
 impl Shiftxa {
+    /// The fields of a `SHIFTXA` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Shiftxa {
+        match arch {
+            Arch::WormholeB0 => Shiftxa {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Shiftxa {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7322,6 +7900,20 @@ pub struct Shiftxb {
 }
 
 impl Shiftxb {
+    /// The fields of a `SHIFTXB` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Shiftxb {
+        match arch {
+            Arch::WormholeB0 => Shiftxb {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Shiftxb {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7345,6 +7937,20 @@ pub struct Setashrmh0 {
 }
 
 impl Setashrmh0 {
+    /// The fields of a `SETASHRMH0` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setashrmh0 {
+        match arch {
+            Arch::WormholeB0 => Setashrmh0 {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Setashrmh0 {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7368,6 +7974,20 @@ pub struct Setashrmh1 {
 }
 
 impl Setashrmh1 {
+    /// The fields of a `SETASHRMH1` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setashrmh1 {
+        match arch {
+            Arch::WormholeB0 => Setashrmh1 {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Setashrmh1 {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7391,6 +8011,20 @@ pub struct Setashrmv {
 }
 
 impl Setashrmv {
+    /// The fields of a `SETASHRMV` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setashrmv {
+        match arch {
+            Arch::WormholeB0 => Setashrmv {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Setashrmv {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7414,6 +8048,20 @@ pub struct Setpkedgof {
 }
 
 impl Setpkedgof {
+    /// The fields of a `SETPKEDGOF` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setpkedgof {
+        match arch {
+            Arch::WormholeB0 => Setpkedgof {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Setpkedgof {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7437,6 +8085,20 @@ pub struct Setashrmh {
 }
 
 impl Setashrmh {
+    /// The fields of a `SETASHRMH` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setashrmh {
+        match arch {
+            Arch::WormholeB0 => Setashrmh {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Setashrmh {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7460,6 +8122,20 @@ pub struct Clrexphist {
 }
 
 impl Clrexphist {
+    /// The fields of a `CLREXPHIST` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Clrexphist {
+        match arch {
+            Arch::WormholeB0 => Clrexphist {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Clrexphist {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7483,6 +8159,20 @@ pub struct Conv3s1 {
 }
 
 impl Conv3s1 {
+    /// The fields of a `CONV3S1` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Conv3s1 {
+        match arch {
+            Arch::WormholeB0 => Conv3s1 {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Conv3s1 {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7506,6 +8196,20 @@ pub struct Conv3s2 {
 }
 
 impl Conv3s2 {
+    /// The fields of a `CONV3S2` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Conv3s2 {
+        match arch {
+            Arch::WormholeB0 => Conv3s2 {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Conv3s2 {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7529,6 +8233,20 @@ pub struct Mpool3s1 {
 }
 
 impl Mpool3s1 {
+    /// The fields of a `MPOOL3S1` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Mpool3s1 {
+        match arch {
+            Arch::WormholeB0 => Mpool3s1 {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Mpool3s1 {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7552,6 +8270,20 @@ pub struct Apool3s1 {
 }
 
 impl Apool3s1 {
+    /// The fields of a `APOOL3S1` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Apool3s1 {
+        match arch {
+            Arch::WormholeB0 => Apool3s1 {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Apool3s1 {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7578,6 +8310,26 @@ pub struct Mvmul {
 }
 
 impl Mvmul {
+    /// The fields of a `MVMUL` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Mvmul {
+        match arch {
+            Arch::WormholeB0 => Mvmul {
+                dst: word & 0x3ff,
+                addr_mode: (word >> 15) & 0x3,
+                instr_mod19: (word >> 19) & 0x1,
+                clear_dvalid: (word >> 22) & 0x3,
+            },
+            Arch::Blackhole => Mvmul {
+                dst: word & 0x3ff,
+                addr_mode: (word >> 14) & 0x7,
+                instr_mod19: (word >> 19) & 0x1,
+                clear_dvalid: (word >> 22) & 0x3,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dst,
@@ -7611,6 +8363,28 @@ pub struct Elwmul {
 }
 
 impl Elwmul {
+    /// The fields of a `ELWMUL` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Elwmul {
+        match arch {
+            Arch::WormholeB0 => Elwmul {
+                dst: word & 0x3ff,
+                addr_mode: (word >> 15) & 0x3,
+                instr_mod19: (word >> 19) & 0x3,
+                dest_accum_en: (word >> 21) & 0x1,
+                clear_dvalid: (word >> 22) & 0x3,
+            },
+            Arch::Blackhole => Elwmul {
+                dst: word & 0x3ff,
+                addr_mode: (word >> 14) & 0x7,
+                instr_mod19: (word >> 19) & 0x3,
+                dest_accum_en: (word >> 21) & 0x1,
+                clear_dvalid: (word >> 22) & 0x3,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dst,
@@ -7646,6 +8420,28 @@ pub struct Elwadd {
 }
 
 impl Elwadd {
+    /// The fields of a `ELWADD` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Elwadd {
+        match arch {
+            Arch::WormholeB0 => Elwadd {
+                dst: word & 0x3ff,
+                addr_mode: (word >> 15) & 0x3,
+                instr_mod19: (word >> 19) & 0x3,
+                dest_accum_en: (word >> 21) & 0x1,
+                clear_dvalid: (word >> 22) & 0x3,
+            },
+            Arch::Blackhole => Elwadd {
+                dst: word & 0x3ff,
+                addr_mode: (word >> 14) & 0x7,
+                instr_mod19: (word >> 19) & 0x3,
+                dest_accum_en: (word >> 21) & 0x1,
+                clear_dvalid: (word >> 22) & 0x3,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dst,
@@ -7677,6 +8473,20 @@ pub struct Dotpv {
 }
 
 impl Dotpv {
+    /// The fields of a `DOTPV` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Dotpv {
+        match arch {
+            Arch::WormholeB0 => Dotpv {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Dotpv {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7704,6 +8514,28 @@ pub struct Elwsub {
 }
 
 impl Elwsub {
+    /// The fields of a `ELWSUB` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Elwsub {
+        match arch {
+            Arch::WormholeB0 => Elwsub {
+                dst: word & 0x3ff,
+                addr_mode: (word >> 15) & 0x3,
+                instr_mod19: (word >> 19) & 0x3,
+                dest_accum_en: (word >> 21) & 0x1,
+                clear_dvalid: (word >> 22) & 0x3,
+            },
+            Arch::Blackhole => Elwsub {
+                dst: word & 0x3ff,
+                addr_mode: (word >> 14) & 0x7,
+                instr_mod19: (word >> 19) & 0x3,
+                dest_accum_en: (word >> 21) & 0x1,
+                clear_dvalid: (word >> 22) & 0x3,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dst,
@@ -7735,6 +8567,20 @@ pub struct Mpool3s2 {
 }
 
 impl Mpool3s2 {
+    /// The fields of a `MPOOL3S2` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Mpool3s2 {
+        match arch {
+            Arch::WormholeB0 => Mpool3s2 {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Mpool3s2 {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7758,6 +8604,20 @@ pub struct Apool3s2 {
 }
 
 impl Apool3s2 {
+    /// The fields of a `APOOL3S2` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Apool3s2 {
+        match arch {
+            Arch::WormholeB0 => Apool3s2 {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Apool3s2 {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -7786,6 +8646,30 @@ pub struct Gmpool {
 }
 
 impl Gmpool {
+    /// The fields of a `GMPOOL` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Gmpool {
+        match arch {
+            Arch::WormholeB0 => Gmpool {
+                dst: word & 0x3ff,
+                max_pool_index_en: (word >> 14) & 0x1,
+                addr_mode: (word >> 15) & 0x3,
+                instr_mod19: (word >> 19) & 0x1,
+                clear_dvalid: (word >> 22) & 0x3,
+                ..Default::default()
+            },
+            Arch::Blackhole => Gmpool {
+                dst: word & 0x3ff,
+                max_pool_index_en: (word >> 14) & 0x1,
+                pool_addr_mode: (word >> 15) & 0x7,
+                instr_mod19: (word >> 19) & 0x1,
+                clear_dvalid: (word >> 22) & 0x3,
+                ..Default::default()
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dst,
@@ -7824,6 +8708,30 @@ pub struct Gapool {
 }
 
 impl Gapool {
+    /// The fields of a `GAPOOL` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Gapool {
+        match arch {
+            Arch::WormholeB0 => Gapool {
+                dst: word & 0x3ff,
+                max_pool_index_en: (word >> 14) & 0x1,
+                addr_mode: (word >> 15) & 0x3,
+                instr_mod19: (word >> 19) & 0x1,
+                clear_dvalid: (word >> 22) & 0x3,
+                ..Default::default()
+            },
+            Arch::Blackhole => Gapool {
+                dst: word & 0x3ff,
+                max_pool_index_en: (word >> 14) & 0x1,
+                pool_addr_mode: (word >> 15) & 0x7,
+                instr_mod19: (word >> 19) & 0x1,
+                clear_dvalid: (word >> 22) & 0x3,
+                ..Default::default()
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dst,
@@ -7858,6 +8766,22 @@ pub struct Gatesrcrst {
 }
 
 impl Gatesrcrst {
+    /// The fields of a `GATESRCRST` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Gatesrcrst {
+        match arch {
+            Arch::WormholeB0 => Gatesrcrst {
+                reset_srca_gate_control: word & 0x1,
+                reset_srcb_gate_control: (word >> 1) & 0x1,
+            },
+            Arch::Blackhole => Gatesrcrst {
+                reset_srca_gate_control: word & 0x1,
+                reset_srcb_gate_control: (word >> 1) & 0x1,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.reset_srca_gate_control,
@@ -7884,6 +8808,22 @@ pub struct Cleardvalid {
 }
 
 impl Cleardvalid {
+    /// The fields of a `CLEARDVALID` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Cleardvalid {
+        match arch {
+            Arch::WormholeB0 => Cleardvalid {
+                reset: word & 0x3,
+                cleardvalid: (word >> 22) & 0x3,
+            },
+            Arch::Blackhole => Cleardvalid {
+                reset: word & 0x3,
+                cleardvalid: (word >> 22) & 0x3,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.reset,
@@ -7914,6 +8854,30 @@ pub struct Setrwc {
 }
 
 impl Setrwc {
+    /// The fields of a `SETRWC` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setrwc {
+        match arch {
+            Arch::WormholeB0 => Setrwc {
+                bit_mask: word & 0xf,
+                rwc_a: (word >> 6) & 0xf,
+                rwc_b: (word >> 10) & 0xf,
+                rwc_d: (word >> 14) & 0xf,
+                rwc_cr: (word >> 18) & 0xf,
+                clear_ab_vld: (word >> 22) & 0x3,
+            },
+            Arch::Blackhole => Setrwc {
+                bit_mask: word & 0xf,
+                rwc_a: (word >> 6) & 0xf,
+                rwc_b: (word >> 10) & 0xf,
+                rwc_d: (word >> 14) & 0xf,
+                rwc_cr: (word >> 18) & 0xf,
+                clear_ab_vld: (word >> 22) & 0x3,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.bit_mask,
@@ -7950,6 +8914,26 @@ pub struct Incrwc {
 }
 
 impl Incrwc {
+    /// The fields of a `INCRWC` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Incrwc {
+        match arch {
+            Arch::WormholeB0 => Incrwc {
+                rwc_a: (word >> 6) & 0xf,
+                rwc_b: (word >> 10) & 0xf,
+                rwc_d: (word >> 14) & 0xf,
+                rwc_cr: (word >> 18) & 0x7,
+            },
+            Arch::Blackhole => Incrwc {
+                rwc_a: (word >> 6) & 0xf,
+                rwc_b: (word >> 10) & 0xf,
+                rwc_d: (word >> 14) & 0xf,
+                rwc_cr: (word >> 18) & 0x7,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.rwc_a,
@@ -7979,6 +8963,20 @@ pub struct Setibrwc {
 }
 
 impl Setibrwc {
+    /// The fields of a `SETIBRWC` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setibrwc {
+        match arch {
+            Arch::WormholeB0 => Setibrwc {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Setibrwc {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8002,6 +9000,20 @@ pub struct Mfconv3s1 {
 }
 
 impl Mfconv3s1 {
+    /// The fields of a `MFCONV3S1` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Mfconv3s1 {
+        match arch {
+            Arch::WormholeB0 => Mfconv3s1 {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Mfconv3s1 {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8025,6 +9037,20 @@ pub struct Xmov {
 }
 
 impl Xmov {
+    /// The fields of a `XMOV` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Xmov {
+        match arch {
+            Arch::WormholeB0 => Xmov {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Xmov {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8060,6 +9086,39 @@ pub struct Pacr {
 }
 
 impl Pacr {
+    /// The fields of a `PACR` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Pacr {
+        match arch {
+            Arch::WormholeB0 => Pacr {
+                last: word & 0x1,
+                flush: (word >> 1) & 0x1,
+                concat: (word >> 4) & 0x1,
+                ovrd_thread_id: (word >> 7) & 0x1,
+                pack_sel: (word >> 8) & 0xf,
+                zero_write: (word >> 12) & 0x1,
+                addr_mode: (word >> 15) & 0x3,
+                ..Default::default()
+            },
+            Arch::Blackhole => Pacr {
+                last: word & 0x1,
+                flush: (word >> 1) & 0x1,
+                ctxt_ctrl: (word >> 2) & 0x3,
+                concat: (word >> 4) & 0x1,
+                ovrd_thread_id: (word >> 7) & 0x1,
+                read_intf_sel: (word >> 8) & 0xf,
+                zero_write: (word >> 12) & 0x1,
+                addr_cnt_context: (word >> 13) & 0x3,
+                addr_mode: (word >> 15) & 0x3,
+                dst_access_mode: (word >> 17) & 0x1,
+                row_pad_zero: (word >> 18) & 0x7,
+                cfg_context: (word >> 21) & 0x3,
+                ..Default::default()
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.last,
@@ -8120,6 +9179,46 @@ pub struct Unpacr {
 }
 
 impl Unpacr {
+    /// The fields of a `UNPACR` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Unpacr {
+        match arch {
+            Arch::WormholeB0 => Unpacr {
+                last: word & 0x1,
+                search_cache_flush: (word >> 1) & 0x1,
+                row_search: (word >> 2) & 0x1,
+                auto_inc_context_id: (word >> 3) & 0x1,
+                zero_write2: (word >> 4) & 0x1,
+                rareb_en: (word >> 5) & 0x1,
+                set_dat_valid: (word >> 6) & 0x1,
+                ovrd_thread_id: (word >> 7) & 0x1,
+                addr_cnt_context_id: (word >> 8) & 0x3,
+                cfg_context_id: (word >> 10) & 0x7,
+                cfg_context_cnt_inc: (word >> 13) & 0x1,
+                addr_mode: (word >> 15) & 0xff,
+                unpack_block_selection: (word >> 23) & 0x1,
+                ..Default::default()
+            },
+            Arch::Blackhole => Unpacr {
+                last: word & 0x1,
+                search_cache_flush: (word >> 1) & 0x1,
+                row_search: (word >> 2) & 0x1,
+                auto_inc_context_id: (word >> 3) & 0x1,
+                zero_write2: (word >> 4) & 0x1,
+                srcb_bcast: (word >> 5) & 0x1,
+                set_dat_valid: (word >> 6) & 0x1,
+                ovrd_thread_id: (word >> 7) & 0x1,
+                addr_cnt_context_id: (word >> 8) & 0x3,
+                cfg_context_id: (word >> 10) & 0x7,
+                cfg_context_cnt_inc: (word >> 13) & 0x1,
+                addr_mode: (word >> 15) & 0xff,
+                unpack_block_selection: (word >> 23) & 0x1,
+                ..Default::default()
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.last,
@@ -8179,6 +9278,31 @@ pub struct UnpacrNop {
 }
 
 impl UnpacrNop {
+    /// The fields of a `UNPACR_NOP` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> UnpacrNop {
+        match arch {
+            Arch::WormholeB0 => UnpacrNop {
+                no_op: word & 0x1f,
+                unpack_block_selection: (word >> 23) & 0x1,
+                ..Default::default()
+            },
+            Arch::Blackhole => UnpacrNop {
+                unpack_pop: word & 0x3,
+                src_clr_val_ctrl: (word >> 2) & 0x3,
+                bank_clr_ctrl: (word >> 4) & 0x1,
+                stall_clr_cntrl: (word >> 5) & 0x1,
+                clr_to1_fmt_ctrl: (word >> 6) & 0x3,
+                set_dvalid: (word >> 8) & 0x1,
+                msg_clr_cnt: (word >> 12) & 0x7,
+                stream_id: (word >> 16) & 0x3f,
+                unpacker_select: (word >> 23) & 0x1,
+                ..Default::default()
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.no_op,
@@ -8222,6 +9346,20 @@ pub struct Rstdma {
 }
 
 impl Rstdma {
+    /// The fields of a `RSTDMA` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Rstdma {
+        match arch {
+            Arch::WormholeB0 => Rstdma {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Rstdma {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8248,6 +9386,26 @@ pub struct Setdmareg {
 }
 
 impl Setdmareg {
+    /// The fields of a `SETDMAREG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setdmareg {
+        match arch {
+            Arch::WormholeB0 => Setdmareg {
+                reg_index_16b: word & 0x7f,
+                set_signals_mode: (word >> 7) & 0x1,
+                payload_sig_sel: (word >> 8) & 0x3fff,
+                payload_sig_sel_size: (word >> 22) & 0x3,
+            },
+            Arch::Blackhole => Setdmareg {
+                reg_index_16b: word & 0x7f,
+                set_signals_mode: (word >> 7) & 0x1,
+                payload_sig_sel: (word >> 8) & 0x3fff,
+                payload_sig_sel_size: (word >> 22) & 0x3,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.reg_index_16b,
@@ -8277,6 +9435,20 @@ pub struct Flushdma {
 }
 
 impl Flushdma {
+    /// The fields of a `FLUSHDMA` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Flushdma {
+        match arch {
+            Arch::WormholeB0 => Flushdma {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Flushdma {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8305,6 +9477,30 @@ pub struct Reg2flop {
 }
 
 impl Reg2flop {
+    /// The fields of a `REG2FLOP` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Reg2flop {
+        match arch {
+            Arch::WormholeB0 => Reg2flop {
+                reg_index: word & 0x3f,
+                flop_index: (word >> 6) & 0x7f,
+                context_id_2: (word >> 16) & 0x3,
+                byte_offset: (word >> 18) & 0x3,
+                target_sel: (word >> 20) & 0x3,
+                size_sel: (word >> 22) & 0x3,
+            },
+            Arch::Blackhole => Reg2flop {
+                reg_index: word & 0x3f,
+                flop_index: (word >> 6) & 0x7f,
+                context_id_2: (word >> 16) & 0x3,
+                byte_offset: (word >> 18) & 0x3,
+                target_sel: (word >> 20) & 0x3,
+                size_sel: (word >> 22) & 0x3,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.reg_index,
@@ -8338,6 +9534,20 @@ pub struct Loadind {
 }
 
 impl Loadind {
+    /// The fields of a `LOADIND` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Loadind {
+        match arch {
+            Arch::WormholeB0 => Loadind {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Loadind {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8361,6 +9571,20 @@ pub struct PacrSetreg {
 }
 
 impl PacrSetreg {
+    /// The fields of a `PACR_SETREG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> PacrSetreg {
+        match arch {
+            Arch::WormholeB0 => PacrSetreg {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => PacrSetreg {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8384,6 +9608,20 @@ pub struct Tbufcmd {
 }
 
 impl Tbufcmd {
+    /// The fields of a `TBUFCMD` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Tbufcmd {
+        match arch {
+            Arch::WormholeB0 => Tbufcmd {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Tbufcmd {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8410,6 +9648,26 @@ pub struct Setadc {
 }
 
 impl Setadc {
+    /// The fields of a `SETADC` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setadc {
+        match arch {
+            Arch::WormholeB0 => Setadc {
+                value: word & 0x3ffff,
+                dimension_index: (word >> 18) & 0x3,
+                channel_index: (word >> 20) & 0x1,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+            Arch::Blackhole => Setadc {
+                value: word & 0x3ffff,
+                dimension_index: (word >> 18) & 0x3,
+                channel_index: (word >> 20) & 0x1,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.value,
@@ -8445,6 +9703,32 @@ pub struct Setadcxy {
 }
 
 impl Setadcxy {
+    /// The fields of a `SETADCXY` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setadcxy {
+        match arch {
+            Arch::WormholeB0 => Setadcxy {
+                bit_mask: word & 0xf,
+                ch0_x: (word >> 6) & 0x7,
+                ch0_y: (word >> 9) & 0x7,
+                ch1_x: (word >> 12) & 0x7,
+                ch1_y: (word >> 15) & 0x7,
+                thread_override: (word >> 18) & 0x3,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+            Arch::Blackhole => Setadcxy {
+                bit_mask: word & 0xf,
+                ch0_x: (word >> 6) & 0x7,
+                ch0_y: (word >> 9) & 0x7,
+                ch1_x: (word >> 12) & 0x7,
+                ch1_y: (word >> 15) & 0x7,
+                thread_override: (word >> 18) & 0x3,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.bit_mask,
@@ -8485,6 +9769,30 @@ pub struct Incadcxy {
 }
 
 impl Incadcxy {
+    /// The fields of a `INCADCXY` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Incadcxy {
+        match arch {
+            Arch::WormholeB0 => Incadcxy {
+                ch0_x: (word >> 6) & 0x7,
+                ch0_y: (word >> 9) & 0x7,
+                ch1_x: (word >> 12) & 0x7,
+                ch1_y: (word >> 15) & 0x7,
+                thread_override: (word >> 18) & 0x3,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+            Arch::Blackhole => Incadcxy {
+                ch0_x: (word >> 6) & 0x7,
+                ch0_y: (word >> 9) & 0x7,
+                ch1_x: (word >> 12) & 0x7,
+                ch1_y: (word >> 15) & 0x7,
+                thread_override: (word >> 18) & 0x3,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.ch0_x,
@@ -8524,6 +9832,32 @@ pub struct Addrcrxy {
 }
 
 impl Addrcrxy {
+    /// The fields of a `ADDRCRXY` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Addrcrxy {
+        match arch {
+            Arch::WormholeB0 => Addrcrxy {
+                bit_mask: word & 0xf,
+                ch0_x: (word >> 6) & 0x7,
+                ch0_y: (word >> 9) & 0x7,
+                ch1_x: (word >> 12) & 0x7,
+                ch1_y: (word >> 15) & 0x7,
+                thread_override: (word >> 18) & 0x3,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+            Arch::Blackhole => Addrcrxy {
+                bit_mask: word & 0xf,
+                ch0_x: (word >> 6) & 0x7,
+                ch0_y: (word >> 9) & 0x7,
+                ch1_x: (word >> 12) & 0x7,
+                ch1_y: (word >> 15) & 0x7,
+                thread_override: (word >> 18) & 0x3,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.bit_mask,
@@ -8565,6 +9899,32 @@ pub struct Setadczw {
 }
 
 impl Setadczw {
+    /// The fields of a `SETADCZW` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setadczw {
+        match arch {
+            Arch::WormholeB0 => Setadczw {
+                bit_mask: word & 0xf,
+                ch0_x: (word >> 6) & 0x7,
+                ch0_y: (word >> 9) & 0x7,
+                ch1_x: (word >> 12) & 0x7,
+                ch1_y: (word >> 15) & 0x7,
+                thread_override: (word >> 18) & 0x3,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+            Arch::Blackhole => Setadczw {
+                bit_mask: word & 0xf,
+                ch0_x: (word >> 6) & 0x7,
+                ch0_y: (word >> 9) & 0x7,
+                ch1_x: (word >> 12) & 0x7,
+                ch1_y: (word >> 15) & 0x7,
+                thread_override: (word >> 18) & 0x3,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.bit_mask,
@@ -8605,6 +9965,30 @@ pub struct Incadczw {
 }
 
 impl Incadczw {
+    /// The fields of a `INCADCZW` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Incadczw {
+        match arch {
+            Arch::WormholeB0 => Incadczw {
+                ch0_x: (word >> 6) & 0x7,
+                ch0_y: (word >> 9) & 0x7,
+                ch1_x: (word >> 12) & 0x7,
+                ch1_y: (word >> 15) & 0x7,
+                thread_override: (word >> 18) & 0x3,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+            Arch::Blackhole => Incadczw {
+                ch0_x: (word >> 6) & 0x7,
+                ch0_y: (word >> 9) & 0x7,
+                ch1_x: (word >> 12) & 0x7,
+                ch1_y: (word >> 15) & 0x7,
+                thread_override: (word >> 18) & 0x3,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.ch0_x,
@@ -8644,6 +10028,32 @@ pub struct Addrcrzw {
 }
 
 impl Addrcrzw {
+    /// The fields of a `ADDRCRZW` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Addrcrzw {
+        match arch {
+            Arch::WormholeB0 => Addrcrzw {
+                bit_mask: word & 0xf,
+                ch0_x: (word >> 6) & 0x7,
+                ch0_y: (word >> 9) & 0x7,
+                ch1_x: (word >> 12) & 0x7,
+                ch1_y: (word >> 15) & 0x7,
+                thread_override: (word >> 18) & 0x3,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+            Arch::Blackhole => Addrcrzw {
+                bit_mask: word & 0xf,
+                ch0_x: (word >> 6) & 0x7,
+                ch0_y: (word >> 9) & 0x7,
+                ch1_x: (word >> 12) & 0x7,
+                ch1_y: (word >> 15) & 0x7,
+                thread_override: (word >> 18) & 0x3,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.bit_mask,
@@ -8679,6 +10089,20 @@ pub struct Setdvalid {
 }
 
 impl Setdvalid {
+    /// The fields of a `SETDVALID` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setdvalid {
+        match arch {
+            Arch::WormholeB0 => Setdvalid {
+                setvalid: word & 0x3,
+            },
+            Arch::Blackhole => Setdvalid {
+                setvalid: word & 0x3,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.setvalid
@@ -8705,6 +10129,26 @@ pub struct Adddmareg {
 }
 
 impl Adddmareg {
+    /// The fields of a `ADDDMAREG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Adddmareg {
+        match arch {
+            Arch::WormholeB0 => Adddmareg {
+                op_a_reg_index: word & 0x3f,
+                op_b_reg_index: (word >> 6) & 0x3f,
+                result_reg_index: (word >> 12) & 0x3f,
+                op_b_is_const: (word >> 23) & 0x1,
+            },
+            Arch::Blackhole => Adddmareg {
+                op_a_reg_index: word & 0x3f,
+                op_b_reg_index: (word >> 6) & 0x3f,
+                result_reg_index: (word >> 12) & 0x3f,
+                op_b_is_const: (word >> 23) & 0x1,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.op_a_reg_index,
@@ -8734,6 +10178,20 @@ pub struct Subdmareg {
 }
 
 impl Subdmareg {
+    /// The fields of a `SUBDMAREG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Subdmareg {
+        match arch {
+            Arch::WormholeB0 => Subdmareg {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Subdmareg {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8760,6 +10218,26 @@ pub struct Muldmareg {
 }
 
 impl Muldmareg {
+    /// The fields of a `MULDMAREG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Muldmareg {
+        match arch {
+            Arch::WormholeB0 => Muldmareg {
+                op_a_reg_index: word & 0x3f,
+                op_b_reg_index: (word >> 6) & 0x3f,
+                result_reg_index: (word >> 12) & 0x3f,
+                op_b_is_const: (word >> 23) & 0x1,
+            },
+            Arch::Blackhole => Muldmareg {
+                op_a_reg_index: word & 0x3f,
+                op_b_reg_index: (word >> 6) & 0x3f,
+                result_reg_index: (word >> 12) & 0x3f,
+                op_b_is_const: (word >> 23) & 0x1,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.op_a_reg_index,
@@ -8789,6 +10267,20 @@ pub struct Bitwopdmareg {
 }
 
 impl Bitwopdmareg {
+    /// The fields of a `BITWOPDMAREG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Bitwopdmareg {
+        match arch {
+            Arch::WormholeB0 => Bitwopdmareg {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Bitwopdmareg {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8812,6 +10304,20 @@ pub struct Shiftdmareg {
 }
 
 impl Shiftdmareg {
+    /// The fields of a `SHIFTDMAREG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Shiftdmareg {
+        match arch {
+            Arch::WormholeB0 => Shiftdmareg {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Shiftdmareg {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8835,6 +10341,20 @@ pub struct Cmpdmareg {
 }
 
 impl Cmpdmareg {
+    /// The fields of a `CMPDMAREG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Cmpdmareg {
+        match arch {
+            Arch::WormholeB0 => Cmpdmareg {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Cmpdmareg {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8860,6 +10380,24 @@ pub struct Setadcxx {
 }
 
 impl Setadcxx {
+    /// The fields of a `SETADCXX` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setadcxx {
+        match arch {
+            Arch::WormholeB0 => Setadcxx {
+                x_start: word & 0x3ff,
+                x_end2: (word >> 10) & 0x3ff,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+            Arch::Blackhole => Setadcxx {
+                x_start: word & 0x3ff,
+                x_end2: (word >> 10) & 0x3ff,
+                cnt_set_mask: (word >> 21) & 0x7,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.x_start,
@@ -8885,6 +10423,14 @@ impl Setadcxx {
 pub struct Dmanop {}
 
 impl Dmanop {
+    /// The fields of a `DMANOP` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Dmanop {
+        let _ = (arch, word);
+        Dmanop {}
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         let _ = index;
         0
@@ -8903,6 +10449,20 @@ pub struct Atincget {
 }
 
 impl Atincget {
+    /// The fields of a `ATINCGET` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Atincget {
+        match arch {
+            Arch::WormholeB0 => Atincget {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Atincget {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8926,6 +10486,20 @@ pub struct Atincgetptr {
 }
 
 impl Atincgetptr {
+    /// The fields of a `ATINCGETPTR` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Atincgetptr {
+        match arch {
+            Arch::WormholeB0 => Atincgetptr {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Atincgetptr {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8949,6 +10523,20 @@ pub struct Atswap {
 }
 
 impl Atswap {
+    /// The fields of a `ATSWAP` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Atswap {
+        match arch {
+            Arch::WormholeB0 => Atswap {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Atswap {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8972,6 +10560,20 @@ pub struct Atcas {
 }
 
 impl Atcas {
+    /// The fields of a `ATCAS` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Atcas {
+        match arch {
+            Arch::WormholeB0 => Atcas {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Atcas {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -8995,6 +10597,20 @@ pub struct Storeind {
 }
 
 impl Storeind {
+    /// The fields of a `STOREIND` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Storeind {
+        match arch {
+            Arch::WormholeB0 => Storeind {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Storeind {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -9019,6 +10635,22 @@ pub struct Storereg {
 }
 
 impl Storereg {
+    /// The fields of a `STOREREG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Storereg {
+        match arch {
+            Arch::WormholeB0 => Storereg {
+                reg_addr: word & 0x3ffff,
+                tdma_data_reg_index: (word >> 18) & 0x3f,
+            },
+            Arch::Blackhole => Storereg {
+                reg_addr: word & 0x3ffff,
+                tdma_data_reg_index: (word >> 18) & 0x3f,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.reg_addr,
@@ -9044,6 +10676,20 @@ pub struct Loadreg {
 }
 
 impl Loadreg {
+    /// The fields of a `LOADREG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Loadreg {
+        match arch {
+            Arch::WormholeB0 => Loadreg {
+                payload: word & 0xffffff,
+            },
+            Arch::Blackhole => Loadreg {
+                payload: word & 0xffffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -9070,6 +10716,26 @@ pub struct Sfpload {
 }
 
 impl Sfpload {
+    /// The fields of a `SFPLOAD` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpload {
+        match arch {
+            Arch::WormholeB0 => Sfpload {
+                dest_reg_addr: word & 0x3ff,
+                sfpu_addr_mode: (word >> 14) & 0x3,
+                instr_mod0: (word >> 16) & 0xf,
+                lreg_ind: (word >> 20) & 0xf,
+            },
+            Arch::Blackhole => Sfpload {
+                dest_reg_addr: word & 0x3ff,
+                sfpu_addr_mode: (word >> 13) & 0x7,
+                instr_mod0: (word >> 16) & 0xf,
+                lreg_ind: (word >> 20) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dest_reg_addr,
@@ -9101,6 +10767,24 @@ pub struct Sfploadi {
 }
 
 impl Sfploadi {
+    /// The fields of a `SFPLOADI` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfploadi {
+        match arch {
+            Arch::WormholeB0 => Sfploadi {
+                imm16: word & 0xffff,
+                instr_mod0: (word >> 16) & 0xf,
+                lreg_ind: (word >> 20) & 0xf,
+            },
+            Arch::Blackhole => Sfploadi {
+                imm16: word & 0xffff,
+                instr_mod0: (word >> 16) & 0xf,
+                lreg_ind: (word >> 20) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.imm16,
@@ -9131,6 +10815,26 @@ pub struct Sfpstore {
 }
 
 impl Sfpstore {
+    /// The fields of a `SFPSTORE` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpstore {
+        match arch {
+            Arch::WormholeB0 => Sfpstore {
+                dest_reg_addr: word & 0x3ff,
+                sfpu_addr_mode: (word >> 14) & 0x3,
+                instr_mod0: (word >> 16) & 0xf,
+                lreg_ind: (word >> 20) & 0xf,
+            },
+            Arch::Blackhole => Sfpstore {
+                dest_reg_addr: word & 0x3ff,
+                sfpu_addr_mode: (word >> 13) & 0x7,
+                instr_mod0: (word >> 16) & 0xf,
+                lreg_ind: (word >> 20) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dest_reg_addr,
@@ -9161,6 +10865,22 @@ pub struct Sfplut {
 }
 
 impl Sfplut {
+    /// The fields of a `SFPLUT` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfplut {
+        match arch {
+            Arch::WormholeB0 => Sfplut {
+                instr_mod0: (word >> 16) & 0xf,
+                lreg_ind: (word >> 20) & 0xf,
+            },
+            Arch::Blackhole => Sfplut {
+                instr_mod0: (word >> 16) & 0xf,
+                lreg_ind: (word >> 20) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod0,
@@ -9188,6 +10908,24 @@ pub struct Sfpmuli {
 }
 
 impl Sfpmuli {
+    /// The fields of a `SFPMULI` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpmuli {
+        match arch {
+            Arch::WormholeB0 => Sfpmuli {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                imm16_math: (word >> 8) & 0xffff,
+            },
+            Arch::Blackhole => Sfpmuli {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                imm16_math: (word >> 8) & 0xffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9217,6 +10955,24 @@ pub struct Sfpaddi {
 }
 
 impl Sfpaddi {
+    /// The fields of a `SFPADDI` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpaddi {
+        match arch {
+            Arch::WormholeB0 => Sfpaddi {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                imm16_math: (word >> 8) & 0xffff,
+            },
+            Arch::Blackhole => Sfpaddi {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                imm16_math: (word >> 8) & 0xffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9247,6 +11003,26 @@ pub struct Sfpdivp2 {
 }
 
 impl Sfpdivp2 {
+    /// The fields of a `SFPDIVP2` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpdivp2 {
+        match arch {
+            Arch::WormholeB0 => Sfpdivp2 {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xfff,
+            },
+            Arch::Blackhole => Sfpdivp2 {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xfff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9278,6 +11054,24 @@ pub struct Sfpexexp {
 }
 
 impl Sfpexexp {
+    /// The fields of a `SFPEXEXP` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpexexp {
+        match arch {
+            Arch::WormholeB0 => Sfpexexp {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+            Arch::Blackhole => Sfpexexp {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9307,6 +11101,24 @@ pub struct Sfpexman {
 }
 
 impl Sfpexman {
+    /// The fields of a `SFPEXMAN` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpexman {
+        match arch {
+            Arch::WormholeB0 => Sfpexman {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+            Arch::Blackhole => Sfpexman {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9337,6 +11149,26 @@ pub struct Sfpiadd {
 }
 
 impl Sfpiadd {
+    /// The fields of a `SFPIADD` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpiadd {
+        match arch {
+            Arch::WormholeB0 => Sfpiadd {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xfff,
+            },
+            Arch::Blackhole => Sfpiadd {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xfff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9369,6 +11201,26 @@ pub struct Sfpshft {
 }
 
 impl Sfpshft {
+    /// The fields of a `SFPSHFT` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpshft {
+        match arch {
+            Arch::WormholeB0 => Sfpshft {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xfff,
+            },
+            Arch::Blackhole => Sfpshft {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xfff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9401,6 +11253,26 @@ pub struct Sfpsetcc {
 }
 
 impl Sfpsetcc {
+    /// The fields of a `SFPSETCC` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpsetcc {
+        match arch {
+            Arch::WormholeB0 => Sfpsetcc {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0x1,
+            },
+            Arch::Blackhole => Sfpsetcc {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0x1,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9432,6 +11304,24 @@ pub struct Sfpmov {
 }
 
 impl Sfpmov {
+    /// The fields of a `SFPMOV` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpmov {
+        match arch {
+            Arch::WormholeB0 => Sfpmov {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+            Arch::Blackhole => Sfpmov {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9461,6 +11351,24 @@ pub struct Sfpabs {
 }
 
 impl Sfpabs {
+    /// The fields of a `SFPABS` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpabs {
+        match arch {
+            Arch::WormholeB0 => Sfpabs {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+            Arch::Blackhole => Sfpabs {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9491,6 +11399,26 @@ pub struct Sfpand {
 }
 
 impl Sfpand {
+    /// The fields of a `SFPAND` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpand {
+        match arch {
+            Arch::WormholeB0 => Sfpand {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xf,
+            },
+            Arch::Blackhole => Sfpand {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9523,6 +11451,26 @@ pub struct Sfpor {
 }
 
 impl Sfpor {
+    /// The fields of a `SFPOR` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpor {
+        match arch {
+            Arch::WormholeB0 => Sfpor {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xf,
+            },
+            Arch::Blackhole => Sfpor {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9553,6 +11501,22 @@ pub struct Sfpnot {
 }
 
 impl Sfpnot {
+    /// The fields of a `SFPNOT` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpnot {
+        match arch {
+            Arch::WormholeB0 => Sfpnot {
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+            Arch::Blackhole => Sfpnot {
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.lreg_dest,
@@ -9580,6 +11544,24 @@ pub struct Sfplz {
 }
 
 impl Sfplz {
+    /// The fields of a `SFPLZ` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfplz {
+        match arch {
+            Arch::WormholeB0 => Sfplz {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+            Arch::Blackhole => Sfplz {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9610,6 +11592,26 @@ pub struct Sfpsetexp {
 }
 
 impl Sfpsetexp {
+    /// The fields of a `SFPSETEXP` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpsetexp {
+        match arch {
+            Arch::WormholeB0 => Sfpsetexp {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xff,
+            },
+            Arch::Blackhole => Sfpsetexp {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9642,6 +11644,26 @@ pub struct Sfpsetman {
 }
 
 impl Sfpsetman {
+    /// The fields of a `SFPSETMAN` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpsetman {
+        match arch {
+            Arch::WormholeB0 => Sfpsetman {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xfff,
+            },
+            Arch::Blackhole => Sfpsetman {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xfff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9675,6 +11697,28 @@ pub struct Sfpmad {
 }
 
 impl Sfpmad {
+    /// The fields of a `SFPMAD` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpmad {
+        match arch {
+            Arch::WormholeB0 => Sfpmad {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+                lreg_src_b: (word >> 12) & 0xf,
+                lreg_src_a: (word >> 16) & 0xf,
+            },
+            Arch::Blackhole => Sfpmad {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+                lreg_src_b: (word >> 12) & 0xf,
+                lreg_src_a: (word >> 16) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9710,6 +11754,28 @@ pub struct Sfpadd {
 }
 
 impl Sfpadd {
+    /// The fields of a `SFPADD` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpadd {
+        match arch {
+            Arch::WormholeB0 => Sfpadd {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+                lreg_src_b: (word >> 12) & 0xf,
+                lreg_src_a: (word >> 16) & 0xf,
+            },
+            Arch::Blackhole => Sfpadd {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+                lreg_src_b: (word >> 12) & 0xf,
+                lreg_src_a: (word >> 16) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9745,6 +11811,28 @@ pub struct Sfpmul {
 }
 
 impl Sfpmul {
+    /// The fields of a `SFPMUL` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpmul {
+        match arch {
+            Arch::WormholeB0 => Sfpmul {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+                lreg_src_b: (word >> 12) & 0xf,
+                lreg_src_a: (word >> 16) & 0xf,
+            },
+            Arch::Blackhole => Sfpmul {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+                lreg_src_b: (word >> 12) & 0xf,
+                lreg_src_a: (word >> 16) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9777,6 +11865,22 @@ pub struct Sfppushc {
 }
 
 impl Sfppushc {
+    /// The fields of a `SFPPUSHC` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfppushc {
+        match arch {
+            Arch::WormholeB0 => Sfppushc {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+            },
+            Arch::Blackhole => Sfppushc {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9803,6 +11907,22 @@ pub struct Sfppopc {
 }
 
 impl Sfppopc {
+    /// The fields of a `SFPPOPC` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfppopc {
+        match arch {
+            Arch::WormholeB0 => Sfppopc {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+            },
+            Arch::Blackhole => Sfppopc {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9831,6 +11951,26 @@ pub struct Sfpsetsgn {
 }
 
 impl Sfpsetsgn {
+    /// The fields of a `SFPSETSGN` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpsetsgn {
+        match arch {
+            Arch::WormholeB0 => Sfpsetsgn {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0x1,
+            },
+            Arch::Blackhole => Sfpsetsgn {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0x1,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9862,6 +12002,24 @@ pub struct Sfpencc {
 }
 
 impl Sfpencc {
+    /// The fields of a `SFPENCC` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpencc {
+        match arch {
+            Arch::WormholeB0 => Sfpencc {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                imm12_math: (word >> 12) & 0x3,
+            },
+            Arch::Blackhole => Sfpencc {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                imm12_math: (word >> 12) & 0x3,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9889,6 +12047,20 @@ pub struct Sfpcompc {
 }
 
 impl Sfpcompc {
+    /// The fields of a `SFPCOMPC` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpcompc {
+        match arch {
+            Arch::WormholeB0 => Sfpcompc {
+                lreg_dest: (word >> 4) & 0xf,
+            },
+            Arch::Blackhole => Sfpcompc {
+                lreg_dest: (word >> 4) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.lreg_dest
@@ -9912,6 +12084,20 @@ pub struct Sfptransp {
 }
 
 impl Sfptransp {
+    /// The fields of a `SFPTRANSP` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfptransp {
+        match arch {
+            Arch::WormholeB0 => Sfptransp {
+                lreg_dest: (word >> 4) & 0xf,
+            },
+            Arch::Blackhole => Sfptransp {
+                lreg_dest: (word >> 4) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.lreg_dest
@@ -9936,6 +12122,22 @@ pub struct Sfpxor {
 }
 
 impl Sfpxor {
+    /// The fields of a `SFPXOR` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpxor {
+        match arch {
+            Arch::WormholeB0 => Sfpxor {
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+            Arch::Blackhole => Sfpxor {
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.lreg_dest,
@@ -9966,6 +12168,30 @@ pub struct SfpStochRnd {
 }
 
 impl SfpStochRnd {
+    /// The fields of a `SFP_STOCH_RND` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> SfpStochRnd {
+        match arch {
+            Arch::WormholeB0 => SfpStochRnd {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+                lreg_src_b: (word >> 12) & 0xf,
+                imm8_math: (word >> 16) & 0x1f,
+                rnd_mode: (word >> 21) & 0x1,
+            },
+            Arch::Blackhole => SfpStochRnd {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+                lreg_src_b: (word >> 12) & 0xf,
+                imm8_math: (word >> 16) & 0x1f,
+                rnd_mode: (word >> 21) & 0x3,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -9997,6 +12223,14 @@ impl SfpStochRnd {
 pub struct Sfpnop {}
 
 impl Sfpnop {
+    /// The fields of a `SFPNOP` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpnop {
+        let _ = (arch, word);
+        Sfpnop {}
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         let _ = index;
         0
@@ -10017,6 +12251,24 @@ pub struct Sfpcast {
 }
 
 impl Sfpcast {
+    /// The fields of a `SFPCAST` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpcast {
+        match arch {
+            Arch::WormholeB0 => Sfpcast {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+            },
+            Arch::Blackhole => Sfpcast {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -10046,6 +12298,24 @@ pub struct Sfpconfig {
 }
 
 impl Sfpconfig {
+    /// The fields of a `SFPCONFIG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpconfig {
+        match arch {
+            Arch::WormholeB0 => Sfpconfig {
+                instr_mod1: word & 0xf,
+                config_dest: (word >> 4) & 0xf,
+                imm16_math: (word >> 8) & 0xffff,
+            },
+            Arch::Blackhole => Sfpconfig {
+                instr_mod1: word & 0xf,
+                config_dest: (word >> 4) & 0xf,
+                imm16_math: (word >> 8) & 0xffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -10075,6 +12345,24 @@ pub struct Sfpswap {
 }
 
 impl Sfpswap {
+    /// The fields of a `SFPSWAP` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpswap {
+        match arch {
+            Arch::WormholeB0 => Sfpswap {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+            },
+            Arch::Blackhole => Sfpswap {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -10105,6 +12393,26 @@ pub struct Sfploadmacro {
 }
 
 impl Sfploadmacro {
+    /// The fields of a `SFPLOADMACRO` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfploadmacro {
+        match arch {
+            Arch::WormholeB0 => Sfploadmacro {
+                dest_reg_addr: word & 0x3ff,
+                sfpu_addr_mode: (word >> 14) & 0x3,
+                instr_mod0: (word >> 16) & 0xf,
+                lreg_ind: (word >> 20) & 0xf,
+            },
+            Arch::Blackhole => Sfploadmacro {
+                dest_reg_addr: word & 0x3ff,
+                sfpu_addr_mode: (word >> 13) & 0x7,
+                instr_mod0: (word >> 16) & 0xf,
+                lreg_ind: (word >> 20) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.dest_reg_addr,
@@ -10137,6 +12445,26 @@ pub struct Sfpshft2 {
 }
 
 impl Sfpshft2 {
+    /// The fields of a `SFPSHFT2` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpshft2 {
+        match arch {
+            Arch::WormholeB0 => Sfpshft2 {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xfff,
+            },
+            Arch::Blackhole => Sfpshft2 {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xfff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -10167,6 +12495,22 @@ pub struct Sfplutfp32 {
 }
 
 impl Sfplutfp32 {
+    /// The fields of a `SFPLUTFP32` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfplutfp32 {
+        match arch {
+            Arch::WormholeB0 => Sfplutfp32 {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+            },
+            Arch::Blackhole => Sfplutfp32 {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -10194,6 +12538,20 @@ pub struct Sfple {
 }
 
 impl Sfple {
+    /// The fields of a `SFPLE` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfple {
+        match arch {
+            Arch::Blackhole => Sfple {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+            _ => Default::default(),
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -10223,6 +12581,20 @@ pub struct Sfpgt {
 }
 
 impl Sfpgt {
+    /// The fields of a `SFPGT` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpgt {
+        match arch {
+            Arch::Blackhole => Sfpgt {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+            },
+            _ => Default::default(),
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -10254,6 +12626,22 @@ pub struct Sfpmul24 {
 }
 
 impl Sfpmul24 {
+    /// The fields of a `SFPMUL24` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfpmul24 {
+        match arch {
+            Arch::Blackhole => Sfpmul24 {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_src_c: (word >> 8) & 0xf,
+                lreg_src_b: (word >> 12) & 0xf,
+                lreg_src_a: (word >> 16) & 0xf,
+            },
+            _ => Default::default(),
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -10288,6 +12676,21 @@ pub struct Sfparecip {
 }
 
 impl Sfparecip {
+    /// The fields of a `SFPARECIP` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sfparecip {
+        match arch {
+            Arch::Blackhole => Sfparecip {
+                instr_mod1: word & 0xf,
+                lreg_dest: (word >> 4) & 0xf,
+                lreg_c: (word >> 8) & 0xf,
+                imm12_math: (word >> 12) & 0xf,
+            },
+            _ => Default::default(),
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.instr_mod1,
@@ -10317,6 +12720,20 @@ pub struct Atgetm {
 }
 
 impl Atgetm {
+    /// The fields of a `ATGETM` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Atgetm {
+        match arch {
+            Arch::WormholeB0 => Atgetm {
+                mutex_index: word & 0xffff,
+            },
+            Arch::Blackhole => Atgetm {
+                mutex_index: word & 0xffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.mutex_index
@@ -10340,6 +12757,20 @@ pub struct Atrelm {
 }
 
 impl Atrelm {
+    /// The fields of a `ATRELM` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Atrelm {
+        match arch {
+            Arch::WormholeB0 => Atrelm {
+                mutex_index: word & 0xffff,
+            },
+            Arch::Blackhole => Atrelm {
+                mutex_index: word & 0xffff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.mutex_index
@@ -10364,6 +12795,22 @@ pub struct Stallwait {
 }
 
 impl Stallwait {
+    /// The fields of a `STALLWAIT` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Stallwait {
+        match arch {
+            Arch::WormholeB0 => Stallwait {
+                wait_res: word & 0x7fff,
+                stall_res: (word >> 15) & 0x1ff,
+            },
+            Arch::Blackhole => Stallwait {
+                wait_res: word & 0xfff,
+                stall_res: (word >> 15) & 0x1ff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.wait_res,
@@ -10391,6 +12838,24 @@ pub struct Seminit {
 }
 
 impl Seminit {
+    /// The fields of a `SEMINIT` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Seminit {
+        match arch {
+            Arch::WormholeB0 => Seminit {
+                sem_sel: (word >> 2) & 0xff,
+                init_value: (word >> 16) & 0xf,
+                max_value: (word >> 20) & 0xf,
+            },
+            Arch::Blackhole => Seminit {
+                sem_sel: (word >> 2) & 0xff,
+                init_value: (word >> 16) & 0xf,
+                max_value: (word >> 20) & 0xf,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.sem_sel,
@@ -10418,6 +12883,20 @@ pub struct Sempost {
 }
 
 impl Sempost {
+    /// The fields of a `SEMPOST` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Sempost {
+        match arch {
+            Arch::WormholeB0 => Sempost {
+                sem_sel: (word >> 2) & 0xff,
+            },
+            Arch::Blackhole => Sempost {
+                sem_sel: (word >> 2) & 0xff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.sem_sel
@@ -10441,6 +12920,20 @@ pub struct Semget {
 }
 
 impl Semget {
+    /// The fields of a `SEMGET` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Semget {
+        match arch {
+            Arch::WormholeB0 => Semget {
+                sem_sel: (word >> 2) & 0xff,
+            },
+            Arch::Blackhole => Semget {
+                sem_sel: (word >> 2) & 0xff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.sem_sel
@@ -10466,6 +12959,24 @@ pub struct Semwait {
 }
 
 impl Semwait {
+    /// The fields of a `SEMWAIT` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Semwait {
+        match arch {
+            Arch::WormholeB0 => Semwait {
+                wait_sem_cond: word & 0x3,
+                sem_sel: (word >> 2) & 0xff,
+                stall_res: (word >> 15) & 0x1ff,
+            },
+            Arch::Blackhole => Semwait {
+                wait_sem_cond: word & 0x3,
+                sem_sel: (word >> 2) & 0xff,
+                stall_res: (word >> 15) & 0x1ff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.wait_sem_cond,
@@ -10493,6 +13004,18 @@ pub struct Streamwait {
 }
 
 impl Streamwait {
+    /// The fields of a `STREAMWAIT` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Streamwait {
+        match arch {
+            Arch::Blackhole => Streamwait {
+                payload: word & 0xffffff,
+            },
+            _ => Default::default(),
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -10518,6 +13041,24 @@ pub struct Wrcfg {
 }
 
 impl Wrcfg {
+    /// The fields of a `WRCFG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Wrcfg {
+        match arch {
+            Arch::WormholeB0 => Wrcfg {
+                cfg_reg: word & 0x7ff,
+                wr128b: (word >> 15) & 0x1,
+                gpr_address: (word >> 16) & 0x3f,
+            },
+            Arch::Blackhole => Wrcfg {
+                cfg_reg: word & 0x7ff,
+                wr128b: (word >> 15) & 0x1,
+                gpr_address: (word >> 16) & 0x3f,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.cfg_reg,
@@ -10546,6 +13087,22 @@ pub struct Rdcfg {
 }
 
 impl Rdcfg {
+    /// The fields of a `RDCFG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Rdcfg {
+        match arch {
+            Arch::WormholeB0 => Rdcfg {
+                cfg_reg: word & 0x7ff,
+                gpr_address: (word >> 16) & 0x3f,
+            },
+            Arch::Blackhole => Rdcfg {
+                cfg_reg: word & 0x7ff,
+                gpr_address: (word >> 16) & 0x3f,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.cfg_reg,
@@ -10572,6 +13129,22 @@ pub struct Setc16 {
 }
 
 impl Setc16 {
+    /// The fields of a `SETC16` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Setc16 {
+        match arch {
+            Arch::WormholeB0 => Setc16 {
+                setc16_value: word & 0xffff,
+                setc16_reg: (word >> 16) & 0xff,
+            },
+            Arch::Blackhole => Setc16 {
+                setc16_value: word & 0xffff,
+                setc16_reg: (word >> 16) & 0xff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.setc16_value,
@@ -10599,6 +13172,24 @@ pub struct Rmwcib0 {
 }
 
 impl Rmwcib0 {
+    /// The fields of a `RMWCIB0` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Rmwcib0 {
+        match arch {
+            Arch::WormholeB0 => Rmwcib0 {
+                cfg_reg_addr: word & 0xff,
+                data: (word >> 8) & 0xff,
+                mask: (word >> 16) & 0xff,
+            },
+            Arch::Blackhole => Rmwcib0 {
+                cfg_reg_addr: word & 0xff,
+                data: (word >> 8) & 0xff,
+                mask: (word >> 16) & 0xff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.cfg_reg_addr,
@@ -10628,6 +13219,24 @@ pub struct Rmwcib1 {
 }
 
 impl Rmwcib1 {
+    /// The fields of a `RMWCIB1` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Rmwcib1 {
+        match arch {
+            Arch::WormholeB0 => Rmwcib1 {
+                cfg_reg_addr: word & 0xff,
+                data: (word >> 8) & 0xff,
+                mask: (word >> 16) & 0xff,
+            },
+            Arch::Blackhole => Rmwcib1 {
+                cfg_reg_addr: word & 0xff,
+                data: (word >> 8) & 0xff,
+                mask: (word >> 16) & 0xff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.cfg_reg_addr,
@@ -10657,6 +13266,24 @@ pub struct Rmwcib2 {
 }
 
 impl Rmwcib2 {
+    /// The fields of a `RMWCIB2` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Rmwcib2 {
+        match arch {
+            Arch::WormholeB0 => Rmwcib2 {
+                cfg_reg_addr: word & 0xff,
+                data: (word >> 8) & 0xff,
+                mask: (word >> 16) & 0xff,
+            },
+            Arch::Blackhole => Rmwcib2 {
+                cfg_reg_addr: word & 0xff,
+                data: (word >> 8) & 0xff,
+                mask: (word >> 16) & 0xff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.cfg_reg_addr,
@@ -10686,6 +13313,24 @@ pub struct Rmwcib3 {
 }
 
 impl Rmwcib3 {
+    /// The fields of a `RMWCIB3` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Rmwcib3 {
+        match arch {
+            Arch::WormholeB0 => Rmwcib3 {
+                cfg_reg_addr: word & 0xff,
+                data: (word >> 8) & 0xff,
+                mask: (word >> 16) & 0xff,
+            },
+            Arch::Blackhole => Rmwcib3 {
+                cfg_reg_addr: word & 0xff,
+                data: (word >> 8) & 0xff,
+                mask: (word >> 16) & 0xff,
+            },
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.cfg_reg_addr,
@@ -10713,6 +13358,18 @@ pub struct Streamwrcfg {
 }
 
 impl Streamwrcfg {
+    /// The fields of a `STREAMWRCFG` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Streamwrcfg {
+        match arch {
+            Arch::Blackhole => Streamwrcfg {
+                payload: word & 0xffffff,
+            },
+            _ => Default::default(),
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         if index == 0 {
             self.payload
@@ -10741,6 +13398,23 @@ pub struct Cfgshiftmask {
 }
 
 impl Cfgshiftmask {
+    /// The fields of a `CFGSHIFTMASK` word on `arch`; fields the architecture
+    /// does not have are zero. The opcode byte is not checked.
+    #[inline]
+    pub fn from_word(arch: Arch, word: u32) -> Cfgshiftmask {
+        match arch {
+            Arch::Blackhole => Cfgshiftmask {
+                cfg_reg: word & 0xff,
+                scratch_sel: (word >> 8) & 0x3,
+                right_cshift_amt: (word >> 10) & 0x1f,
+                mask_width: (word >> 15) & 0x1f,
+                operation: (word >> 20) & 0x7,
+                disable_mask_on_old_val: (word >> 23) & 0x1,
+            },
+            _ => Default::default(),
+        }
+    }
+
     pub(super) fn get(&self, index: usize) -> u32 {
         match index {
             0 => self.cfg_reg,
@@ -11048,6 +13722,150 @@ impl Instruction {
             Instruction::Rmwcib3(_) => Opcode::Rmwcib3,
             Instruction::Streamwrcfg(_) => Opcode::Streamwrcfg,
             Instruction::Cfgshiftmask(_) => Opcode::Cfgshiftmask,
+        }
+    }
+
+    /// The `opcode` instruction with the fields of `word` on `arch` (see
+    /// each struct's `from_word`).
+    pub fn from_word(opcode: Opcode, arch: Arch, word: u32) -> Instruction {
+        match opcode {
+            Opcode::Mop => Instruction::Mop(Mop::from_word(arch, word)),
+            Opcode::Nop => Instruction::Nop(Nop::from_word(arch, word)),
+            Opcode::MopCfg => Instruction::MopCfg(MopCfg::from_word(arch, word)),
+            Opcode::Replay => Instruction::Replay(Replay::from_word(arch, word)),
+            Opcode::Resourcedecl => Instruction::Resourcedecl(Resourcedecl::from_word(arch, word)),
+            Opcode::Movd2a => Instruction::Movd2a(Movd2a::from_word(arch, word)),
+            Opcode::Movdbga2d => Instruction::Movdbga2d(Movdbga2d::from_word(arch, word)),
+            Opcode::Movd2b => Instruction::Movd2b(Movd2b::from_word(arch, word)),
+            Opcode::Movb2a => Instruction::Movb2a(Movb2a::from_word(arch, word)),
+            Opcode::Movdbgb2d => Instruction::Movdbgb2d(Movdbgb2d::from_word(arch, word)),
+            Opcode::Zeroacc => Instruction::Zeroacc(Zeroacc::from_word(arch, word)),
+            Opcode::Zerosrc => Instruction::Zerosrc(Zerosrc::from_word(arch, word)),
+            Opcode::Mova2d => Instruction::Mova2d(Mova2d::from_word(arch, word)),
+            Opcode::Movb2d => Instruction::Movb2d(Movb2d::from_word(arch, word)),
+            Opcode::Trnspsrca => Instruction::Trnspsrca(Trnspsrca::from_word(arch, word)),
+            Opcode::Rareb => Instruction::Rareb(Rareb::from_word(arch, word)),
+            Opcode::Trnspsrcb => Instruction::Trnspsrcb(Trnspsrcb::from_word(arch, word)),
+            Opcode::Shiftxa => Instruction::Shiftxa(Shiftxa::from_word(arch, word)),
+            Opcode::Shiftxb => Instruction::Shiftxb(Shiftxb::from_word(arch, word)),
+            Opcode::Setashrmh0 => Instruction::Setashrmh0(Setashrmh0::from_word(arch, word)),
+            Opcode::Setashrmh1 => Instruction::Setashrmh1(Setashrmh1::from_word(arch, word)),
+            Opcode::Setashrmv => Instruction::Setashrmv(Setashrmv::from_word(arch, word)),
+            Opcode::Setpkedgof => Instruction::Setpkedgof(Setpkedgof::from_word(arch, word)),
+            Opcode::Setashrmh => Instruction::Setashrmh(Setashrmh::from_word(arch, word)),
+            Opcode::Clrexphist => Instruction::Clrexphist(Clrexphist::from_word(arch, word)),
+            Opcode::Conv3s1 => Instruction::Conv3s1(Conv3s1::from_word(arch, word)),
+            Opcode::Conv3s2 => Instruction::Conv3s2(Conv3s2::from_word(arch, word)),
+            Opcode::Mpool3s1 => Instruction::Mpool3s1(Mpool3s1::from_word(arch, word)),
+            Opcode::Apool3s1 => Instruction::Apool3s1(Apool3s1::from_word(arch, word)),
+            Opcode::Mvmul => Instruction::Mvmul(Mvmul::from_word(arch, word)),
+            Opcode::Elwmul => Instruction::Elwmul(Elwmul::from_word(arch, word)),
+            Opcode::Elwadd => Instruction::Elwadd(Elwadd::from_word(arch, word)),
+            Opcode::Dotpv => Instruction::Dotpv(Dotpv::from_word(arch, word)),
+            Opcode::Elwsub => Instruction::Elwsub(Elwsub::from_word(arch, word)),
+            Opcode::Mpool3s2 => Instruction::Mpool3s2(Mpool3s2::from_word(arch, word)),
+            Opcode::Apool3s2 => Instruction::Apool3s2(Apool3s2::from_word(arch, word)),
+            Opcode::Gmpool => Instruction::Gmpool(Gmpool::from_word(arch, word)),
+            Opcode::Gapool => Instruction::Gapool(Gapool::from_word(arch, word)),
+            Opcode::Gatesrcrst => Instruction::Gatesrcrst(Gatesrcrst::from_word(arch, word)),
+            Opcode::Cleardvalid => Instruction::Cleardvalid(Cleardvalid::from_word(arch, word)),
+            Opcode::Setrwc => Instruction::Setrwc(Setrwc::from_word(arch, word)),
+            Opcode::Incrwc => Instruction::Incrwc(Incrwc::from_word(arch, word)),
+            Opcode::Setibrwc => Instruction::Setibrwc(Setibrwc::from_word(arch, word)),
+            Opcode::Mfconv3s1 => Instruction::Mfconv3s1(Mfconv3s1::from_word(arch, word)),
+            Opcode::Xmov => Instruction::Xmov(Xmov::from_word(arch, word)),
+            Opcode::Pacr => Instruction::Pacr(Pacr::from_word(arch, word)),
+            Opcode::Unpacr => Instruction::Unpacr(Unpacr::from_word(arch, word)),
+            Opcode::UnpacrNop => Instruction::UnpacrNop(UnpacrNop::from_word(arch, word)),
+            Opcode::Rstdma => Instruction::Rstdma(Rstdma::from_word(arch, word)),
+            Opcode::Setdmareg => Instruction::Setdmareg(Setdmareg::from_word(arch, word)),
+            Opcode::Flushdma => Instruction::Flushdma(Flushdma::from_word(arch, word)),
+            Opcode::Reg2flop => Instruction::Reg2flop(Reg2flop::from_word(arch, word)),
+            Opcode::Loadind => Instruction::Loadind(Loadind::from_word(arch, word)),
+            Opcode::PacrSetreg => Instruction::PacrSetreg(PacrSetreg::from_word(arch, word)),
+            Opcode::Tbufcmd => Instruction::Tbufcmd(Tbufcmd::from_word(arch, word)),
+            Opcode::Setadc => Instruction::Setadc(Setadc::from_word(arch, word)),
+            Opcode::Setadcxy => Instruction::Setadcxy(Setadcxy::from_word(arch, word)),
+            Opcode::Incadcxy => Instruction::Incadcxy(Incadcxy::from_word(arch, word)),
+            Opcode::Addrcrxy => Instruction::Addrcrxy(Addrcrxy::from_word(arch, word)),
+            Opcode::Setadczw => Instruction::Setadczw(Setadczw::from_word(arch, word)),
+            Opcode::Incadczw => Instruction::Incadczw(Incadczw::from_word(arch, word)),
+            Opcode::Addrcrzw => Instruction::Addrcrzw(Addrcrzw::from_word(arch, word)),
+            Opcode::Setdvalid => Instruction::Setdvalid(Setdvalid::from_word(arch, word)),
+            Opcode::Adddmareg => Instruction::Adddmareg(Adddmareg::from_word(arch, word)),
+            Opcode::Subdmareg => Instruction::Subdmareg(Subdmareg::from_word(arch, word)),
+            Opcode::Muldmareg => Instruction::Muldmareg(Muldmareg::from_word(arch, word)),
+            Opcode::Bitwopdmareg => Instruction::Bitwopdmareg(Bitwopdmareg::from_word(arch, word)),
+            Opcode::Shiftdmareg => Instruction::Shiftdmareg(Shiftdmareg::from_word(arch, word)),
+            Opcode::Cmpdmareg => Instruction::Cmpdmareg(Cmpdmareg::from_word(arch, word)),
+            Opcode::Setadcxx => Instruction::Setadcxx(Setadcxx::from_word(arch, word)),
+            Opcode::Dmanop => Instruction::Dmanop(Dmanop::from_word(arch, word)),
+            Opcode::Atincget => Instruction::Atincget(Atincget::from_word(arch, word)),
+            Opcode::Atincgetptr => Instruction::Atincgetptr(Atincgetptr::from_word(arch, word)),
+            Opcode::Atswap => Instruction::Atswap(Atswap::from_word(arch, word)),
+            Opcode::Atcas => Instruction::Atcas(Atcas::from_word(arch, word)),
+            Opcode::Storeind => Instruction::Storeind(Storeind::from_word(arch, word)),
+            Opcode::Storereg => Instruction::Storereg(Storereg::from_word(arch, word)),
+            Opcode::Loadreg => Instruction::Loadreg(Loadreg::from_word(arch, word)),
+            Opcode::Sfpload => Instruction::Sfpload(Sfpload::from_word(arch, word)),
+            Opcode::Sfploadi => Instruction::Sfploadi(Sfploadi::from_word(arch, word)),
+            Opcode::Sfpstore => Instruction::Sfpstore(Sfpstore::from_word(arch, word)),
+            Opcode::Sfplut => Instruction::Sfplut(Sfplut::from_word(arch, word)),
+            Opcode::Sfpmuli => Instruction::Sfpmuli(Sfpmuli::from_word(arch, word)),
+            Opcode::Sfpaddi => Instruction::Sfpaddi(Sfpaddi::from_word(arch, word)),
+            Opcode::Sfpdivp2 => Instruction::Sfpdivp2(Sfpdivp2::from_word(arch, word)),
+            Opcode::Sfpexexp => Instruction::Sfpexexp(Sfpexexp::from_word(arch, word)),
+            Opcode::Sfpexman => Instruction::Sfpexman(Sfpexman::from_word(arch, word)),
+            Opcode::Sfpiadd => Instruction::Sfpiadd(Sfpiadd::from_word(arch, word)),
+            Opcode::Sfpshft => Instruction::Sfpshft(Sfpshft::from_word(arch, word)),
+            Opcode::Sfpsetcc => Instruction::Sfpsetcc(Sfpsetcc::from_word(arch, word)),
+            Opcode::Sfpmov => Instruction::Sfpmov(Sfpmov::from_word(arch, word)),
+            Opcode::Sfpabs => Instruction::Sfpabs(Sfpabs::from_word(arch, word)),
+            Opcode::Sfpand => Instruction::Sfpand(Sfpand::from_word(arch, word)),
+            Opcode::Sfpor => Instruction::Sfpor(Sfpor::from_word(arch, word)),
+            Opcode::Sfpnot => Instruction::Sfpnot(Sfpnot::from_word(arch, word)),
+            Opcode::Sfplz => Instruction::Sfplz(Sfplz::from_word(arch, word)),
+            Opcode::Sfpsetexp => Instruction::Sfpsetexp(Sfpsetexp::from_word(arch, word)),
+            Opcode::Sfpsetman => Instruction::Sfpsetman(Sfpsetman::from_word(arch, word)),
+            Opcode::Sfpmad => Instruction::Sfpmad(Sfpmad::from_word(arch, word)),
+            Opcode::Sfpadd => Instruction::Sfpadd(Sfpadd::from_word(arch, word)),
+            Opcode::Sfpmul => Instruction::Sfpmul(Sfpmul::from_word(arch, word)),
+            Opcode::Sfppushc => Instruction::Sfppushc(Sfppushc::from_word(arch, word)),
+            Opcode::Sfppopc => Instruction::Sfppopc(Sfppopc::from_word(arch, word)),
+            Opcode::Sfpsetsgn => Instruction::Sfpsetsgn(Sfpsetsgn::from_word(arch, word)),
+            Opcode::Sfpencc => Instruction::Sfpencc(Sfpencc::from_word(arch, word)),
+            Opcode::Sfpcompc => Instruction::Sfpcompc(Sfpcompc::from_word(arch, word)),
+            Opcode::Sfptransp => Instruction::Sfptransp(Sfptransp::from_word(arch, word)),
+            Opcode::Sfpxor => Instruction::Sfpxor(Sfpxor::from_word(arch, word)),
+            Opcode::SfpStochRnd => Instruction::SfpStochRnd(SfpStochRnd::from_word(arch, word)),
+            Opcode::Sfpnop => Instruction::Sfpnop(Sfpnop::from_word(arch, word)),
+            Opcode::Sfpcast => Instruction::Sfpcast(Sfpcast::from_word(arch, word)),
+            Opcode::Sfpconfig => Instruction::Sfpconfig(Sfpconfig::from_word(arch, word)),
+            Opcode::Sfpswap => Instruction::Sfpswap(Sfpswap::from_word(arch, word)),
+            Opcode::Sfploadmacro => Instruction::Sfploadmacro(Sfploadmacro::from_word(arch, word)),
+            Opcode::Sfpshft2 => Instruction::Sfpshft2(Sfpshft2::from_word(arch, word)),
+            Opcode::Sfplutfp32 => Instruction::Sfplutfp32(Sfplutfp32::from_word(arch, word)),
+            Opcode::Sfple => Instruction::Sfple(Sfple::from_word(arch, word)),
+            Opcode::Sfpgt => Instruction::Sfpgt(Sfpgt::from_word(arch, word)),
+            Opcode::Sfpmul24 => Instruction::Sfpmul24(Sfpmul24::from_word(arch, word)),
+            Opcode::Sfparecip => Instruction::Sfparecip(Sfparecip::from_word(arch, word)),
+            Opcode::Atgetm => Instruction::Atgetm(Atgetm::from_word(arch, word)),
+            Opcode::Atrelm => Instruction::Atrelm(Atrelm::from_word(arch, word)),
+            Opcode::Stallwait => Instruction::Stallwait(Stallwait::from_word(arch, word)),
+            Opcode::Seminit => Instruction::Seminit(Seminit::from_word(arch, word)),
+            Opcode::Sempost => Instruction::Sempost(Sempost::from_word(arch, word)),
+            Opcode::Semget => Instruction::Semget(Semget::from_word(arch, word)),
+            Opcode::Semwait => Instruction::Semwait(Semwait::from_word(arch, word)),
+            Opcode::Streamwait => Instruction::Streamwait(Streamwait::from_word(arch, word)),
+            Opcode::Wrcfg => Instruction::Wrcfg(Wrcfg::from_word(arch, word)),
+            Opcode::Rdcfg => Instruction::Rdcfg(Rdcfg::from_word(arch, word)),
+            Opcode::Setc16 => Instruction::Setc16(Setc16::from_word(arch, word)),
+            Opcode::Rmwcib0 => Instruction::Rmwcib0(Rmwcib0::from_word(arch, word)),
+            Opcode::Rmwcib1 => Instruction::Rmwcib1(Rmwcib1::from_word(arch, word)),
+            Opcode::Rmwcib2 => Instruction::Rmwcib2(Rmwcib2::from_word(arch, word)),
+            Opcode::Rmwcib3 => Instruction::Rmwcib3(Rmwcib3::from_word(arch, word)),
+            Opcode::Streamwrcfg => Instruction::Streamwrcfg(Streamwrcfg::from_word(arch, word)),
+            Opcode::Cfgshiftmask => Instruction::Cfgshiftmask(Cfgshiftmask::from_word(arch, word)),
         }
     }
 

@@ -675,6 +675,23 @@ impl PackerConfig {
     /// Refuse fields whose effect no source describes, so a run that sets
     /// them stops instead of producing invented bytes.
     pub fn check_documented(&self, packer: usize) -> Result<()> {
+        let any_knob = self.add_tile_header_size
+            | self.enable_out_fifo
+            | self.read_mode
+            | self.force_pack_per_max_xy_plane
+            | self.auto_set_last_pacr_intf_sel
+            | self.pack_dis_y_pos_start_offset
+            | (self.pack_start_intf_pos != 0);
+        if !any_knob && self.downsample_rate == 0 {
+            return Ok(());
+        }
+        self.refuse_undocumented(packer)
+    }
+
+    /// The fault for the first field [`PackerConfig::check_documented`]
+    /// refuses.
+    #[cold]
+    fn refuse_undocumented(&self, packer: usize) -> Result<()> {
         let knobs: [(bool, &str); 7] = [
             (self.add_tile_header_size, "Add_tile_header_size"),
             (self.enable_out_fifo, "Enable_out_fifo"),
@@ -714,49 +731,101 @@ impl PackerConfig {
 
 /// One instruction's decoded configuration, with the raw words it was
 /// decoded from. Consecutive `PACR`s usually see the same configuration, so
-/// [`Decoded::refresh`] compares those words (a few dozen loads) and decodes
-/// again only when one of them, the thread or its state changed.
+/// [`Decoded::refresh`] keeps it while nothing it was read from changed, and
+/// decodes again otherwise.
 #[derive(Clone, Debug)]
 pub struct Decoded {
     pub shared: Shared,
     /// Packers 0..=3 (only packer 0 on Blackhole).
     pub packers: [PackerConfig; 4],
+    /// Per packer, the stages chosen for this configuration when reading
+    /// `Dst` (or nothing) and when reading L1, once an instruction chose
+    /// them.
+    pub(super) stages: [[Option<super::Stages>; 2]; 4],
+    /// `PACR` words prepared under this configuration.
+    pub(super) prepared: super::prepared::PreparedWords,
     thread: usize,
     words: Vec<(u16, u32)>,
     thread_words: Vec<(u8, u16, u32)>,
+    /// `(Config, ThreadConfig)` generations at which the words were last
+    /// seen to match, when the caller vouched that the two values are the
+    /// ones it checked against (see [`Decoded::refresh`]).
+    stamp: Option<(u64, u64)>,
 }
 
 impl Decoded {
     /// Make `cache` hold the configuration an instruction of `thread` sees,
     /// decoding only when its words changed.
+    ///
+    /// The generations of `cfg` and `tc` tell whether anything was stored
+    /// since the last check, but only for the same two values: another
+    /// `Config` (a clone, a replacement of the machine's) can have the same
+    /// generation and other words. So the generations are trusted only when
+    /// `same_values` (the caller guarantees `cfg` and `tc` are the values of
+    /// the previous call, as within one run of the machine, which holds them
+    /// borrowed throughout); otherwise the words are compared one by one.
+    #[inline]
     pub fn refresh(
         cache: &mut Option<Box<Decoded>>,
         cfg: &Config,
         tc: &ThreadConfig,
         thread: usize,
+        same_values: bool,
     ) {
-        let state = crate::exec::config_unit::state_of(tc, thread);
-        let fresh = match cache.as_deref() {
-            Some(d) => !d.matches(cfg, tc, state, thread),
-            None => true,
-        };
-        if fresh {
-            *cache = Some(Box::new(Decoded::decode(cfg, tc, state, thread)));
+        let stamp = (cfg.generation(), tc.generation());
+        if let Some(d) = cache.as_deref() {
+            if same_values && d.thread == thread && d.stamp == Some(stamp) {
+                return;
+            }
         }
+        Decoded::check_words(cache, cfg, tc, thread, same_values);
+    }
+
+    /// The part of [`Decoded::refresh`] that compares words, and decodes
+    /// when they differ.
+    fn check_words(
+        cache: &mut Option<Box<Decoded>>,
+        cfg: &Config,
+        tc: &ThreadConfig,
+        thread: usize,
+        same_values: bool,
+    ) {
+        let stamp = (cfg.generation(), tc.generation());
+        if let Some(d) = cache.as_deref_mut() {
+            let state = crate::exec::config_unit::state_of(tc, thread);
+            if d.matches(cfg, tc, state, thread) {
+                d.stamp = same_values.then_some(stamp);
+                return;
+            }
+        }
+        let state = crate::exec::config_unit::state_of(tc, thread);
+        let mut d = Decoded::decode(cfg, tc, state, thread);
+        d.stamp = same_values.then_some(stamp);
+        *cache = Some(Box::new(d));
+    }
+
+    /// Forget the generations: the next [`Decoded::refresh`] compares words.
+    pub fn forget_stamp(&mut self) {
+        self.stamp = None;
     }
 
     fn matches(&self, cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> bool {
+        let Some(words) = cfg.state_words(state) else {
+            return false;
+        };
+        let per_thread = crate::regs::thread_config_words(tc.arch());
+        let thread_words = tc.words();
         self.shared.state == state
             && self.thread == thread
             && self.shared.arch == cfg.arch()
             && self
                 .words
                 .iter()
-                .all(|&(a, v)| cfg.read_addr32(state, a as usize) == Some(v))
-            && self
-                .thread_words
-                .iter()
-                .all(|&(t, a, v)| tc.read(t as usize, a as usize) == Some(v))
+                .all(|&(a, v)| words.get(a as usize) == Some(&v))
+            && self.thread_words.iter().all(|&(t, a, v)| {
+                (a as usize) < per_thread
+                    && thread_words.get(t as usize * per_thread + a as usize) == Some(&v)
+            })
     }
 
     fn decode(cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> Decoded {
@@ -782,6 +851,8 @@ impl Decoded {
         Decoded {
             shared,
             packers,
+            stages: Default::default(),
+            prepared: Default::default(),
             thread,
             words: r
                 .seen
@@ -793,6 +864,7 @@ impl Decoded {
                 .iter()
                 .map(|&(t, a)| (t, a, tc.read(t as usize, a as usize).unwrap_or(0)))
                 .collect(),
+            stamp: None,
         }
     }
 }

@@ -35,9 +35,31 @@ impl Downsample {
     }
 
     /// How many of datums `0..n` of a run are kept.
+    #[inline]
     pub const fn kept(self, n: u32) -> u32 {
+        if self.keeps_all() {
+            return n;
+        }
         let full = n / 16;
         let rest = n % 16;
         full * self.mask.count_ones() + (self.mask & ((1u32 << rest) - 1) as u16).count_ones()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `kept(n)` is the number of `j < n` that `keep(j)` accepts (mask 0
+    /// meaning all, applied cyclically).
+    #[test]
+    fn kept_counts_the_kept_datums() {
+        for mask in [0u32, 1, 0x8001, 0x5555, 0xFFFE, 0xFFFF, 0x1234] {
+            let d = Downsample::new(mask);
+            for n in [0, 1, 15, 16, 17, 40, 64, 1000] {
+                let by_datum = (0..n).filter(|j| d.keep(*j)).count() as u32;
+                assert_eq!(d.kept(n), by_datum, "mask {mask:#x} n {n}");
+            }
+        }
     }
 }

@@ -75,6 +75,24 @@ impl EdgeConfig {
         let c = entry(self.row_set_mapping[b], y);
         self.masks[c]
     }
+
+    /// Whether [`EdgeConfig::mask`] is `0xFFFF` for packer `packer` at every
+    /// tile position: every mask its row-set (and face-set) selections can
+    /// reach is all ones.
+    pub fn never_masks(&self, packer: usize) -> bool {
+        let shift = 2 * (packer as u32 & 3);
+        let row_sets: Vec<usize> = if self.face_set_enable {
+            let a = ((self.face_set_select >> shift) & 3) as usize;
+            (0..16)
+                .map(|k| entry(self.face_set_mapping[a], k))
+                .collect()
+        } else {
+            vec![((self.row_set_select >> shift) & 3) as usize]
+        };
+        row_sets
+            .iter()
+            .all(|&b| (0..16).all(|k| self.masks[entry(self.row_set_mapping[b], k)] == 0xFFFF))
+    }
 }
 
 /// The datum a masked position yields, in the intermediate type `like`
@@ -125,5 +143,47 @@ pub const fn zero_of(like: Intermediate) -> Intermediate {
         I::Int16(_) => I::Int16(0),
         I::Int8(_) => I::Int8(0),
         I::UInt8(_) => I::UInt8(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `never_masks` against its definition: `mask` is `0xFFFF` at every row
+    /// and face position (entries are indexed by the low four bits, so 16
+    /// of each cover every position).
+    #[test]
+    fn never_masks_agrees_with_mask_at_every_position() {
+        let mut x = 0x2545_F491u32;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let mut seen = [0usize; 2];
+        for _ in 0..4000 {
+            // Masks mostly all ones, so both answers occur.
+            let mask = |v: u32| if v % 4 == 0 { v as u16 } else { 0xFFFF };
+            // Mapping words with few distinct entries, so unreachable masks
+            // are common.
+            let mapping = |v: u32| if v % 2 == 0 { v & 0x5555_5555 } else { v };
+            let e = EdgeConfig {
+                negative_infinity: false,
+                face_set_enable: next() % 2 == 0,
+                face_set_select: next() & 0xFF,
+                row_set_select: next() & 0xFF,
+                row_set_mapping: [(); 4].map(|_| mapping(next())),
+                face_set_mapping: [(); 4].map(|_| mapping(next())),
+                masks: [(); 4].map(|_| mask(next())),
+            };
+            for packer in 0..4 {
+                let every = (0..16).all(|y| (0..16).all(|z| e.mask(packer, y, z) == 0xFFFF));
+                assert_eq!(e.never_masks(packer), every, "{e:?} packer {packer}");
+                seen[every as usize] += 1;
+            }
+        }
+        assert!(seen[0] > 1000 && seen[1] > 1000, "{seen:?}");
     }
 }

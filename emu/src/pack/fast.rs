@@ -3,19 +3,19 @@
 //! downsampling, compression or accumulation. It computes
 //! exactly what the per-datum path computes (the differential test
 //! `pack_fast_path` runs both on the same inputs), only with the
-//! conversions of a whole row done before the bytes go to the stream.
+//! conversions of whole rows done before the bytes go to the stream.
 
 use super::late::{group_bytes, Late};
-use super::{Context, Sink, Stages};
+use super::{dst_row16, read_row, Context, Sink, Stages};
 use crate::fault::Result;
 use crate::format::bfp::{bfp_assemble, BfpGroup};
-use crate::format::data_format::BfpWidth;
-use crate::format::data_format::DataFormat;
+use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32};
 use crate::format::pack::{
     bf16_round, bfp_element, fp32_round_to_bf16, late_convert, EarlyConversion, Intermediate,
 };
 use crate::pack::relu::Relu;
+use crate::state::Dst;
 
 /// The row conversions the fast path knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +32,10 @@ pub(super) enum Kernel {
     /// assembly, a group at a time.
     Bfp,
 }
+
+/// Rows one [`Context::fast_rows`] call converts before writing: Blackhole's
+/// four read interfaces.
+const BATCH_ROWS: usize = 4;
 
 impl Stages {
     /// The kernel for these stages, `None` when a per-datum stage is active.
@@ -58,6 +62,132 @@ impl Stages {
     }
 }
 
+impl Kernel {
+    /// Convert `cells` (a plain, not BFP, output of `bytes` bytes per datum)
+    /// into the start of `out`; returns the bytes written.
+    #[inline]
+    fn plain_row(
+        self,
+        early: EarlyConversion,
+        cells: &[u32],
+        out: &mut [u8],
+        (to, fp8, bytes): (DataFormat, Fp8Format, usize),
+    ) -> Result<usize> {
+        if let Ok(row) = <&[u32; 16]>::try_from(cells) {
+            if let Some(len) = self.whole_row(row, out) {
+                return Ok(len);
+            }
+        }
+        let out = &mut out[..cells.len() * bytes];
+        match self {
+            Kernel::Bf16RoundToBf16 => {
+                for (o, c) in out.chunks_exact_mut(2).zip(cells) {
+                    o.copy_from_slice(&bf16_round(decode_bf16(*c as u16)).to_le_bytes());
+                }
+            }
+            Kernel::Fp32RoundToBf16 => {
+                for (o, c) in out.chunks_exact_mut(2).zip(cells) {
+                    o.copy_from_slice(&fp32_round_to_bf16(decode_fp32(*c)).to_le_bytes());
+                }
+            }
+            Kernel::Fp32ToFp32 => {
+                for (o, c) in out.chunks_exact_mut(4).zip(cells) {
+                    o.copy_from_slice(&decode_fp32(*c).to_le_bytes());
+                }
+            }
+            Kernel::Generic | Kernel::Bfp => {
+                let mut vals = [Intermediate::Fp32(0); 16];
+                early.apply_row(cells, &mut vals);
+                for (o, v) in out.chunks_exact_mut(bytes).zip(&vals[..cells.len()]) {
+                    let x = late_convert(*v, to, fp8)?;
+                    o.copy_from_slice(&x.to_le_bytes()[..bytes]);
+                }
+            }
+        }
+        Ok(out.len())
+    }
+
+    /// The fixed-format kernels on a whole row of 16 datums, written so the
+    /// compiler can convert several datums per instruction; `None` for the
+    /// kernels without such a form.
+    #[inline]
+    fn whole_row(self, cells: &[u32; 16], out: &mut [u8]) -> Option<usize> {
+        match self {
+            Kernel::Bf16RoundToBf16 => put_u16(out, &bf16_round_row(&cells.map(|c| c as u16))),
+            Kernel::Fp32RoundToBf16 => {
+                let mut v = [0u16; 16];
+                for (v, c) in v.iter_mut().zip(cells) {
+                    *v = fp32_round_to_bf16(decode_fp32(*c));
+                }
+                put_u16(out, &v)
+            }
+            Kernel::Fp32ToFp32 => {
+                let mut v = [0u32; 16];
+                for (v, c) in v.iter_mut().zip(cells) {
+                    *v = decode_fp32(*c);
+                }
+                put_u32(out, &v)
+            }
+            Kernel::Generic | Kernel::Bfp => None,
+        }
+    }
+}
+
+/// The `Bf16RoundToBf16` kernel on a whole row of `Dst16b` cells.
+///
+/// The early conversion's rounding of BF16 to BF16 changes only zeros,
+/// denormals and NaN (exponent field 0 or 255; FormatConversion.md,
+/// "Rounding (i.e. flush denormals to zero and NaN to infinity)"); a row
+/// with none of them is its decoded values as they are. The unit test
+/// `bf16_round_keeps_every_normal_value` checks that against
+/// [`bf16_round`] for every pattern.
+#[inline(always)]
+fn bf16_round_row(cells: &[u16; 16]) -> [u16; 16] {
+    let mut v = [0u16; 16];
+    let mut specials = 0u16;
+    for (v, c) in v.iter_mut().zip(cells) {
+        *v = decode_bf16(*c);
+        specials |= u16::from(!is_normal_bf16(*v));
+    }
+    if specials != 0 {
+        for x in &mut v {
+            *x = bf16_round(*x);
+        }
+    }
+    v
+}
+
+/// Whether BF16 `x` has an exponent field other than 0 and 255: a normal,
+/// finite value, which [`bf16_round`] leaves as it is.
+#[inline]
+const fn is_normal_bf16(x: u16) -> bool {
+    let exp = x & 0x7F80;
+    exp != 0 && exp != 0x7F80
+}
+
+/// `vals` as little-endian bytes at the start of `out`; the bytes written,
+/// or `None` if `out` is too short.
+#[inline]
+fn put_u16(out: &mut [u8], vals: &[u16; 16]) -> Option<usize> {
+    let mut bytes = [0u8; 32];
+    for (b, v) in bytes.chunks_exact_mut(2).zip(vals) {
+        b.copy_from_slice(&v.to_le_bytes());
+    }
+    out.get_mut(..32)?.copy_from_slice(&bytes);
+    Some(32)
+}
+
+/// As [`put_u16`] for 32-bit values.
+#[inline]
+fn put_u32(out: &mut [u8], vals: &[u32; 16]) -> Option<usize> {
+    let mut bytes = [0u8; 64];
+    for (b, v) in bytes.chunks_exact_mut(4).zip(vals) {
+        b.copy_from_slice(&v.to_le_bytes());
+    }
+    out.get_mut(..64)?.copy_from_slice(&bytes);
+    Some(64)
+}
+
 impl Context<'_> {
     /// Pack `n` datums of one row from column `col0` if the fast path
     /// applies (every one of them passes `mask`); returns whether it did.
@@ -82,65 +212,153 @@ impl Context<'_> {
             return Ok(false);
         }
         let cells = &cells[col0 as usize..(col0 + n) as usize];
-        let (to, fp8, bytes) = match st.late {
-            Late::Plain { to, fp8, bytes } => (to, fp8, bytes),
-            Late::Bfp { exp, width } => {
-                let mut vals = [Intermediate::Fp32(0); 16];
-                st.early.apply_row(cells, &mut vals);
-                let vals = &vals[..cells.len()];
-                if sink.bfp.pending() == 0 && vals.len() == 16 {
-                    // A whole group: assemble it directly.
-                    let mut elems = [0u16; 16];
-                    for (e, v) in elems.iter_mut().zip(vals) {
-                        *e = bfp_element(*v, exp)?;
-                    }
-                    let g = bfp_assemble(exp, width, &elems);
-                    emit_group(sink, width, &g)?;
-                } else {
-                    for v in vals {
-                        let e = bfp_element(*v, exp)?;
-                        if let Some(g) = sink.bfp.push(exp, width, e)? {
-                            emit_group(sink, width, &g)?;
-                        }
-                    }
-                }
+        match st.late {
+            Late::Plain { to, fp8, bytes } => {
+                let mut out = [0u8; 64];
+                let len = kernel.plain_row(st.early, cells, &mut out, (to, fp8, bytes))?;
                 sink.emitted += n;
-                return Ok(true);
+                sink.streams
+                    .data
+                    .push(sink.l1, &out[..len], None, sink.tag)?;
             }
+            Late::Bfp { exp, width } => bfp_row(st, sink, cells, exp, width)?,
+        }
+        Ok(true)
+    }
+
+    /// Pack `n` datums from column `col0` of each `Dst` row in `rows` (at
+    /// most four) if the fast path applies to every one of them, converting
+    /// them all before writing the stream; returns whether it did. A
+    /// conversion fault comes after the rows before it are written, as row
+    /// by row.
+    pub(super) fn fast_rows(
+        &self,
+        st: &Stages,
+        sink: &mut Sink<'_>,
+        dst: &Dst,
+        rows: &[u32],
+        col0: u32,
+        n: u32,
+    ) -> Result<bool> {
+        if self.general || !st.edge_unmasked || rows.len() > BATCH_ROWS {
+            return Ok(false);
+        }
+        let Some(kernel) = st.fast else {
+            return Ok(false);
         };
-        let mut out = [0u8; 64];
-        let len = n as usize * bytes;
-        match kernel {
-            Kernel::Bf16RoundToBf16 => {
-                for (o, c) in out.chunks_exact_mut(2).zip(cells) {
-                    o.copy_from_slice(&bf16_round(decode_bf16(*c as u16)).to_le_bytes());
-                }
+        let sh = self.shared;
+        let wide = st.early.reads_32b();
+        let (col0, end) = (col0 as usize, (col0 + n) as usize);
+        let Late::Plain { to, fp8, bytes } = st.late else {
+            let Late::Bfp { exp, width } = st.late else {
+                return Ok(false);
+            };
+            for row in rows {
+                let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, *row);
+                bfp_row(st, sink, &cells[col0..end], exp, width)?;
             }
-            Kernel::Fp32RoundToBf16 => {
-                for (o, c) in out.chunks_exact_mut(2).zip(cells) {
-                    o.copy_from_slice(&fp32_round_to_bf16(decode_fp32(*c)).to_le_bytes());
+            return Ok(true);
+        };
+        if col0 == 0 && end == 16 && self.whole_rows_to_l1(kernel, sink, dst, rows, wide) {
+            sink.emitted += n * rows.len() as u32;
+            return Ok(true);
+        }
+        let mut out = [0u8; BATCH_ROWS * 64];
+        let mut len = 0;
+        for row in rows {
+            let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, *row);
+            match kernel.plain_row(
+                st.early,
+                &cells[col0..end],
+                &mut out[len..],
+                (to, fp8, bytes),
+            ) {
+                Ok(k) => {
+                    len += k;
+                    sink.emitted += n;
                 }
-            }
-            Kernel::Fp32ToFp32 => {
-                for (o, c) in out.chunks_exact_mut(4).zip(cells) {
-                    o.copy_from_slice(&decode_fp32(*c).to_le_bytes());
-                }
-            }
-            Kernel::Generic | Kernel::Bfp => {
-                let mut vals = [Intermediate::Fp32(0); 16];
-                st.early.apply_row(cells, &mut vals);
-                for (o, v) in out.chunks_exact_mut(bytes).zip(&vals[..cells.len()]) {
-                    let x = late_convert(*v, to, fp8)?;
-                    o.copy_from_slice(&x.to_le_bytes()[..bytes]);
+                Err(e) => {
+                    sink.streams
+                        .data
+                        .push(sink.l1, &out[..len], None, sink.tag)?;
+                    return Err(e);
                 }
             }
         }
-        sink.emitted += n;
         sink.streams
             .data
             .push(sink.l1, &out[..len], None, sink.tag)?;
         Ok(true)
     }
+}
+
+impl Context<'_> {
+    /// Whole rows through a fixed-format kernel, written straight into L1
+    /// when the data stream allows it ([`OutStream::fill_direct`]); returns
+    /// whether they were.
+    ///
+    /// [`OutStream::fill_direct`]: super::stream::OutStream::fill_direct
+    fn whole_rows_to_l1(
+        &self,
+        kernel: Kernel,
+        sink: &mut Sink<'_>,
+        dst: &Dst,
+        rows: &[u32],
+        wide: bool,
+    ) -> bool {
+        let sh = self.shared;
+        let row_bytes = match kernel {
+            Kernel::Bf16RoundToBf16 | Kernel::Fp32RoundToBf16 => 32,
+            Kernel::Fp32ToFp32 => 64,
+            Kernel::Generic | Kernel::Bfp => return false,
+        };
+        sink.streams
+            .data
+            .fill_direct(sink.l1, rows.len() * row_bytes, sink.tag, |out| {
+                for (row, out) in rows.iter().zip(out.chunks_exact_mut(row_bytes)) {
+                    if kernel == Kernel::Bf16RoundToBf16 {
+                        let cells = dst_row16(dst, sh.arch, sh.dst_addressing, *row);
+                        put_u16(out, &bf16_round_row(cells));
+                    } else {
+                        let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, *row);
+                        kernel.whole_row(&cells, out);
+                    }
+                }
+            })
+    }
+}
+
+/// One row's datums through the early conversion, BFP element conversion and
+/// the shared-exponent assembler, a whole group at once when the assembler
+/// is empty and the row is 16 datums.
+#[inline]
+fn bfp_row(
+    st: &Stages,
+    sink: &mut Sink<'_>,
+    cells: &[u32],
+    exp: BfpExp,
+    width: BfpWidth,
+) -> Result<()> {
+    let mut vals = [Intermediate::Fp32(0); 16];
+    st.early.apply_row(cells, &mut vals);
+    let vals = &vals[..cells.len()];
+    if sink.bfp.pending() == 0 && vals.len() == 16 {
+        let mut elems = [0u16; 16];
+        for (e, v) in elems.iter_mut().zip(vals) {
+            *e = bfp_element(*v, exp)?;
+        }
+        let g = bfp_assemble(exp, width, &elems);
+        emit_group(sink, width, &g)?;
+    } else {
+        for v in vals {
+            let e = bfp_element(*v, exp)?;
+            if let Some(g) = sink.bfp.push(exp, width, e)? {
+                emit_group(sink, width, &g)?;
+            }
+        }
+    }
+    sink.emitted += cells.len() as u32;
+    Ok(())
 }
 
 /// A finished BFP group to the exponent and data streams.
@@ -151,4 +369,46 @@ fn emit_group(sink: &mut Sink<'_>, width: BfpWidth, g: &BfpGroup) -> Result<()> 
         .push(sink.l1, &[g.shared_exp], None, sink.tag)?;
     let (b, len) = group_bytes(width, g);
     sink.streams.data.push(sink.l1, &b[..len], None, sink.tag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The premise of `bf16_round_row`'s shortcut, for all 65536 patterns:
+    /// `bf16_round` returns every normal value unchanged.
+    #[test]
+    fn bf16_round_keeps_every_normal_value() {
+        let mut normal = 0;
+        for x in 0..=u16::MAX {
+            if is_normal_bf16(x) {
+                assert_eq!(bf16_round(x), x, "{x:#06x}");
+                normal += 1;
+            }
+        }
+        assert_eq!(normal, 2 * 254 * 128);
+    }
+
+    /// The row kernel against the datum conversion, for rows with and
+    /// without zeros, denormals, infinities and NaN.
+    #[test]
+    fn bf16_round_row_matches_the_datum_conversion() {
+        let mut x = 0x9E37_79B9u32;
+        for k in 0..2000 {
+            let cells: [u16; 16] = std::array::from_fn(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                // Every 8th row gets a special exponent (0 or 255) somewhere.
+                let v = x as u16;
+                if k % 8 == 0 && x % 5 == 0 {
+                    v & 0xFF00 | if x % 2 == 0 { 0 } else { 0xFF }
+                } else {
+                    v
+                }
+            });
+            let want = cells.map(|c| bf16_round(decode_bf16(c)));
+            assert_eq!(bf16_round_row(&cells), want, "{cells:04x?}");
+        }
+    }
 }

@@ -71,6 +71,7 @@ pub fn which_adc(thread: usize, ovrd_thread_id: bool, pk: &PackerConfig) -> Resu
 
 /// The input address generator for packer `packer` (InputAddressGenerator.md,
 /// functional model). `zero_write` and `flush` are the instruction's bits.
+#[inline]
 pub fn plan(
     shared: &Shared,
     pk: &PackerConfig,
@@ -81,10 +82,47 @@ pub fn plan(
     flush: bool,
 ) -> Result<InputPlan> {
     let Some([ch0, ch1]) = adcs.values(adc, Unit::Packers) else {
-        return Err(Fault::unsupported(format!(
-            "ADC set {adc} does not exist (ADCs.md defines ADCs[3])"
-        )));
+        return Err(no_adc_set(adc));
     };
+    check_count(ch0[0], ch1[0], packer, flush)?;
+    Ok(plan_from(
+        shared,
+        pk,
+        [ch0, ch1],
+        adc,
+        packer,
+        zero_write,
+        flush,
+    ))
+}
+
+/// The fault [`plan`] raises for ADC X counters `x0` (channel 0) and `x1`
+/// (channel 1), if any.
+#[inline]
+pub fn check_count(x0: u32, x1: u32, packer: usize, flush: bool) -> Result<()> {
+    let count = if flush {
+        0
+    } else {
+        x1.wrapping_sub(x0).wrapping_add(1)
+    };
+    if count > MAX_DATUMS {
+        return Err(too_many_datums(packer, x1, x0, count));
+    }
+    Ok(())
+}
+
+/// [`plan`] for ADC set `adc` whose packer channels hold `[ch0, ch1]`, once
+/// [`check_count`] accepted them.
+#[inline]
+pub fn plan_from(
+    shared: &Shared,
+    pk: &PackerConfig,
+    [ch0, ch1]: [[u32; 4]; 2],
+    adc: usize,
+    packer: usize,
+    zero_write: bool,
+    flush: bool,
+) -> InputPlan {
     let [x, y, z, w] = ch0;
     let s = &shared.ch0;
     let addr = s
@@ -99,13 +137,6 @@ pub fn plan(
     } else {
         ch1[0].wrapping_sub(x).wrapping_add(1)
     };
-    if count > MAX_DATUMS {
-        return Err(Fault::unsupported(format!(
-            "packer {packer}: InputNumDatums = Channel[1].X - Channel[0].X + 1 = {} - {x} + 1 \
-             wraps to {count}; counts above 2^18 are refused",
-            ch1[0]
-        )));
-    }
     let source = if zero_write || flush {
         Source::DevNull
     } else if packer == 0 && pk.source_interface_selection {
@@ -118,12 +149,29 @@ pub fn plan(
             bytes_per_datum: bpd,
         }
     } else {
-        let a = ((addr / bpd) & !x_mask)
+        // BytesPerDatum is a power of two: the division is a shift.
+        let a = ((addr >> bpd.trailing_zeros()) & !x_mask)
             .wrapping_add(x & x_mask)
             .wrapping_add(pk.dest_offset << 4);
         Source::Dst { start: a & 0x3FFF }
     };
-    Ok(InputPlan { source, count, adc })
+    InputPlan { source, count, adc }
+}
+
+/// The fault for an ADC set index outside `ADCs[3]`.
+#[cold]
+pub fn no_adc_set(adc: usize) -> Fault {
+    Fault::unsupported(format!(
+        "ADC set {adc} does not exist (ADCs.md defines ADCs[3])"
+    ))
+}
+
+#[cold]
+fn too_many_datums(packer: usize, x1: u32, x0: u32, count: u32) -> Fault {
+    Fault::unsupported(format!(
+        "packer {packer}: InputNumDatums = Channel[1].X - Channel[0].X + 1 = {x1} - {x0} + 1 \
+         wraps to {count}; counts above 2^18 are refused"
+    ))
 }
 
 /// Blackhole's `ReadIntfSel` (0 meaning all four) and `DstAccessMode`.
@@ -145,8 +193,14 @@ impl ReadInterfaces {
     }
 
     /// Enabled read interfaces.
+    #[inline]
     pub const fn count(self) -> u32 {
-        self.mask.count_ones()
+        // A table: the baseline x86-64 target has no population count.
+        const ENABLED: [u8; 16] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
+        match self.mask {
+            m @ 0..=0xF => ENABLED[m as usize] as u32,
+            m => m.count_ones(),
+        }
     }
 
     /// The `Dst` row each read interface reads, `None` where it is disabled,
@@ -183,39 +237,89 @@ impl ReadInterfaces {
         swizzle: bool,
         strict_groups: bool,
     ) -> Result<[Option<u32>; 4]> {
+        self.check(start_row, remap, swizzle, strict_groups)?;
+        Ok(std::array::from_fn(|i| self.row(start_row, i)))
+    }
+
+    /// The rules [`ReadInterfaces::rows`] enforces for `StartRow`.
+    #[inline]
+    pub fn check(
+        self,
+        start_row: u32,
+        remap: bool,
+        swizzle: bool,
+        strict_groups: bool,
+    ) -> Result<()> {
         if self.strided {
             if !(remap && swizzle) {
-                return Err(Fault::unimplemented(format!(
-                    "PACR DstAccessMode without DEST_ACCESS_CFG_remap_addrs and swizzle_32b \
-                     (remap_addrs={}, swizzle_32b={}): BlackholeA0 PACR.md documents the strided \
-                     mode only for use with both",
-                    remap as u8, swizzle as u8
-                )));
+                return Err(strided_without_controls(remap, swizzle));
             }
             if !matches!(self.mask, 0b0001 | 0b0011 | 0b1111) {
-                return Err(Fault::unimplemented(format!(
-                    "PACR DstAccessMode with ReadIntfSel = {:#06b}: its interaction with \
-                     ReadIntfSel is not yet documented (BlackholeA0 PACR.md)",
-                    self.mask
-                )));
+                return Err(strided_mask(self.mask));
             }
         } else if strict_groups && ((self.mask as u32) << (start_row & 3)) > 0b1111 {
-            return Err(Fault::undefined(format!(
-                "PACR ReadIntfSel = {:#06b} with StartRow = {start_row}: every enabled read \
-                 interface has to stay within the aligned group of four Dst rows \
-                 (BlackholeA0 PACR.md)",
-                self.mask
-            )));
+            return Err(crosses_group(self.mask, start_row));
         }
-        let step = if self.strided { 16 } else { 1 };
-        Ok(std::array::from_fn(|i| {
-            (self.mask & (1 << i) != 0).then_some(start_row + step * i as u32)
-        }))
+        Ok(())
     }
+
+    /// The row interface `i` (0..=3) reads, `None` where it is disabled; see
+    /// [`ReadInterfaces::rows`], which also checks `StartRow`.
+    #[inline]
+    pub fn row(self, start_row: u32, i: usize) -> Option<u32> {
+        let step = if self.strided { 16 } else { 1 };
+        (i < 4 && self.mask & (1 << i) != 0).then_some(start_row + step * i as u32)
+    }
+}
+
+#[cold]
+fn strided_without_controls(remap: bool, swizzle: bool) -> Fault {
+    Fault::unimplemented(format!(
+        "PACR DstAccessMode without DEST_ACCESS_CFG_remap_addrs and swizzle_32b \
+         (remap_addrs={}, swizzle_32b={}): BlackholeA0 PACR.md documents the strided \
+         mode only for use with both",
+        remap as u8, swizzle as u8
+    ))
+}
+
+#[cold]
+fn strided_mask(mask: u8) -> Fault {
+    Fault::unimplemented(format!(
+        "PACR DstAccessMode with ReadIntfSel = {mask:#06b}: its interaction with \
+         ReadIntfSel is not yet documented (BlackholeA0 PACR.md)"
+    ))
+}
+
+#[cold]
+fn crosses_group(mask: u8, start_row: u32) -> Fault {
+    Fault::undefined(format!(
+        "PACR ReadIntfSel = {mask:#06b} with StartRow = {start_row}: every enabled read \
+         interface has to stay within the aligned group of four Dst rows \
+         (BlackholeA0 PACR.md)"
+    ))
 }
 
 /// `Arch`-dependent datum ordering helper: whether a packer reads through
 /// Blackhole's read interfaces.
 pub const fn uses_read_interfaces(arch: Arch) -> bool {
     matches!(arch, Arch::Blackhole)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `count` is the number of set bits of the interface mask, for every
+    /// mask (BlackholeA0 PACR.md: each set bit enables one read interface).
+    #[test]
+    fn count_is_the_number_of_enabled_interfaces() {
+        for mask in 0..=255u8 {
+            let r = ReadInterfaces {
+                mask,
+                strided: false,
+            };
+            assert_eq!(r.count(), mask.count_ones(), "{mask:#b}");
+        }
+        assert_eq!(ReadInterfaces::new(0, false).count(), 4);
+    }
 }

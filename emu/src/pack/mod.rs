@@ -35,6 +35,7 @@ pub mod input;
 pub mod l1_acc;
 pub mod late;
 pub mod output;
+mod prepared;
 pub mod relu;
 pub mod stream;
 pub mod threshold;
@@ -89,6 +90,7 @@ impl PacrFields {
     /// `AddrCntContext`, `RowPadZero` and `CfgContext` are "not yet
     /// documented in detail" (BlackholeA0 PACR.md), so a non-zero value stops
     /// the run.
+    #[inline]
     pub fn decode(arch: Arch, i: &Pacr) -> Result<PacrFields> {
         let packers = match arch {
             Arch::WormholeB0 => match i.pack_sel & 0xF {
@@ -102,18 +104,8 @@ impl PacrFields {
                 }
             },
             Arch::Blackhole => {
-                for (value, name) in [
-                    (i.ctxt_ctrl, "CtxtCtrl"),
-                    (i.addr_cnt_context, "AddrCntContext"),
-                    (i.row_pad_zero, "RowPadZero"),
-                    (i.cfg_context, "CfgContext"),
-                ] {
-                    if value != 0 {
-                        return Err(Fault::unimplemented(format!(
-                            "PACR {name} = {value}: BlackholeA0 PACR.md says it is not yet \
-                             documented in detail"
-                        )));
-                    }
+                if i.ctxt_ctrl | i.addr_cnt_context | i.row_pad_zero | i.cfg_context != 0 {
+                    return Err(undocumented_blackhole_field(i));
                 }
                 0b0001
             }
@@ -129,6 +121,24 @@ impl PacrFields {
             read_interfaces: ReadInterfaces::new(i.read_intf_sel, i.dst_access_mode & 1 != 0),
         })
     }
+}
+
+/// The fault for the first of Blackhole `PACR`'s undocumented fields that
+/// is set (see [`PacrFields::decode`]).
+#[cold]
+fn undocumented_blackhole_field(i: &Pacr) -> Fault {
+    let set = [
+        (i.ctxt_ctrl, "CtxtCtrl"),
+        (i.addr_cnt_context, "AddrCntContext"),
+        (i.row_pad_zero, "RowPadZero"),
+        (i.cfg_context, "CfgContext"),
+    ]
+    .into_iter()
+    .find(|(value, _)| *value != 0);
+    let (value, name) = set.unwrap_or((0, "none"));
+    Fault::unimplemented(format!(
+        "PACR {name} = {value}: BlackholeA0 PACR.md says it is not yet documented in detail"
+    ))
 }
 
 /// What one packer keeps between instructions.
@@ -170,12 +180,34 @@ pub struct PackerState {
     pub allow_read_interface_group_crossing: bool,
     /// The last instruction's decoded configuration.
     config_cache: Option<Box<config::Decoded>>,
+    /// Set while [`Machine::run`] executes: `Config` and `ThreadConfig`
+    /// cannot be replaced meanwhile, so their generations may stand in for
+    /// their words when checking `config_cache`.
+    in_run: bool,
 }
 
 impl PackerState {
     /// Packer `i`'s state.
     pub fn unit(&self, i: usize) -> Option<&PackerUnit> {
         self.units.get(i)
+    }
+
+    /// A run of the machine starts: the configuration values may have been
+    /// replaced since the last instruction, so the cached decode is checked
+    /// word by word once, and by generation after that.
+    pub(crate) fn begin_run(&mut self) {
+        if let Some(d) = self.config_cache.as_deref_mut() {
+            d.forget_stamp();
+        }
+        self.in_run = true;
+    }
+
+    /// The run is over; until the next one, every `PACR` compares words.
+    pub(crate) fn end_run(&mut self) {
+        if let Some(d) = self.config_cache.as_deref_mut() {
+            d.forget_stamp();
+        }
+        self.in_run = false;
     }
 
     /// `CLREXPHIST`: reset the exponent histogram of every packer.
@@ -188,79 +220,129 @@ impl PackerState {
 
 /// Execute one `PACR` for `thread`.
 pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
-    let arch = m.arch();
-    let f = PacrFields::decode(arch, i)?;
-    if thread >= ADC_SETS {
-        return Err(Fault::unsupported(format!(
-            "PACR issued by Tensix thread {thread}; there are three"
-        )));
-    }
-    // The decoded configuration is borrowed from the cache while the
-    // machine is mutated, then put back.
+    let f = PacrFields::decode(m.arch(), i)?;
+    with_config(m, thread, |m, decoded| {
+        let prep = prepare(m, f, thread, decoded)?;
+        execute(m, &prep, decoded)
+    })
+}
+
+/// [`pacr`] for the instruction word `word`, whose prepared form
+/// ([`prepared`]) is kept with the decoded configuration, so a word seen
+/// before is not decoded again.
+pub fn pacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<()> {
+    with_config(m, thread, |m, decoded| {
+        if let Some(prep) = decoded.prepared.get(word, thread).copied() {
+            return execute(m, &prep, decoded);
+        }
+        let arch = m.arch();
+        let f = PacrFields::decode(arch, &Pacr::from_word(arch, word))?;
+        let prep = prepare(m, f, thread, decoded)?;
+        decoded.prepared.insert(word, prep);
+        execute(m, &prep, decoded)
+    })
+}
+
+/// Run `body` with the configuration an instruction of `thread` sees,
+/// decoded (or kept from the last instruction). The decoded configuration
+/// is borrowed from the cache while the machine is mutated, then put back.
+#[inline]
+fn with_config(
+    m: &mut Machine,
+    thread: usize,
+    body: impl FnOnce(&mut Machine, &mut config::Decoded) -> Result<()>,
+) -> Result<()> {
     let mut cache = m.packer.config_cache.take();
-    config::Decoded::refresh(&mut cache, &m.config, &m.thread_config, thread);
-    let Some(decoded) = cache.as_deref() else {
+    config::Decoded::refresh(
+        &mut cache,
+        &m.config,
+        &m.thread_config,
+        thread,
+        m.packer.in_run,
+    );
+    let Some(decoded) = cache.as_deref_mut() else {
         return Err(Fault::unsupported(
             "internal: no decoded packer configuration",
         ));
     };
-    let result = execute(m, thread, &f, decoded);
+    let result = body(m, decoded);
     m.packer.config_cache = cache;
     result
 }
 
-/// The body of [`pacr`] once its configuration is decoded.
+/// The instruction's choices, or its first fault. When a packer's choice
+/// faults, a packer before it may fault first on its counters (each
+/// packer's choices and counters are checked before the next packer's), so
+/// the checks then run in that order.
+fn prepare(
+    m: &Machine,
+    f: PacrFields,
+    thread: usize,
+    decoded: &config::Decoded,
+) -> Result<prepared::Prepared> {
+    prepared::check_instruction(thread, decoded)?;
+    prepared::Prepared::new(m.arch(), f, thread, decoded).map_err(|e| {
+        let pks = &decoded.packers;
+        for p in (0..m.arch().packer_count()).filter(|p| f.packers & (1 << p) != 0) {
+            let counters = pks[p]
+                .check_documented(p)
+                .and_then(|()| input::which_adc(thread, f.ovrd_thread_id, &pks[p]))
+                .and_then(|adc| {
+                    m.adcs
+                        .values(adc, Unit::Packers)
+                        .ok_or_else(|| input::no_adc_set(adc))
+                })
+                .and_then(|[ch0, ch1]| input::check_count(ch0[0], ch1[0], p, f.flush));
+            if let Err(first) = counters {
+                return first;
+            }
+        }
+        e
+    })
+}
+
+/// The body of [`pacr`] once its configuration is decoded and its choices
+/// made.
 fn execute(
     m: &mut Machine,
-    thread: usize,
-    f: &PacrFields,
-    decoded: &config::Decoded,
+    prep: &prepared::Prepared,
+    decoded: &mut config::Decoded,
 ) -> Result<()> {
-    let arch = m.arch();
-    let shared = &decoded.shared;
-    let pks = &decoded.packers;
-    if shared.stochastic_rounding {
-        return Err(Fault::unsupported(
-            "ALU_ROUNDING_MODE_Packer_srnd_en: stochastic rounding in the packer is not modelled \
-             (its bias is a documented hardware bug without a bit-level description)",
-        ));
-    }
-    let units = arch.packer_count();
+    let f = &prep.fields;
+    let config::Decoded {
+        shared,
+        packers: pks,
+        stages,
+        ..
+    } = decoded;
+    let shared = &*shared;
     let packer0_initial = output::initial_addr(&pks[0]);
-    let all_ovrd = shared.all_pack_disable_zero_compress_ovrd;
-    let all_disable = shared.all_pack_disable_zero_compress;
 
-    // Both address generators run as the instruction starts.
-    let mut plans: [Option<(InputPlan, [u32; 4])>; 4] = [None; 4];
-    let mut used = [false; ADC_SETS];
-    for p in 0..units {
-        if f.packers & (1 << p) == 0 {
-            continue;
-        }
-        pks[p].check_documented(p)?;
-        let adc = input::which_adc(thread, f.ovrd_thread_id, &pks[p])?;
-        let ip = input::plan(shared, &pks[p], &m.adcs, adc, p, f.zero_write, f.flush)?;
-        let ch1 = m
-            .adcs
-            .values(adc, Unit::Packers)
-            .map(|v| v[1])
-            .unwrap_or_default();
-        used[adc] = true;
-        plans[p] = Some((ip, ch1));
+    // Both address generators run as the instruction starts: every
+    // packer's faults come before any packer writes.
+    for u in prep.units() {
+        let Some([ch0, ch1]) = m.adcs.values(u.adc(), Unit::Packers) else {
+            return Err(input::no_adc_set(u.adc()));
+        };
+        input::check_count(ch0[0], ch1[0], u.packer(), f.flush)?;
     }
 
     let tag = m.issued;
     let general = m.packer.force_general_path;
     let strict_groups = !m.packer.allow_read_interface_group_crossing;
-    for (p, plan) in plans.iter().enumerate() {
-        let Some((ip, ch1)) = *plan else { continue };
+    for u in prep.units() {
+        let (p, adc) = (u.packer(), u.adc());
         let pk = &pks[p];
-        let compress = output::performing_compression(pk, all_ovrd, all_disable, p);
+        // The counters are as they were above: packing does not move them.
+        let Some(counters) = m.adcs.values(adc, Unit::Packers) else {
+            return Err(input::no_adc_set(adc));
+        };
+        let ip = input::plan_from(shared, pk, counters, adc, p, f.zero_write, f.flush);
         let outs = OutputInputs {
             packer0_initial,
-            ch1,
+            ch1: counters[1],
             l1_dest_addr_offset: m.packer.l1_dest_addr_offset[p],
-            performing_compression: compress,
+            performing_compression: u.compress,
         };
         let unit = &mut m.packer.units[p];
         output::start(shared, pk, p, &outs, &mut unit.streams);
@@ -269,15 +351,16 @@ fn execute(
             pk,
             packer: p,
             fields: f,
-            compress,
+            compress: u.compress,
             tag,
             general,
             strict_groups,
         };
-        ctx.run(unit, &m.dst, &mut m.l1, &ip)?;
+        let slot = &mut stages[p][matches!(ip.source, Source::L1 { .. }) as usize];
+        ctx.run(unit, &m.dst, &mut m.l1, &ip, slot)?;
     }
 
-    for (adc, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+    for adc in (0..ADC_SETS).filter(|a| prep.uses_adc(*a)) {
         advance_adcs(m, adc, &shared.addr_mods[f.addr_mode])?;
     }
     Ok(())
@@ -327,14 +410,18 @@ struct Context<'a> {
     strict_groups: bool,
 }
 
-/// The per-datum stages, decided once per instruction.
-struct Stages {
+/// The per-datum stages, decided from the configuration alone (and from
+/// whether the packer reads L1), so kept with the decoded configuration.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Stages {
     early: EarlyConversion,
     /// The Blackhole FP32 → FP16 mode: ReLU sees the TF32 value.
     relu_on_tf32: bool,
     /// What a masked datum becomes, after ReLU.
     edge_fill: Intermediate,
-    edge_all_pass: bool,
+    /// This packer's mask is `0xFFFF` wherever the tile position is (the
+    /// masks it can select are all ones), so no datum is masked.
+    edge_unmasked: bool,
     relu: Relu,
     histogram: bool,
     threshold: Option<(DataFormat, u32)>,
@@ -442,7 +529,7 @@ impl Context<'_> {
             early,
             relu_on_tf32: early == EarlyConversion::Fp32ToFp16ViaTf32 && relu != Relu::Off,
             edge_fill,
-            edge_all_pass,
+            edge_unmasked: edge_all_pass || sh.edge.never_masks(self.packer),
             relu,
             histogram: sh.histogram_enable,
             threshold,
@@ -457,7 +544,15 @@ impl Context<'_> {
 
     /// Run the packer for this instruction: fetch, convert, emit, and on
     /// `Last` / `Flush` drain the buffers.
-    fn run(&self, unit: &mut PackerUnit, dst: &Dst, l1: &mut L1, plan: &InputPlan) -> Result<()> {
+    /// `stages` caches [`Context::stages`] for this packer and source kind.
+    fn run(
+        &self,
+        unit: &mut PackerUnit,
+        dst: &Dst,
+        l1: &mut L1,
+        plan: &InputPlan,
+        stages: &mut Option<Stages>,
+    ) -> Result<()> {
         let f = self.fields;
         let bh = input::uses_read_interfaces(self.shared.arch);
         if !unit.tile_position_live {
@@ -470,9 +565,12 @@ impl Context<'_> {
             plan.count
         };
         let ends_row = !f.concat || f.last || f.flush;
-        let mut stages = None;
+        let mut used = None;
         if datums > 0 {
-            let st = self.stages(plan.source)?;
+            let st: &Stages = match stages {
+                Some(st) => st,
+                None => stages.insert(self.stages(plan.source)?),
+            };
             let kept = if bh {
                 rows_per_instr * st.down.kept(plan.count)
             } else {
@@ -505,7 +603,7 @@ impl Context<'_> {
             };
             match plan.source {
                 Source::Dst { start } if bh => self.run_read_interfaces(
-                    &st,
+                    st,
                     &mut sink,
                     tile_position,
                     histogram,
@@ -514,7 +612,7 @@ impl Context<'_> {
                     plan.count,
                 )?,
                 Source::Dst { start } => self.run_contiguous(
-                    &st,
+                    st,
                     &mut sink,
                     tile_position,
                     histogram,
@@ -527,7 +625,7 @@ impl Context<'_> {
                     let per_row = if bh { plan.count } else { datums };
                     for j in 0..datums {
                         self.after_fetch(
-                            &st,
+                            st,
                             &mut sink,
                             histogram,
                             zero,
@@ -546,7 +644,7 @@ impl Context<'_> {
                              read interfaces apply is not documented",
                         ));
                     }
-                    self.run_l1(&st, &mut sink, histogram, addr, bytes_per_datum, plan.count)?;
+                    self.run_l1(st, &mut sink, histogram, addr, bytes_per_datum, plan.count)?;
                 }
             }
             if self.compress && ends_row && sink.emitted > 0 {
@@ -558,10 +656,10 @@ impl Context<'_> {
             if self.compress {
                 sink.compressor.row_open = !ends_row;
             }
-            stages = Some(st);
+            used = Some(st);
         }
         if f.last || f.flush {
-            self.finish(unit, l1, stages.as_ref())?;
+            self.finish(unit, l1, used)?;
             unit.tile_position_live = false;
         } else {
             unit.tile_position_live = true;
@@ -652,15 +750,29 @@ impl Context<'_> {
             )));
         }
         let a = sh.dst_addressing;
-        let rows = self.fields.read_interfaces.rows(
-            start >> 4,
-            a.remap_addrs,
-            a.swizzle_32b,
-            self.strict_groups,
-        )?;
+        let interfaces = self.fields.read_interfaces;
+        let start_row = start >> 4;
+        interfaces.check(start_row, a.remap_addrs, a.swizzle_32b, self.strict_groups)?;
+        // The rows of the enabled interfaces, in interface order.
+        let mut listed = [0u32; 4];
+        let mut enabled = 0;
+        for i in 0..4 {
+            if let Some(row) = interfaces.row(start_row, i) {
+                listed[enabled] = row;
+                enabled += 1;
+            }
+        }
+        let rows = &listed[..enabled];
+        if self.fast_rows(st, sink, dst, rows, col0, count)? {
+            tp.advance_rows(
+                self.fields.read_interfaces.count(),
+                self.pk.reads_per_xy_plane,
+            );
+            return Ok(());
+        }
         let z = self.pk.dest_zoffset.wrapping_add(tp.z);
-        for (k, row) in rows.iter().flatten().enumerate() {
-            let mask = if st.edge_all_pass {
+        for (k, row) in rows.iter().enumerate() {
+            let mask = if st.edge_unmasked {
                 0xFFFF
             } else {
                 sh.edge.mask(self.packer, tp.y.wrapping_add(k as u32), z)
@@ -704,7 +816,7 @@ impl Context<'_> {
             let col0 = idx & 0xF;
             let n = (16 - col0).min(count - j);
             let cells = read_row(dst, sh.arch, a, st.early.reads_32b(), row);
-            if st.edge_all_pass
+            if st.edge_unmasked
                 && !st.histogram
                 && self.fast_row(st, sink, &cells, col0, n, 0xFFFF)?
             {
@@ -715,7 +827,7 @@ impl Context<'_> {
                 continue;
             }
             for c in col0..col0 + n {
-                let mask = if st.edge_all_pass {
+                let mask = if st.edge_unmasked {
                     0xFFFF
                 } else {
                     let z = self.pk.dest_zoffset.wrapping_add(tp.z);
@@ -860,6 +972,19 @@ impl Sink<'_> {
     }
 }
 
+/// The `Dst16b` row `row` (taken modulo 1024) as [`read_row`] reads it
+/// with 16-bit reads: all zero when the row is not valid.
+#[inline]
+fn dst_row16(dst: &Dst, arch: Arch, a: crate::state::dst::DstAddressing, row: u32) -> &[u16; 16] {
+    const ZERO: [u16; 16] = [0; 16];
+    let s = adj16(arch, a, row & 0x3FF);
+    if dst.is_valid(s) {
+        dst.row(s)
+    } else {
+        &ZERO
+    }
+}
+
 /// The 16 cells of one `Dst` row as the packer reads them: `Dst32b` values
 /// (row taken modulo 512) or `Dst16b` values, zero where the row is not
 /// valid (never written).
@@ -876,13 +1001,23 @@ fn read_row(
         if !dst.is_valid(s) {
             return [0; 16];
         }
-        std::array::from_fn(|c| dst.read32_at(s, c))
+        // Dst::read32_at for the whole row: the high halves at storage row
+        // `s`, the low halves eight rows on.
+        let (hi, lo) = (dst.row(s), dst.row(s + 8));
+        let mut cells = [0; 16];
+        for (c, (h, l)) in cells.iter_mut().zip(hi.iter().zip(lo)) {
+            *c = ((*h as u32) << 16) | *l as u32;
+        }
+        cells
     } else {
         let s = adj16(arch, a, row & 0x3FF);
         if !dst.is_valid(s) {
             return [0; 16];
         }
-        let r = dst.row(s);
-        std::array::from_fn(|c| r[c] as u32)
+        let mut cells = [0; 16];
+        for (c, v) in cells.iter_mut().zip(dst.row(s)) {
+            *c = *v as u32;
+        }
+        cells
     }
 }

@@ -46,6 +46,7 @@ pub struct OutputInputs {
 
 /// Assign fresh stream addresses where needed, as the instruction starts.
 /// Returns the address (16-byte units) the data stream would start at.
+#[inline]
 pub fn start(
     shared: &Shared,
     pk: &PackerConfig,

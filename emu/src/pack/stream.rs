@@ -61,15 +61,29 @@ impl OutStream {
         tag: u64,
     ) -> Result<()> {
         let mut rest = bytes;
-        while !rest.is_empty() {
+        if self.fill > 0 {
             let take = (16 - self.fill).min(rest.len());
             self.buf[self.fill..self.fill + take].copy_from_slice(&rest[..take]);
             self.fill += take;
             rest = &rest[take..];
-            if self.fill == 16 {
-                self.write(l1, 16, acc, tag)?;
+            if self.fill < 16 {
+                return Ok(());
             }
+            self.write(l1, 16, acc, tag)?;
         }
+        // The buffer is empty: whole 16-byte groups fill it and go at once.
+        if acc.is_none() {
+            rest = self.put_groups(l1, rest, tag)?;
+        }
+        let mut groups = rest.chunks_exact(16);
+        for group in &mut groups {
+            self.buf.copy_from_slice(group);
+            self.fill = 16;
+            self.write(l1, 16, acc, tag)?;
+        }
+        let tail = groups.remainder();
+        self.buf[..tail.len()].copy_from_slice(tail);
+        self.fill = tail.len();
         Ok(())
     }
 
@@ -83,7 +97,58 @@ impl OutStream {
         Ok(())
     }
 
+    /// With the buffer empty and nothing to accumulate, `len` bytes (whole
+    /// 16-byte groups) that `fill` puts straight into L1 at the stream's
+    /// address: the same writes, logging, address and buffer as pushing
+    /// them. Returns `false`, doing nothing, when that does not apply (the
+    /// buffer holds bytes, `len` is not whole groups, or the groups do not
+    /// all lie inside L1); the caller then pushes the bytes.
+    #[inline]
+    pub fn fill_direct(
+        &mut self,
+        l1: &mut L1,
+        len: usize,
+        tag: u64,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> bool {
+        if self.fill != 0 || len % 16 != 0 || len == 0 {
+            return false;
+        }
+        let addr = self.byte_address;
+        if !l1.fill16_groups(addr, len / 16, tag, fill) {
+            return false;
+        }
+        self.byte_address = addr.wrapping_add(len as u32);
+        // The buffer holds the last group, as if it had passed through it.
+        if let Some(last) = l1.read(addr.wrapping_add(len as u32 - 16), 16) {
+            self.buf.copy_from_slice(last);
+        }
+        true
+    }
+
+    /// With the buffer empty and nothing to accumulate: write the whole
+    /// 16-byte groups of `bytes` to L1 as they are, leaving the buffer as if
+    /// they had passed through it. Returns the bytes after them.
+    #[inline]
+    fn put_groups<'b>(&mut self, l1: &mut L1, bytes: &'b [u8], tag: u64) -> Result<&'b [u8]> {
+        let groups = bytes.len() / 16;
+        if groups == 0 {
+            return Ok(bytes);
+        }
+        let stored = l1.write16_groups(self.byte_address, &bytes[..16 * groups], tag);
+        self.byte_address = self.byte_address.wrapping_add(16 * stored as u32);
+        // The buffer holds the last group written, or the one refused.
+        let last = stored.min(groups - 1);
+        self.buf.copy_from_slice(&bytes[16 * last..16 * last + 16]);
+        if stored < groups {
+            self.fill = 16;
+            return Err(outside(self.byte_address, l1));
+        }
+        Ok(&bytes[16 * groups..])
+    }
+
     /// Write the buffer, of which the first `valid` bytes are datums.
+    #[inline]
     fn write(&mut self, l1: &mut L1, valid: usize, acc: Option<AccFormat>, tag: u64) -> Result<()> {
         let addr = self.byte_address;
         if let Some(a) = acc {
@@ -101,6 +166,7 @@ impl OutStream {
     }
 }
 
+#[cold]
 fn outside(addr: u32, l1: &L1) -> Fault {
     Fault::undefined(format!(
         "packer output of 16 bytes at L1 byte address {addr:#x} leaves L1 ({:#x} bytes)",
@@ -128,5 +194,51 @@ impl Streams {
         self.exp.needs_new_address = true;
         self.data.needs_new_address = true;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::Arch;
+
+    /// "Output alignment": whatever sizes the datums arrive in, L1 sees the
+    /// byte sequence in order, one aligned 16-byte write per 16 bytes, and
+    /// the last partial group waits in the buffer until `flush` pads it
+    /// with zeros.
+    #[test]
+    fn pushes_of_any_size_write_the_bytes_in_aligned_groups() {
+        let mut x = 0x1234_5678u32;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        for _ in 0..200 {
+            let mut l1 = L1::new(Arch::Blackhole);
+            l1.enable_log();
+            let mut s = OutStream::default();
+            s.assign(0x100);
+            let total = (next() % 200) as usize;
+            let data: Vec<u8> = (0..total).map(|_| next() as u8).collect();
+            let mut at = 0;
+            while at < total {
+                let n = ((next() % 40) as usize).min(total - at);
+                s.push(&mut l1, &data[at..at + n], None, 7).unwrap();
+                at += n;
+            }
+            assert_eq!(s.pending(), total % 16);
+            assert_eq!(l1.log().len(), total / 16);
+            for (k, w) in l1.log().iter().enumerate() {
+                assert_eq!(w.addr, 0x1000 + 16 * k as u32);
+                assert_eq!(&w.bytes[..], &data[16 * k..16 * k + 16]);
+            }
+            s.flush(&mut l1, None, 7).unwrap();
+            let mut want = data.clone();
+            want.resize(total.div_ceil(16) * 16, 0);
+            assert_eq!(l1.read(0x1000, want.len()).unwrap(), &want[..]);
+            assert_eq!(s.pending(), 0);
+        }
     }
 }

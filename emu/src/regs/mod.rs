@@ -83,11 +83,23 @@ impl ThreadCfgField {
 }
 
 /// The Config space: [`CONFIG_STATES`] copies of [`config_words`] words.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Equality compares the architecture and the words, not the generation.
+#[derive(Clone, Debug)]
 pub struct Config {
     arch: Arch,
     words: Vec<u32>,
+    /// Bumped by every store (see [`Config::generation`]).
+    generation: u64,
 }
+
+impl PartialEq for Config {
+    fn eq(&self, other: &Config) -> bool {
+        self.arch == other.arch && self.words == other.words
+    }
+}
+
+impl Eq for Config {}
 
 impl Config {
     /// All zero, as after reset.
@@ -95,7 +107,17 @@ impl Config {
         Config {
             arch,
             words: vec![0; CONFIG_STATES * config_words(arch)],
+            generation: 0,
         }
+    }
+
+    /// A count of the stores made to this value so far. Every method that
+    /// can change a word advances it, so a reader that saw generation `g`
+    /// may keep what it decoded while the generation is still `g`. It says
+    /// nothing about another `Config` value (a clone, a replacement): two
+    /// values with the same generation may hold different words.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     pub fn arch(&self) -> Arch {
@@ -112,11 +134,19 @@ impl Config {
         self.index(state, addr32).map(|i| self.words[i])
     }
 
+    /// Every word of `state`, or `None` for a state that does not exist.
+    pub fn state_words(&self, state: usize) -> Option<&[u32]> {
+        let n = config_words(self.arch);
+        self.words
+            .get(state.checked_mul(n)?..state.checked_add(1)?.checked_mul(n)?)
+    }
+
     /// Store a whole word; returns `false` (and stores nothing) outside the space.
     pub fn write_addr32(&mut self, state: usize, addr32: usize, value: u32) -> bool {
         match self.index(state, addr32) {
             Some(i) => {
                 self.words[i] = value;
+                self.generation = self.generation.wrapping_add(1);
                 true
             }
             None => false,
@@ -149,18 +179,37 @@ impl Config {
 }
 
 /// ThreadConfig: per-thread words written by SETC16 (16 bits at a time).
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Equality compares the architecture and the words, not the generation.
+#[derive(Clone, Debug)]
 pub struct ThreadConfig {
     arch: Arch,
     words: Vec<u32>,
+    /// Bumped by every store (see [`ThreadConfig::generation`]).
+    generation: u64,
 }
+
+impl PartialEq for ThreadConfig {
+    fn eq(&self, other: &ThreadConfig) -> bool {
+        self.arch == other.arch && self.words == other.words
+    }
+}
+
+impl Eq for ThreadConfig {}
 
 impl ThreadConfig {
     pub fn new(arch: Arch) -> ThreadConfig {
         ThreadConfig {
             arch,
             words: vec![0; THREADS * thread_config_words(arch)],
+            generation: 0,
         }
+    }
+
+    /// A count of the stores made to this value so far, as
+    /// [`Config::generation`].
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     pub fn arch(&self) -> Arch {
@@ -172,6 +221,12 @@ impl ThreadConfig {
         (thread < THREADS && reg < n).then_some(thread * n + reg)
     }
 
+    /// Every word of every thread: thread `t`'s register `r` at
+    /// `t * thread_config_words(arch) + r`.
+    pub fn words(&self) -> &[u32] {
+        &self.words
+    }
+
     pub fn read(&self, thread: usize, reg: usize) -> Option<u32> {
         self.index(thread, reg).map(|i| self.words[i])
     }
@@ -181,6 +236,7 @@ impl ThreadConfig {
         match self.index(thread, reg) {
             Some(i) => {
                 self.words[i] = value;
+                self.generation = self.generation.wrapping_add(1);
                 true
             }
             None => false,
@@ -234,6 +290,41 @@ mod tests {
         assert_eq!(c.get(0, CfgField::THCON_SEC0_REG1_Out_data_format), 5);
         // State 1 is a separate copy.
         assert_eq!(c.get(1, CfgField::THCON_SEC0_REG1_Out_data_format), 0);
+    }
+
+    /// Every store advances the generation (the packer keeps its decoded
+    /// configuration while it is unchanged); a refused store and a read do
+    /// not; equality looks at the words only.
+    #[test]
+    fn every_store_advances_the_generation() {
+        let mut c = Config::new(Arch::Blackhole);
+        let g0 = c.generation();
+        assert!(c.write_addr32(1, 3, 7));
+        assert!(c.generation() > g0);
+        let g1 = c.generation();
+        assert!(c.set(0, CfgField::THCON_SEC0_REG1_Out_data_format, 5));
+        assert!(c.generation() > g1);
+        let g2 = c.generation();
+        assert!(!c.write_addr32(0, config_words(Arch::Blackhole), 1));
+        let _ = c.get(0, CfgField::THCON_SEC0_REG1_Out_data_format);
+        assert_eq!(c.generation(), g2);
+        let mut fresh = Config::new(Arch::Blackhole);
+        fresh.write_addr32(1, 3, 7);
+        fresh.set(0, CfgField::THCON_SEC0_REG1_Out_data_format, 5);
+        fresh.set(0, CfgField::THCON_SEC0_REG1_Out_data_format, 5);
+        assert_ne!(fresh.generation(), c.generation());
+        assert_eq!(fresh, c);
+
+        let mut t = ThreadConfig::new(Arch::WormholeB0);
+        let g0 = t.generation();
+        assert!(t.write(2, 1, 9));
+        assert!(t.generation() > g0);
+        let g1 = t.generation();
+        assert!(t.set(1, ThreadCfgField::CFG_STATE_ID_StateID, 1));
+        assert!(t.generation() > g1);
+        let g2 = t.generation();
+        assert!(!t.write(3, 0, 1));
+        assert_eq!(t.generation(), g2);
     }
 
     #[test]

@@ -206,6 +206,7 @@ mod tests {
     fn invariants_hold_for_the_models_output_and_catch_a_wrong_exponent() {
         let mut checked = 0;
         let mut mutated = 0;
+        let mut windows = 0;
         for seed in 0..600 {
             let t: PackTileCase = crate::generators::from_seed(seed, 4096);
             let Ok(()) = t.job.check() else { continue };
@@ -234,7 +235,9 @@ mod tests {
                         .write16(b.addr + 16 * i as u32, chunk.try_into().unwrap(), 0));
                 }
             }
-            check_writes(&m, pack_window(&case, &m)).unwrap();
+            let window = pack_window(&case, &m);
+            windows += usize::from(window.is_some());
+            check_writes(&m, window).unwrap();
             check_shared_exponents(&case, &m).unwrap();
             checked += 1;
             // An emulator that took a shared exponent one above the group's
@@ -259,6 +262,8 @@ mod tests {
             }
         }
         assert!(mutated > 0, "no BFP8 case to mutate");
+        // Every case here is an untouched tt-llk job, so each has a window.
+        assert_eq!(windows, checked, "an untouched tt-llk job without a window");
         assert!(checked > 300, "{checked}");
     }
 }

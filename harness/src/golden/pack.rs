@@ -630,6 +630,12 @@ fn fp16_to_fp32(v: u16) -> u32 {
 
 /// FP16 (or E5M6) to BF16: the exponent widens, the mantissa is truncated to
 /// seven bits; a zero exponent field (denormal, zero) gives +0.
+///
+/// For FP16 the mantissa narrows and `FormatConversion.md` flushes
+/// denormals. For E5M6 it widens, and the page calls denormals "mishandled"
+/// without saying how; one reaches here when ReLU mode 3 clamps to a
+/// threshold that is an FP16 denormal. ttsim (`src/tensix.cpp`, PACR, the
+/// BFP8a → BFP8 late conversion) gives +0, and so does this model.
 fn fp16_to_bf16(v: u16) -> u16 {
     let e = (v >> 10) & 0x1f;
     if e == 0 {

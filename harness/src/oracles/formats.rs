@@ -38,7 +38,7 @@ pub fn check_formats(input: u32) -> Result<Verdict, Finding> {
     let h = f16::from_bits(x16);
     let e16 = (x16 >> 10) & 0x1f;
     if e16 != 0 && e16 != 31 {
-        let emu = float::e5_to_e8(x16, 10, 23);
+        let emu = float::e5_to_e8(x16, 23);
         let ieee = h.to_f32().to_bits();
         if emu != ieee {
             return Err(fail("FP16 → FP32", input, emu, ieee));

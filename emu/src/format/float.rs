@@ -73,7 +73,9 @@ const fn keep_mask(width: u32, keep: u32) -> u32 {
 /// if the mantissa narrows it is truncated and denormals are flushed to zero
 /// (a NaN whose surviving mantissa bits are zero becomes infinity); otherwise
 /// every bit is kept, denormals and NaN included. A flushed denormal keeps its
-/// sign; the page does not say, and this matches ttsim's FP16 → BF16 flush.
+/// sign. The page does not say; ttsim has no FP32 → BF16 late conversion to
+/// compare with (its FP32 → BFP8 flush gives +0, and a BFP zero magnitude is
+/// written without its sign, so the two agree there).
 #[inline]
 pub const fn e8_narrow(x: u32, from_man: u32, to_man: u32) -> u32 {
     if to_man >= from_man {

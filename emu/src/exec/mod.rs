@@ -271,25 +271,10 @@ impl Machine {
         run: &mut ThreadRun<'_>,
         stats: &mut RunStats,
     ) -> Result<Moved> {
-        if run.pending.is_none() {
-            let ThreadRun { steps, entry, .. } = run;
-            let fetched = self.frontends[t].next(|| match steps.peek() {
-                Some(Step::Instruction(w)) => {
-                    *entry = steps.take();
-                    Some(*w)
-                }
-                _ => None,
-            });
-            match fetched.map_err(|f| f.at(t as u8, run.entry))? {
-                Some(w) => {
-                    let opcode =
-                        isa::opcode_of(self.arch(), w).map_err(|f| f.at(t as u8, run.entry))?;
-                    run.pending = Some(Pending {
-                        word: w,
-                        opcode,
-                        entry: run.entry,
-                    });
-                }
+        let p = match run.pending {
+            Some(p) => p,
+            None => match self.fetch(t, run)? {
+                Some(p) => p,
                 // The front end has drained; a TRISC store may go now.
                 None => {
                     let Some(step) = run.steps.peek() else {
@@ -300,13 +285,9 @@ impl Machine {
                         .map_err(|f| f.at(t as u8, run.entry))?;
                     return Ok(Moved::Yes);
                 }
-            }
-        }
-        let ThreadRun { pending, wait, .. } = run;
-        let Some(p) = pending.as_ref() else {
-            return Ok(Moved::Finished);
+            },
         };
-        if let Some(latched) = *wait {
+        if let Some(latched) = run.wait {
             let seen = Observed {
                 arch: self.arch(),
                 srca: &self.srca,
@@ -314,23 +295,51 @@ impl Machine {
                 semaphores: &self.semaphores,
             };
             if wait_gate::conditions_met(latched, &seen) {
-                *wait = None;
+                run.wait = None;
             } else if latched.holds(p.opcode) {
+                run.pending = Some(p);
                 return Ok(Moved::Blocked);
             }
         }
         match self
-            .execute(t, wait, p.opcode, p.word)
+            .execute(t, &mut run.wait, p.opcode, p.word)
             .map_err(|f| f.at(t as u8, p.entry))?
         {
             Issue::Done => {
-                *pending = None;
+                run.pending = None;
                 stats.instructions += 1;
                 self.issued += 1;
                 Ok(Moved::Yes)
             }
-            Issue::Wait => Ok(Moved::Blocked),
+            Issue::Wait => {
+                run.pending = Some(p);
+                Ok(Moved::Blocked)
+            }
         }
+    }
+
+    /// The next word the thread's front end hands to the Wait Gate, with
+    /// its opcode checked; `None` once the front end has nothing more
+    /// before the next TRISC store (or the end).
+    #[inline]
+    fn fetch(&mut self, t: usize, run: &mut ThreadRun<'_>) -> Result<Option<Pending>> {
+        let ThreadRun { steps, entry, .. } = run;
+        let fetched = self.frontends[t].next(|| match steps.peek() {
+            Some(Step::Instruction(w)) => {
+                *entry = steps.take();
+                Some(*w)
+            }
+            _ => None,
+        });
+        let Some(word) = fetched.map_err(|f| f.at(t as u8, run.entry))? else {
+            return Ok(None);
+        };
+        let opcode = isa::opcode_of(self.arch(), word).map_err(|f| f.at(t as u8, run.entry))?;
+        Ok(Some(Pending {
+            word,
+            opcode,
+            entry: run.entry,
+        }))
     }
 
     /// Execute one instruction that passed the Wait Gate; `wait` is the

@@ -6,7 +6,7 @@
 //! conversions of whole rows done before the bytes go to the stream.
 
 use super::late::{group_bytes, Late};
-use super::{dst_row16, read_row, Context, Sink, Stages};
+use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::fault::Result;
 use crate::format::bfp::{bfp_assemble, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
@@ -259,7 +259,7 @@ impl Context<'_> {
             }
             return Ok(true);
         };
-        if col0 == 0 && end == 16 && self.whole_rows_to_l1(kernel, sink, dst, rows, wide) {
+        if col0 == 0 && end == 16 && self.whole_rows_to_l1(kernel, sink, dst, rows) {
             sink.emitted += n * rows.len() as u32;
             return Ok(true);
         }
@@ -304,27 +304,40 @@ impl Context<'_> {
         sink: &mut Sink<'_>,
         dst: &Dst,
         rows: &[u32],
-        wide: bool,
     ) -> bool {
         let sh = self.shared;
-        let row_bytes = match kernel {
-            Kernel::Bf16RoundToBf16 | Kernel::Fp32RoundToBf16 => 32,
-            Kernel::Fp32ToFp32 => 64,
-            Kernel::Generic | Kernel::Bfp => return false,
-        };
-        sink.streams
-            .data
-            .fill_direct(sink.l1, rows.len() * row_bytes, sink.tag, |out| {
-                for (row, out) in rows.iter().zip(out.chunks_exact_mut(row_bytes)) {
-                    if kernel == Kernel::Bf16RoundToBf16 {
-                        let cells = dst_row16(dst, sh.arch, sh.dst_addressing, *row);
-                        put_u16(out, &bf16_round_row(cells));
-                    } else {
-                        let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, *row);
-                        kernel.whole_row(&cells, out);
-                    }
+        let (l1, tag) = (&mut *sink.l1, sink.tag);
+        let data = &mut sink.streams.data;
+        match kernel {
+            Kernel::Bf16RoundToBf16 => data.fill_direct(l1, rows.len() * 32, tag, |out| {
+                for (row, out) in rows.iter().zip(out.chunks_exact_mut(32)) {
+                    let cells = dst_row16(dst, sh.arch, sh.dst_addressing, *row);
+                    put_u16(out, &bf16_round_row(cells));
                 }
-            })
+            }),
+            Kernel::Fp32RoundToBf16 => data.fill_direct(l1, rows.len() * 32, tag, |out| {
+                for (row, out) in rows.iter().zip(out.chunks_exact_mut(32)) {
+                    let [hi, lo] = dst_row32(dst, sh.arch, sh.dst_addressing, *row);
+                    let mut v = [0u16; 16];
+                    for ((v, h), l) in v.iter_mut().zip(hi).zip(lo) {
+                        let cell = ((*h as u32) << 16) | *l as u32;
+                        *v = fp32_round_to_bf16(decode_fp32(cell));
+                    }
+                    put_u16(out, &v);
+                }
+            }),
+            Kernel::Fp32ToFp32 => data.fill_direct(l1, rows.len() * 64, tag, |out| {
+                for (row, out) in rows.iter().zip(out.chunks_exact_mut(64)) {
+                    let [hi, lo] = dst_row32(dst, sh.arch, sh.dst_addressing, *row);
+                    let mut v = [0u32; 16];
+                    for ((v, h), l) in v.iter_mut().zip(hi).zip(lo) {
+                        *v = decode_fp32(((*h as u32) << 16) | *l as u32);
+                    }
+                    put_u32(out, &v);
+                }
+            }),
+            Kernel::Generic | Kernel::Bfp => false,
+        }
     }
 }
 

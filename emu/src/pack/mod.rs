@@ -462,6 +462,7 @@ impl Context<'_> {
     }
 
     /// Choose every stage, refusing what is undefined or unmodelled.
+    #[inline(never)]
     fn stages(&self, source: Source) -> Result<Stages> {
         let sh = self.shared;
         let pk = self.pk;
@@ -669,6 +670,7 @@ impl Context<'_> {
 
     /// `Last` / `Flush`: complete a compressed group, pad and write every
     /// buffer, and ask for fresh addresses next time.
+    #[inline(never)]
     fn finish(&self, unit: &mut PackerUnit, l1: &mut L1, stages: Option<&Stages>) -> Result<()> {
         let (late, acc) = match stages {
             Some(s) => (s.late, s.acc),
@@ -763,13 +765,34 @@ impl Context<'_> {
             }
         }
         let rows = &listed[..enabled];
-        if self.fast_rows(st, sink, dst, rows, col0, count)? {
-            tp.advance_rows(
-                self.fields.read_interfaces.count(),
-                self.pk.reads_per_xy_plane,
-            );
-            return Ok(());
+        if !self.fast_rows(st, sink, dst, rows, col0, count)? {
+            self.interface_rows(st, sink, tp, hist, dst, rows, col0, count)?;
         }
+        tp.advance_rows(
+            self.fields.read_interfaces.count(),
+            self.pk.reads_per_xy_plane,
+        );
+        Ok(())
+    }
+
+    /// The rows of [`Context::run_read_interfaces`] one at a time, each
+    /// through the row fast path where its edge mask lets every datum pass,
+    /// datum by datum otherwise.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn interface_rows(
+        &self,
+        st: &Stages,
+        sink: &mut Sink<'_>,
+        tp: &TilePosition,
+        hist: &mut ExponentHistogram,
+        dst: &Dst,
+        rows: &[u32],
+        col0: u32,
+        count: u32,
+    ) -> Result<()> {
+        let sh = self.shared;
+        let a = sh.dst_addressing;
         let z = self.pk.dest_zoffset.wrapping_add(tp.z);
         for (k, row) in rows.iter().enumerate() {
             let mask = if st.edge_unmasked {
@@ -787,16 +810,13 @@ impl Context<'_> {
                 self.after_fetch(st, sink, hist, v, j, true)?;
             }
         }
-        tp.advance_rows(
-            self.fields.read_interfaces.count(),
-            self.pk.reads_per_xy_plane,
-        );
         Ok(())
     }
 
     /// Wormhole: `count` contiguous datums from datum index `start`, the
     /// tile position advancing per datum.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn run_contiguous(
         &self,
         st: &Stages,
@@ -845,6 +865,7 @@ impl Context<'_> {
     /// Packer 0 reading L1 (InputAddressGenerator.md, `INPUT_SOURCE_L1`; the
     /// second early table of FormatConversion.md). No edge masking or ReLU:
     /// those act on datums from `Dst`.
+    #[inline(never)]
     fn run_l1(
         &self,
         st: &Stages,
@@ -982,6 +1003,25 @@ fn dst_row16(dst: &Dst, arch: Arch, a: crate::state::dst::DstAddressing, row: u3
         dst.row(s)
     } else {
         &ZERO
+    }
+}
+
+/// The halves of `Dst32b` row `row` (taken modulo 512) as [`read_row`]
+/// reads them with 32-bit reads: the high halves at storage row `Adj32`,
+/// the low halves eight rows on; all zero when the row is not valid.
+#[inline]
+fn dst_row32(
+    dst: &Dst,
+    arch: Arch,
+    a: crate::state::dst::DstAddressing,
+    row: u32,
+) -> [&[u16; 16]; 2] {
+    const ZERO: [u16; 16] = [0; 16];
+    let s = adj32(arch, a, row & 0x1FF);
+    if dst.is_valid(s) {
+        [dst.row(s), dst.row(s + 8)]
+    } else {
+        [&ZERO, &ZERO]
     }
 }
 

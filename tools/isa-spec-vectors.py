@@ -17,7 +17,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vectorgen import bf16, fp16, l1_list, le16, nibbles, pad16, quoted, word, write_all  # noqa: E402
+from vectorgen import bf16, fp16, header, l1_list, le16, nibbles, pad16, word, write_all  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # Instruction words. Layouts are from tt-isa-documentation
@@ -125,30 +125,7 @@ def bfp_a_group(fp16_values, width):
 
 def emit(v):
     o = []
-    o.append("schema: tensix-vector/1")
-    o.append(f"name: {v['name']}")
-    o.append(f"arch: {v['arch']}")
-    o.append("provenance:")
-    o.append(f"  source: {v.get('source', 'isa-spec')}")
-    o.append(f"  detail: {quoted(v['detail'])}")
-    o.append(f"tags: [{', '.join(v['tags'])}]")
-    o.append("setup:")
-    o.append(f"  l1_fill: 0x{v.get('l1_fill', 0xEE):02x}")
-    l1_list(o, v.get("l1", []))
-    cfg = v.get("config", [])
-    if cfg:
-        o.append("  config:")
-        for a, val in cfg:
-            o.append(f"    - [{a}, 0x{val:08x}]")
-    else:
-        o.append("  config: []")
-    tc = v.get("thread_config", [])
-    if tc:
-        o.append("  thread_config:")
-        for t, r, val in tc:
-            o.append(f"    - [{t}, {r}, 0x{val:04x}]")
-    else:
-        o.append("  thread_config: []")
+    header(o, v)
     if v.get("mop_config"):
         o.append("  mop_config:")
         for t, words in v["mop_config"]:

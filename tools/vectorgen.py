@@ -77,6 +77,33 @@ def quoted(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def header(o, v):
+    """Append the house-style lines every vector starts with: schema, name,
+    arch, provenance (source `isa-spec` unless `v` names another), tags,
+    and the setup's L1 fill, L1 ranges, config and thread_config."""
+    o.append("schema: tensix-vector/1")
+    o.append(f"name: {v['name']}")
+    o.append(f"arch: {v['arch']}")
+    o.append("provenance:")
+    o.append(f"  source: {v.get('source', 'isa-spec')}")
+    o.append(f"  detail: {quoted(v['detail'])}")
+    o.append(f"tags: [{', '.join(v['tags'])}]")
+    o.append("setup:")
+    o.append(f"  l1_fill: 0x{v.get('l1_fill', 0xEE):02x}")
+    l1_list(o, v.get("l1", []))
+    pairs(o, "config", v.get("config", []), lambda c: f"[{c[0]}, 0x{c[1]:08x}]")
+    pairs(o, "thread_config", v.get("thread_config", []), lambda t: f"[{t[0]}, {t[1]}, 0x{t[2]:04x}]")
+
+
+def pairs(o, key, items, fmt):
+    if not items:
+        o.append(f"  {key}: []")
+        return
+    o.append(f"  {key}:")
+    for i in items:
+        o.append(f"    - {fmt(i)}")
+
+
 def write_all(vectors, emit, argv):
     """Write each vector to OUT_DIR/<name>.yaml (OUT_DIR is argv's first
     non-flag argument, default conformance-vectors). A file that exists with

@@ -27,7 +27,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vectorgen import bf16, fp16, header, l1_list, le16, nibbles, pad16, word, write_all  # noqa: E402
+from vectorgen import bf16, fp16, header, le16, nibbles, pad16, word, write_all  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # Instruction words, laid out as Diagrams/Src/Bits32.lua draws them.

@@ -191,13 +191,6 @@ enum Moved {
 impl Machine {
     /// Run the programs together until every thread has drained, or a fault.
     pub fn run(&mut self, programs: &[ThreadProgram], limits: Limits) -> Result<RunStats> {
-        self.packer.begin_run();
-        let result = self.run_threads(programs, limits);
-        self.packer.end_run();
-        result
-    }
-
-    fn run_threads(&mut self, programs: &[ThreadProgram], limits: Limits) -> Result<RunStats> {
         if let Some(p) = programs.iter().find(|p| p.thread >= THREADS) {
             return Err(Fault::unsupported(format!(
                 "there is no Tensix thread {} (threads are 0, 1 and 2)",

@@ -11,7 +11,7 @@
 use crate::arch::Arch;
 use crate::fault::{Fault, Result};
 use crate::format::data_format::DataFormat;
-use crate::regs::{CfgField as C, Config, ThreadCfgField as T, ThreadConfig, THREADS};
+use crate::regs::{CfgField as C, Config, Stamp, ThreadCfgField as T, ThreadConfig, THREADS};
 use crate::state::dst::DstAddressing;
 
 /// A per-packer Config field for packers 0..=3: `[THCON_SEC0_REG1_x,
@@ -747,38 +747,34 @@ pub struct Decoded {
     thread: usize,
     words: Vec<(u16, u32)>,
     thread_words: Vec<(u8, u16, u32)>,
-    /// `(Config, ThreadConfig)` generations at which the words were last
-    /// seen to match, when the caller vouched that the two values are the
-    /// ones it checked against (see [`Decoded::refresh`]).
-    stamp: Option<(u64, u64)>,
+    /// The stamps of the Config and ThreadConfig values the words were last
+    /// seen to match in: while both values still show them, nothing was
+    /// stored since and the decode stands.
+    stamps: Option<(Stamp, Stamp)>,
 }
 
 impl Decoded {
     /// Make `cache` hold the configuration an instruction of `thread` sees,
-    /// decoding only when its words changed.
-    ///
-    /// The generations of `cfg` and `tc` tell whether anything was stored
-    /// since the last check, but only for the same two values: another
-    /// `Config` (a clone, a replacement of the machine's) can have the same
-    /// generation and other words. So the generations are trusted only when
-    /// `same_values` (the caller guarantees `cfg` and `tc` are the values of
-    /// the previous call, as within one run of the machine, which holds them
-    /// borrowed throughout); otherwise the words are compared one by one.
+    /// decoding only when its words changed: at once when the Config and
+    /// ThreadConfig values show the stamps taken at the last check (the
+    /// same values, nothing stored since), else by comparing the words.
     #[inline]
     pub fn refresh(
         cache: &mut Option<Box<Decoded>>,
         cfg: &Config,
         tc: &ThreadConfig,
         thread: usize,
-        same_values: bool,
     ) {
-        let stamp = (cfg.generation(), tc.generation());
         if let Some(d) = cache.as_deref() {
-            if same_values && d.thread == thread && d.stamp == Some(stamp) {
+            let unchanged = d
+                .stamps
+                .as_ref()
+                .is_some_and(|(c, t)| cfg.has_stamp(c) && tc.has_stamp(t));
+            if unchanged && d.thread == thread {
                 return;
             }
         }
-        Decoded::check_words(cache, cfg, tc, thread, same_values);
+        Decoded::check_words(cache, cfg, tc, thread);
     }
 
     /// The part of [`Decoded::refresh`] that compares words, and decodes
@@ -788,25 +784,17 @@ impl Decoded {
         cfg: &Config,
         tc: &ThreadConfig,
         thread: usize,
-        same_values: bool,
     ) {
-        let stamp = (cfg.generation(), tc.generation());
+        let state = crate::exec::config_unit::state_of(tc, thread);
         if let Some(d) = cache.as_deref_mut() {
-            let state = crate::exec::config_unit::state_of(tc, thread);
             if d.matches(cfg, tc, state, thread) {
-                d.stamp = same_values.then_some(stamp);
+                d.stamps = Some((cfg.stamp(), tc.stamp()));
                 return;
             }
         }
-        let state = crate::exec::config_unit::state_of(tc, thread);
         let mut d = Decoded::decode(cfg, tc, state, thread);
-        d.stamp = same_values.then_some(stamp);
+        d.stamps = Some((cfg.stamp(), tc.stamp()));
         *cache = Some(Box::new(d));
-    }
-
-    /// Forget the generations: the next [`Decoded::refresh`] compares words.
-    pub fn forget_stamp(&mut self) {
-        self.stamp = None;
     }
 
     fn matches(&self, cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> bool {
@@ -864,7 +852,7 @@ impl Decoded {
                 .iter()
                 .map(|&(t, a)| (t, a, tc.read(t as usize, a as usize).unwrap_or(0)))
                 .collect(),
-            stamp: None,
+            stamps: None,
         }
     }
 }

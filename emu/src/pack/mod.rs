@@ -180,34 +180,12 @@ pub struct PackerState {
     pub allow_read_interface_group_crossing: bool,
     /// The last instruction's decoded configuration.
     config_cache: Option<Box<config::Decoded>>,
-    /// Set while [`Machine::run`] executes: `Config` and `ThreadConfig`
-    /// cannot be replaced meanwhile, so their generations may stand in for
-    /// their words when checking `config_cache`.
-    in_run: bool,
 }
 
 impl PackerState {
     /// Packer `i`'s state.
     pub fn unit(&self, i: usize) -> Option<&PackerUnit> {
         self.units.get(i)
-    }
-
-    /// A run of the machine starts: the configuration values may have been
-    /// replaced since the last instruction, so the cached decode is checked
-    /// word by word once, and by generation after that.
-    pub(crate) fn begin_run(&mut self) {
-        if let Some(d) = self.config_cache.as_deref_mut() {
-            d.forget_stamp();
-        }
-        self.in_run = true;
-    }
-
-    /// The run is over; until the next one, every `PACR` compares words.
-    pub(crate) fn end_run(&mut self) {
-        if let Some(d) = self.config_cache.as_deref_mut() {
-            d.forget_stamp();
-        }
-        self.in_run = false;
     }
 
     /// `CLREXPHIST`: reset the exponent histogram of every packer.
@@ -253,13 +231,7 @@ fn with_config(
     body: impl FnOnce(&mut Machine, &mut config::Decoded) -> Result<()>,
 ) -> Result<()> {
     let mut cache = m.packer.config_cache.take();
-    config::Decoded::refresh(
-        &mut cache,
-        &m.config,
-        &m.thread_config,
-        thread,
-        m.packer.in_run,
-    );
+    config::Decoded::refresh(&mut cache, &m.config, &m.thread_config, thread);
     let Some(decoded) = cache.as_deref_mut() else {
         return Err(Fault::unsupported(
             "internal: no decoded packer configuration",

@@ -14,6 +14,7 @@ mod generated;
 pub use generated::{CfgField, ThreadCfgField};
 
 use crate::arch::Arch;
+use std::sync::Arc;
 
 /// Where one named field sits: a 32-bit word index and a bit range in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -82,15 +83,72 @@ impl ThreadCfgField {
     }
 }
 
+/// Which value of [`Config`] or [`ThreadConfig`] is meant, and how many
+/// stores it has seen: enough for a reader that decoded the value to tell
+/// whether it may keep what it decoded.
+///
+/// Every value gets its own identity when it is made, cloned included, and
+/// a stamp holds that identity alive, so no other value can ever show the
+/// same one; within one value the generation counts the stores. Equal
+/// stamps therefore mean the same value with no store since.
+#[derive(Clone, Debug)]
+pub struct Stamp {
+    identity: Arc<()>,
+    generation: u64,
+}
+
+impl PartialEq for Stamp {
+    fn eq(&self, other: &Stamp) -> bool {
+        Arc::ptr_eq(&self.identity, &other.identity) && self.generation == other.generation
+    }
+}
+
+impl Eq for Stamp {}
+
+impl Stamp {
+    fn new() -> Stamp {
+        Stamp {
+            identity: Arc::new(()),
+            generation: 0,
+        }
+    }
+
+    /// A clone's stamp: a new identity, the same generation.
+    fn for_clone(&self) -> Stamp {
+        Stamp {
+            identity: Arc::new(()),
+            generation: self.generation,
+        }
+    }
+
+    /// Whether `self` is the stamp `other` would give now (no allocation,
+    /// unlike comparing with a fresh stamp).
+    #[inline]
+    fn is(&self, identity: &Arc<()>, generation: u64) -> bool {
+        Arc::ptr_eq(&self.identity, identity) && self.generation == generation
+    }
+}
+
 /// The Config space: [`CONFIG_STATES`] copies of [`config_words`] words.
 ///
-/// Equality compares the architecture and the words, not the generation.
-#[derive(Clone, Debug)]
+/// Equality compares the architecture and the words, not the stamp. A clone
+/// has the same words and generation, and an identity of its own.
+#[derive(Debug)]
 pub struct Config {
     arch: Arch,
     words: Vec<u32>,
-    /// Bumped by every store (see [`Config::generation`]).
-    generation: u64,
+    /// This value's identity and store count (see [`Config::stamp`]).
+    stamp: Stamp,
+}
+
+impl Clone for Config {
+    fn clone(&self) -> Config {
+        Config {
+            arch: self.arch,
+            words: self.words.clone(),
+            stamp: self.stamp.for_clone(),
+        }
+    }
 }
 
 impl PartialEq for Config {
@@ -107,17 +165,28 @@ impl Config {
         Config {
             arch,
             words: vec![0; CONFIG_STATES * config_words(arch)],
-            generation: 0,
+            stamp: Stamp::new(),
         }
     }
 
-    /// A count of the stores made to this value so far. Every method that
-    /// can change a word advances it, so a reader that saw generation `g`
-    /// may keep what it decoded while the generation is still `g`. It says
-    /// nothing about another `Config` value (a clone, a replacement): two
-    /// values with the same generation may hold different words.
+    /// A count of the stores made to this value so far: every method that
+    /// can change a word advances it. It says nothing about another value
+    /// (a clone, a replacement); [`Config::stamp`] does.
     pub fn generation(&self) -> u64 {
-        self.generation
+        self.stamp.generation
+    }
+
+    /// This value and its generation: a reader that kept the stamp from
+    /// when it read the words may keep what it decoded while
+    /// [`Config::has_stamp`] holds.
+    pub fn stamp(&self) -> Stamp {
+        self.stamp.clone()
+    }
+
+    /// Whether `stamp` is this value's, with no store since it was taken.
+    #[inline]
+    pub fn has_stamp(&self, stamp: &Stamp) -> bool {
+        stamp.is(&self.stamp.identity, self.stamp.generation)
     }
 
     pub fn arch(&self) -> Arch {
@@ -146,7 +215,7 @@ impl Config {
         match self.index(state, addr32) {
             Some(i) => {
                 self.words[i] = value;
-                self.generation = self.generation.wrapping_add(1);
+                self.stamp.generation = self.stamp.generation.wrapping_add(1);
                 true
             }
             None => false,
@@ -180,13 +249,24 @@ impl Config {
 
 /// ThreadConfig: per-thread words written by SETC16 (16 bits at a time).
 ///
-/// Equality compares the architecture and the words, not the generation.
-#[derive(Clone, Debug)]
+/// Equality compares the architecture and the words, not the stamp. A clone
+/// has the same words and generation, and an identity of its own.
+#[derive(Debug)]
 pub struct ThreadConfig {
     arch: Arch,
     words: Vec<u32>,
-    /// Bumped by every store (see [`ThreadConfig::generation`]).
-    generation: u64,
+    /// This value's identity and store count (see [`ThreadConfig::stamp`]).
+    stamp: Stamp,
+}
+
+impl Clone for ThreadConfig {
+    fn clone(&self) -> ThreadConfig {
+        ThreadConfig {
+            arch: self.arch,
+            words: self.words.clone(),
+            stamp: self.stamp.for_clone(),
+        }
+    }
 }
 
 impl PartialEq for ThreadConfig {
@@ -202,14 +282,25 @@ impl ThreadConfig {
         ThreadConfig {
             arch,
             words: vec![0; THREADS * thread_config_words(arch)],
-            generation: 0,
+            stamp: Stamp::new(),
         }
     }
 
     /// A count of the stores made to this value so far, as
     /// [`Config::generation`].
     pub fn generation(&self) -> u64 {
-        self.generation
+        self.stamp.generation
+    }
+
+    /// This value and its generation, as [`Config::stamp`].
+    pub fn stamp(&self) -> Stamp {
+        self.stamp.clone()
+    }
+
+    /// Whether `stamp` is this value's, with no store since it was taken.
+    #[inline]
+    pub fn has_stamp(&self, stamp: &Stamp) -> bool {
+        stamp.is(&self.stamp.identity, self.stamp.generation)
     }
 
     pub fn arch(&self) -> Arch {
@@ -236,7 +327,7 @@ impl ThreadConfig {
         match self.index(thread, reg) {
             Some(i) => {
                 self.words[i] = value;
-                self.generation = self.generation.wrapping_add(1);
+                self.stamp.generation = self.stamp.generation.wrapping_add(1);
                 true
             }
             None => false,
@@ -325,6 +416,31 @@ mod tests {
         let g2 = t.generation();
         assert!(!t.write(3, 0, 1));
         assert_eq!(t.generation(), g2);
+    }
+
+    /// A stamp matches its value until the next store, and never another
+    /// value: not a clone (same words, same generation), not a fresh value.
+    #[test]
+    fn stamps_name_one_value_and_its_stores() {
+        let mut c = Config::new(Arch::Blackhole);
+        c.write_addr32(0, 1, 2);
+        let s = c.stamp();
+        assert!(c.has_stamp(&s));
+        let d = c.clone();
+        assert_eq!(d.generation(), c.generation());
+        assert!(!d.has_stamp(&s));
+        assert!(!Config::new(Arch::Blackhole).has_stamp(&s));
+        let _ = c.read_addr32(0, 1);
+        assert!(c.has_stamp(&s));
+        c.write_addr32(0, 1, 2);
+        assert!(!c.has_stamp(&s));
+
+        let mut t = ThreadConfig::new(Arch::WormholeB0);
+        let s = t.stamp();
+        assert!(t.has_stamp(&s));
+        assert!(!t.clone().has_stamp(&s));
+        t.set(2, ThreadCfgField::CFG_STATE_ID_StateID, 1);
+        assert!(!t.has_stamp(&s));
     }
 
     #[test]

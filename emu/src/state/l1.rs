@@ -92,6 +92,7 @@ impl L1 {
     /// and log them. Only when `addr` is aligned and every group lies inside
     /// L1; otherwise returns `false`, touching nothing and not calling
     /// `fill`.
+    #[inline]
     pub fn fill16_groups(
         &mut self,
         addr: u32,

@@ -26,20 +26,15 @@ import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vectorgen import bf16, fp16, header, le16, nibbles, pad16, word, write_all  # noqa: E402
+
 # ---------------------------------------------------------------------------
 # Instruction words, laid out as Diagrams/Src/Bits32.lua draws them.
 # ---------------------------------------------------------------------------
 
 U0 = 1 << 21  # the unpacker 0 ADC bit of the ADC instructions
 U1 = 1 << 22  # the unpacker 1 ADC bit
-
-
-def word(opcode, *fields):
-    w = opcode << 24
-    for value, lo, width in fields:
-        assert 0 <= value < (1 << width), (value, lo, width)
-        w |= value << lo
-    return w
 
 
 def unpacr(
@@ -219,20 +214,6 @@ def merge(*lists):
 # ---------------------------------------------------------------------------
 
 
-def bf16(x):
-    """BF16 pattern of a value that BF16 holds exactly."""
-    bits = struct.unpack("<I", struct.pack("<f", x))[0]
-    assert bits & 0xFFFF == 0, x
-    return bits >> 16
-
-
-def fp16(x):
-    """FP16 pattern of a value that FP16 holds exactly (a normal, or zero)."""
-    bits = struct.unpack("<H", struct.pack("<e", x))[0]
-    assert struct.unpack("<e", struct.pack("<H", bits))[0] == x, x
-    return bits
-
-
 def cell_from_bf16(b):
     """SrcASrcB.md: BF16 is TF32 with the three low mantissa bits zero."""
     sign, exp, man = b >> 15, (b >> 7) & 0xFF, b & 0x7F
@@ -327,23 +308,6 @@ def bfp8_to_bf16(datum, exp):
     return h
 
 
-def le16(values):
-    return b"".join(struct.pack("<H", v) for v in values)
-
-
-def pad16(data):
-    return data + bytes(-len(data) % 16)
-
-
-def nibbles(values):
-    """Four-bit values packed low nibble first (ReadL1Bytes reads the least
-    significant bits first)."""
-    out = bytearray()
-    for i in range(0, len(values), 2):
-        out.append(values[i] | (values[i + 1] << 4))
-    return bytes(out)
-
-
 # ---------------------------------------------------------------------------
 # Packers/Compression.md, "In-memory / on-disk format".
 # ---------------------------------------------------------------------------
@@ -400,42 +364,13 @@ def compressed_tile(rows, datum_bytes=2, exps=None):
 # ---------------------------------------------------------------------------
 
 
-def hexlines(data):
-    digits = data.hex()
-    return [digits[i : i + 32] for i in range(0, len(digits), 32)]
-
-
 def cells(values, width):
     return ", ".join(f"0x{v:0{width}x}" for v in values)
 
 
 def emit(v):
     o = []
-    o.append("schema: tensix-vector/1")
-    o.append(f"name: {v['name']}")
-    o.append(f"arch: {v['arch']}")
-    o.append("provenance:")
-    o.append("  source: isa-spec")
-    detail = v["detail"].replace("\\", "\\\\").replace('"', '\\"')
-    o.append(f'  detail: "{detail}"')
-    o.append(f"tags: [{', '.join(v['tags'])}]")
-    o.append("setup:")
-    o.append(f"  l1_fill: 0x{v.get('l1_fill', 0xEE):02x}")
-    l1_list(o, v.get("l1", []))
-    cfg = v.get("config", [])
-    if cfg:
-        o.append("  config:")
-        for a, val in cfg:
-            o.append(f"    - [{a}, 0x{val:08x}]")
-    else:
-        o.append("  config: []")
-    tc = v.get("thread_config", [])
-    if tc:
-        o.append("  thread_config:")
-        for t, r, val in tc:
-            o.append(f"    - [{t}, {r}, 0x{val:04x}]")
-    else:
-        o.append("  thread_config: []")
+    header(o, v)
     src_list(o, "srca", v.get("srca", []))
     src_list(o, "srcb", v.get("srcb", []))
     o.append("program:")
@@ -471,18 +406,6 @@ def emit(v):
                 f"ch1: [{', '.join(map(str, ch1))}]}}"
             )
     return "\n".join(o) + "\n"
-
-
-def l1_list(o, ranges):
-    if not ranges:
-        o.append("  l1: []")
-        return
-    o.append("  l1:")
-    for addr, data in ranges:
-        o.append(f"    - addr: 0x{addr:05x}")
-        o.append("      hex: |")
-        for line in hexlines(data):
-            o.append(f"        {line}")
 
 
 def src_list(o, key, rows):
@@ -1446,26 +1369,5 @@ def vectors():
     )
 
 
-def main(argv):
-    force = "--force" in argv
-    args = [a for a in argv if a != "--force"]
-    root = args[0] if args else "conformance-vectors"
-    written = 0
-    for v in vectors():
-        path = os.path.join(root, v["name"] + ".yaml")
-        text = emit(v)
-        if os.path.exists(path):
-            with open(path) as f:
-                if f.read() == text:
-                    continue
-            if not force:
-                sys.exit(f"{path} exists and differs; rerun with --force to replace it")
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
-        written += 1
-    print(f"{written} vector(s) written under {root}")
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    write_all(vectors(), emit, sys.argv[1:])

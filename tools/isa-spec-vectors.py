@@ -16,6 +16,9 @@ import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vectorgen import bf16, fp16, header, l1_list, le16, nibbles, pad16, word, write_all  # noqa: E402
+
 # ---------------------------------------------------------------------------
 # Instruction words. Layouts are from tt-isa-documentation
 # Diagrams/Src/Bits32.lua, except Blackhole PACR, which that file does not
@@ -27,14 +30,6 @@ import sys
 
 NOP = 0x02000000
 PK = 1 << 23  # the packer ADC bit of the ADC instructions
-
-
-def word(opcode, *fields):
-    w = opcode << 24
-    for value, lo, width in fields:
-        assert 0 <= value < (1 << width), (value, lo, width)
-        w |= value << lo
-    return w
 
 
 def setadcxx(x0, x1):
@@ -89,30 +84,6 @@ def mop_cfg(mask_hi):
 # ---------------------------------------------------------------------------
 
 
-def bf16(x):
-    """BF16 pattern of a value that BF16 holds exactly."""
-    bits = struct.unpack("<I", struct.pack("<f", x))[0]
-    assert bits & 0xFFFF == 0, x
-    return bits >> 16
-
-
-def fp16(x):
-    """FP16 pattern of a normal value that FP16 holds exactly."""
-    bits = struct.unpack("<H", struct.pack("<e", x))[0]
-    assert struct.unpack("<e", struct.pack("<H", bits))[0] == x, x
-    return bits
-
-
-def le16(values):
-    return b"".join(struct.pack("<H", v) for v in values)
-
-
-def pad16(data):
-    """A flushed output buffer is padded with zero bytes to 16 (PACR.md,
-    Packers/OutputAddressGenerator.md "Output alignment")."""
-    return data + bytes(-len(data) % 16)
-
-
 def bfp_a_group(fp16_values, width):
     """Late conversion to BFP8a / BFP4a (Packers/FormatConversion.md, "Late
     format conversion"): FP16 is first truncated to E5M7; the shared exponent
@@ -147,50 +118,14 @@ def bfp_a_group(fp16_values, width):
     return shared, datums
 
 
-def pack_nibbles(datums):
-    out = bytearray()
-    for i in range(0, len(datums), 2):
-        out.append(datums[i] | (datums[i + 1] << 4))
-    return bytes(out)
-
-
 # ---------------------------------------------------------------------------
 # YAML in the corpus house style (harness/src/vector/emit.rs).
 # ---------------------------------------------------------------------------
 
 
-def hexlines(data):
-    digits = data.hex()
-    return [digits[i : i + 32] for i in range(0, len(digits), 32)]
-
-
 def emit(v):
     o = []
-    o.append("schema: tensix-vector/1")
-    o.append(f"name: {v['name']}")
-    o.append(f"arch: {v['arch']}")
-    o.append("provenance:")
-    o.append(f"  source: {v.get('source', 'isa-spec')}")
-    detail = v["detail"].replace("\\", "\\\\").replace('"', '\\"')
-    o.append(f'  detail: "{detail}"')
-    o.append(f"tags: [{', '.join(v['tags'])}]")
-    o.append("setup:")
-    o.append(f"  l1_fill: 0x{v.get('l1_fill', 0xEE):02x}")
-    l1_list(o, v.get("l1", []))
-    cfg = v.get("config", [])
-    if cfg:
-        o.append("  config:")
-        for a, val in cfg:
-            o.append(f"    - [{a}, 0x{val:08x}]")
-    else:
-        o.append("  config: []")
-    tc = v.get("thread_config", [])
-    if tc:
-        o.append("  thread_config:")
-        for t, r, val in tc:
-            o.append(f"    - [{t}, {r}, 0x{val:04x}]")
-    else:
-        o.append("  thread_config: []")
+    header(o, v)
     if v.get("mop_config"):
         o.append("  mop_config:")
         for t, words in v["mop_config"]:
@@ -223,18 +158,6 @@ def emit(v):
             f"    - {{thread: 2, unit: pack, ch0: [{', '.join(map(str, ch0))}], ch1: [{', '.join(map(str, ch1))}]}}"
         )
     return "\n".join(o) + "\n"
-
-
-def l1_list(o, ranges):
-    if not ranges:
-        o.append("  l1: []")
-        return
-    o.append("  l1:")
-    for addr, data in ranges:
-        o.append(f"    - addr: 0x{addr:05x}")
-        o.append("      hex: |")
-        for line in hexlines(data):
-            o.append(f"        {line}")
 
 
 # ---------------------------------------------------------------------------
@@ -580,7 +503,7 @@ def vectors():
     a_cells = [fp16(x) for x in a_vals]
     for width, fmt in [(8, "bfp8a"), (4, "bfp4a")]:
         shared, datums = bfp_a_group(a_cells, width)
-        data = bytes(datums) if width == 8 else pack_nibbles(datums)
+        data = bytes(datums) if width == 8 else nibbles(datums)
         out.append(
             dict(
                 name=P + f"fp16-to-{fmt}",
@@ -834,25 +757,5 @@ def mop_vectors():
     return out
 
 
-def main(argv):
-    force = "--force" in argv
-    args = [a for a in argv if a != "--force"]
-    root = args[0] if args else "conformance-vectors"
-    written = 0
-    for v in vectors() + mop_vectors():
-        path = os.path.join(root, v["name"] + ".yaml")
-        text = emit(v)
-        if os.path.exists(path) and not force:
-            with open(path) as f:
-                if f.read() == text:
-                    continue
-            sys.exit(f"{path} exists and differs; rerun with --force to replace it")
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
-        written += 1
-    print(f"{written} vector(s) written under {root}")
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    write_all(vectors() + mop_vectors(), emit, sys.argv[1:])

@@ -548,8 +548,10 @@ fn fp16_exponent_31_widens_to_a_finite_value() {
 }
 
 /// Late table, exponent widens: "Denormals mishandled" when the mantissa
-/// does not narrow (ttsim: mantissa copied under a zero exponent), "Denormals
-/// flushed to zero" when it narrows.
+/// does not narrow, "Denormals flushed to zero" when it narrows. ttsim
+/// (`src/tensix.cpp`, PACR late conversion) copies the mantissa under a zero
+/// exponent into FP32, and gives +0 at BF16 width (FP16 → BF16, BFP8a →
+/// BFP8), which covers the "mishandled" E5M7/E5M6 → BF16 cases too.
 #[test]
 fn fp16_denormal_widening_is_mishandled() {
     assert_eq!(
@@ -560,13 +562,18 @@ fn fp16_denormal_widening_is_mishandled() {
         late(Intermediate::Fp16(0x83FF), DataFormat::Float32),
         0x807F_E000
     );
+    assert_eq!(late(Intermediate::Fp16(0x83FF), DataFormat::Float16B), 0);
+    assert_eq!(late(Intermediate::Fp16(0x03FF), DataFormat::Float16B), 0);
+    // A ReLU clamp to the denormal FP16 threshold 0x03FF under a BFP8a
+    // intermediate format leaves an E5M6 datum with a zero exponent field.
+    assert_eq!(late(Intermediate::E5m6(0x03FF), DataFormat::Float16B), 0);
     assert_eq!(
-        late(Intermediate::Fp16(0x83FF), DataFormat::Float16B),
-        0x8000
+        pack::bfp_element(Intermediate::E5m6(0x03FF), BfpExp::B).unwrap(),
+        0
     );
     assert_eq!(
-        late(Intermediate::Fp16(0x03FF), DataFormat::Float16B),
-        0x0000
+        pack::bfp_element(Intermediate::E5m7(0x81F8), BfpExp::B).unwrap(),
+        0
     );
 }
 

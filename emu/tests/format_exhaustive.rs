@@ -316,7 +316,7 @@ fn late_from_e8m6_e5m7_e5m6() {
             e5m7 as u32
         );
         // E5M7 → BF16: exponent widens, mantissa stays 7 bits: denormals are
-        // "mishandled" (copied under a zero exponent), normals rebias.
+        // "mishandled" (ttsim: flushed to +0), normals rebias.
         assert_eq!(
             late(Intermediate::E5m7(e5m7), DataFormat::Float16B),
             ref_e5_to_e8(e5m7, 7, 7) >> 16,

@@ -2,7 +2,12 @@
 //! for `tensix-emu`.
 
 pub mod gate;
+pub mod generators;
+pub mod golden;
+pub mod llk;
+pub mod oracles;
 pub mod output;
 pub mod report;
+pub mod repro;
 pub mod run;
 pub mod vector;

@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tensix_harness::gate::{self, KnownFailures};
 use tensix_harness::output;
@@ -58,6 +58,26 @@ enum Command {
     /// Run conformance vectors (files or directories, recursively). Exit 0
     /// when the gate holds, 1 when it does not, 2 for unusable input.
     Run(RunArgs),
+    /// Turn a fuzz finding into a vector: decode ARTIFACT as TARGET's input,
+    /// shrink it while the same disagreement persists, and write a
+    /// tensix-vector/1 file (or, for formats, isa_roundtrip and
+    /// vector_parse, the shrunk input) into DIR. Exit 0 when written, 1 when
+    /// the artifact reproduces nothing, 2 for unusable input.
+    Repro {
+        /// The fuzz target that found it (pack_tile_diff, pack_program, ...).
+        target: String,
+        /// The artifact file cargo fuzz wrote (fuzz/artifacts/TARGET/crash-...).
+        artifact: PathBuf,
+        /// Directory to write into (created if missing).
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
+        /// Oracle runs to spend shrinking.
+        #[arg(long, default_value_t = tensix_harness::repro::DEFAULT_BUDGET)]
+        budget: usize,
+        /// Overwrite an existing output file.
+        #[arg(long)]
+        force: bool,
+    },
     /// Decode Tensix instruction words (hex) to their text form.
     Decode {
         #[arg(long, value_enum, default_value = "blackhole")]
@@ -75,6 +95,78 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run(args),
         Command::Decode { arch, trisc, words } => decode(arch, trisc, &words),
+        Command::Repro {
+            target,
+            artifact,
+            out,
+            budget,
+            force,
+        } => repro(&target, &artifact, &out, budget, force),
+    }
+}
+
+fn repro(target: &str, artifact: &Path, dir: &Path, budget: usize, force: bool) -> ExitCode {
+    use tensix_harness::repro::{self, Reproduced};
+    let unusable = |msg: String| {
+        eprintln!("tensix-harness: {msg}");
+        ExitCode::from(2)
+    };
+    let bytes = match std::fs::read(artifact) {
+        Ok(b) => b,
+        Err(e) => return unusable(format!("{}: {e}", artifact.display())),
+    };
+    let result = match repro::reproduce(target, &bytes, budget) {
+        Ok(r) => r,
+        Err(e) if e.starts_with("unknown target") => return unusable(e),
+        Err(e) => {
+            eprintln!("tensix-harness: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        return unusable(format!("{}: {e}", dir.display()));
+    }
+    let short = &repro::sha1(&bytes)[..12];
+    match result {
+        Reproduced::Vector { vector, fails_now } => {
+            let path = dir.join(format!("{target}-{short}.yaml"));
+            if let Err(e) = output::write_new(&path, &vector.to_yaml(), force) {
+                return unusable(e);
+            }
+            let steps: usize = vector.program.iter().map(|p| p.run.len()).sum();
+            out(&format!(
+                "wrote {} ({} program entries, {} config writes)\n{}\n",
+                path.display(),
+                steps,
+                vector.setup.config.len(),
+                vector.provenance.detail
+            ));
+            if fails_now {
+                out("the vector fails against the current emulator, as the finding did\n");
+            } else {
+                out(
+                    "note: the vector passes against the current emulator: the finding is an \
+                     oracle invariant the vector runner does not check\n",
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Reproduced::Input {
+            bytes: input,
+            finding,
+        } => {
+            let path = dir.join(format!("{target}-{short}"));
+            if let Err(e) = repro::write_bytes(&path, &input, force) {
+                return unusable(e);
+            }
+            out(&format!(
+                "wrote the shrunk input ({} bytes) to {}: put it under fuzz/regressions/{target}/\n{}\n",
+                input.len(),
+                path.display(),
+                finding
+            ));
+            ExitCode::SUCCESS
+        }
     }
 }
 

@@ -84,7 +84,10 @@ fn view_of(f: DstFormat) -> DstView {
 pub fn prepare(v: &Vector) -> Result<Machine, String> {
     let s = &v.setup;
     let mut m = Machine::new(v.arch);
-    m.l1.bytes_mut().fill(s.l1_fill);
+    // A fresh L1 is already zero; not touching it keeps untouched pages free.
+    if s.l1_fill != 0 {
+        m.l1.bytes_mut().fill(s.l1_fill);
+    }
     for (i, r) in s.l1.iter().enumerate() {
         m.write_l1(r.addr, &r.bytes)
             .map_err(|e| format!("setup.l1[{i}]: {e}"))?;

@@ -73,7 +73,9 @@ const fn keep_mask(width: u32, keep: u32) -> u32 {
 /// if the mantissa narrows it is truncated and denormals are flushed to zero
 /// (a NaN whose surviving mantissa bits are zero becomes infinity); otherwise
 /// every bit is kept, denormals and NaN included. A flushed denormal keeps its
-/// sign; the page does not say, and this matches ttsim's FP16 → BF16 flush.
+/// sign. The page does not say; ttsim has no FP32 → BF16 late conversion to
+/// compare with (its FP32 → BFP8 flush gives +0, and a BFP zero magnitude is
+/// written without its sign, so the two agree there).
 #[inline]
 pub const fn e8_narrow(x: u32, from_man: u32, to_man: u32) -> u32 {
     if to_man >= from_man {
@@ -97,27 +99,36 @@ pub const fn e5_narrow(x: u16, from_man: u32, to_man: u32) -> u16 {
     x & (H_SIGN | FP16_EXP | (FP16_MAN & keep_mask(10, to_man) as u16))
 }
 
-/// Widen a 5-bit-exponent value (FP16 layout, `from_man` meaningful mantissa
-/// bits) to an 8-bit-exponent value (FP32 layout, `to_man` bits): the
+/// Widen a 5-bit-exponent value (FP16 layout) to an 8-bit-exponent value
+/// (FP32 layout, `to_man` mantissa bits): the
 /// exponent is rebiased by 127 − 15 = 112, then the mantissa truncated if it
 /// narrows.
 ///
 /// Exponent 0 is special. Packers/FormatConversion.md ("Late format
 /// conversion", denormal table) says that when the exponent widens, denormals
-/// are flushed to zero if the mantissa narrows and "mishandled" otherwise.
-/// The mishandling is not spelled out there; ttsim (`src/tensix.cpp`, PACR,
-/// FP16 → FP32 late conversion) copies the mantissa bits and leaves the
-/// exponent field at zero, producing an FP32 denormal, and that is what this
-/// does. Exponent 31 is an ordinary binade (FloatBitPatterns.md, "FP16"), so
-/// it widens to exponent 143, never to infinity.
+/// are flushed to zero if the mantissa narrows and "mishandled" otherwise,
+/// without saying how. ttsim (`src/tensix.cpp`, PACR late conversion) settles
+/// it by the width of the result, and this follows it:
+/// * to the 7-bit mantissa of BF16 (BF16 output, and the BF16 datum a "B"
+///   form BFP group is assembled from: the page's "Converted to BF16 (as per
+///   first row)"), a zero exponent field gives +0 whatever the mantissa,
+///   sign included (ttsim's FP16 → BF16 and BFP8a → BFP8 conversions). This
+///   covers the "mishandled" E5M6 → BF16 and E5M7 → BF16 cases, e.g. a ReLU
+///   clamp to a denormal FP16 threshold under a BFP8a intermediate format;
+/// * to a 32-bit result (FP32, TF32) the mantissa bits are copied under a
+///   zero exponent field, an FP32 denormal 2^112 too small (ttsim's FP16 →
+///   FP32 conversion).
+///
+/// Exponent 31 is an ordinary binade (FloatBitPatterns.md, "FP16"), so it
+/// widens to exponent 143, never to infinity.
 #[inline]
-pub const fn e5_to_e8(x: u16, from_man: u32, to_man: u32) -> u32 {
+pub const fn e5_to_e8(x: u16, to_man: u32) -> u32 {
     let sign = ((x & H_SIGN) as u32) << 16;
     let exp = fp16_exponent(x) as u32;
     let man = (x & FP16_MAN) as u32;
     if exp == 0 {
-        if to_man < from_man {
-            return sign;
+        if to_man <= 7 {
+            return 0;
         }
         return sign | (man << 13);
     }

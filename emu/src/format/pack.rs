@@ -604,7 +604,7 @@ pub fn l1_source_convert(
 const fn wide_to_e8(w: Wide, man: u32) -> u32 {
     match w {
         Wide::E8 { bits, man: from } => e8_narrow(bits, from, man),
-        Wide::E5 { bits, man: from } => e5_to_e8(bits, from, man),
+        Wide::E5 { bits, .. } => e5_to_e8(bits, man),
     }
 }
 

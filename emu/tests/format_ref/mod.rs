@@ -260,16 +260,20 @@ pub fn ref_e5_to_e8(bits: u16, from_man: u32, to_man: u32) -> u32 {
     let v = fp16_value(bits);
     let neg = bits & 0x8000 != 0;
     let sign = (neg as u32) << 31;
+    if v.abs() < pow2(-14) && to_man <= 7 {
+        // Zero or denormal to BF16 width: +0, the documented flush where
+        // the mantissa narrows and ttsim's choice for the "mishandled" cases
+        // (src/tensix.cpp, FP16 → BF16 and BFP8a → BFP8 late conversions).
+        return 0;
+    }
     if v == 0.0 {
         return sign;
     }
     if v.abs() < pow2(-14) {
-        // Denormal: flushed when the mantissa narrows, otherwise the
-        // documented mishandling: the value lands 2^112 too small, as an FP32
+        // Denormal to 32 bits: the documented mishandling as ttsim does it
+        // (FP16 → FP32): the value lands 2^112 too small, as an FP32
         // denormal.
-        if to_man < from_man {
-            return sign;
-        }
+        debug_assert!(to_man >= from_man);
         return ((v * pow2(-112)) as f32).to_bits();
     }
     let t = truncate(v, FP32.with_man(to_man).ulp(v));

@@ -1,0 +1,596 @@
+//! Tile jobs and their data: an arbitrary pack or unpack job the golden model
+//! covers, programmed the tt-llk way, with `Dst` rows or L1 bytes that lean
+//! on edge cases.
+
+use super::values;
+use crate::golden::{Edge, Format, PackJob, Relu, UnpackJob, UnpackTarget};
+use crate::llk::{self, PackForm};
+use crate::vector::{self, Arch, DstFormat, DstRow, L1Range, SrcRow, Vector};
+use arbitrary::{Arbitrary, Result, Unstructured};
+
+/// The (Dst view, intermediate, output, Round_10b_mant, Blackhole only)
+/// combinations the golden model covers, as tt-llk sets them up.
+pub const PACK_COMBOS: &[(DstFormat, Format, Format, bool, bool)] = &[
+    (DstFormat::Fp16, Format::Fp16, Format::Fp32, false, false),
+    (DstFormat::Fp16, Format::Fp16, Format::Fp16, false, false),
+    (DstFormat::Fp16, Format::Fp16, Format::Bf16, false, false),
+    (DstFormat::Fp16, Format::Fp16, Format::Fp8, false, true),
+    (DstFormat::Bf16, Format::Fp16, Format::Fp8, true, true),
+    (DstFormat::Fp16, Format::Bfp8a, Format::Bfp8, false, false),
+    (DstFormat::Bf16, Format::Bf16, Format::Fp32, false, false),
+    (DstFormat::Bf16, Format::Bf16, Format::Bf16, false, false),
+    (DstFormat::Bf16, Format::Bf16, Format::Bfp8, false, false),
+    (DstFormat::Bf16, Format::Bf16, Format::Bfp4, false, false),
+    (DstFormat::Bf16, Format::Bf16, Format::Bfp2, false, false),
+    (DstFormat::Bf16, Format::Bfp8, Format::Fp32, false, false),
+    (DstFormat::Bf16, Format::Bfp8, Format::Bf16, false, false),
+    (DstFormat::Bf16, Format::Bfp8, Format::Bfp8, false, false),
+    (DstFormat::Bf16, Format::Bfp8, Format::Bfp4, false, false),
+    (DstFormat::Bf16, Format::Int16, Format::Int16, false, false),
+    (DstFormat::Fp32, Format::Fp32, Format::Fp32, false, false),
+    (DstFormat::Fp32, Format::Fp32, Format::Fp16, false, false),
+    (DstFormat::Fp32, Format::Fp32, Format::Bfp8, false, false),
+    (DstFormat::Fp32, Format::Fp32, Format::Bfp4, false, false),
+    (DstFormat::Fp32, Format::Fp32, Format::Bfp2, false, false),
+    (DstFormat::Fp32, Format::Fp16, Format::Fp16, true, true),
+    (DstFormat::Fp32, Format::Fp16, Format::Fp8, true, true),
+    (DstFormat::Fp32, Format::Bf16, Format::Bf16, false, false),
+    (DstFormat::Fp32, Format::Bfp8, Format::Bfp8, false, false),
+    (DstFormat::Fp32, Format::Bfp8, Format::Bfp4, false, false),
+    (DstFormat::Int32, Format::Int32, Format::Int32, false, false),
+    (DstFormat::Int32, Format::Int16, Format::Int16, false, false),
+    (DstFormat::Int32, Format::Int8, Format::Int8, false, false),
+];
+
+/// (input in L1, register format, target) combinations of the unpack model.
+pub const UNPACK_COMBOS: &[(Format, Format, UnpackTarget)] = &[
+    (Format::Fp32, Format::Fp32, UnpackTarget::Dst),
+    (Format::Fp32, Format::Tf32, UnpackTarget::Dst),
+    (Format::Int32, Format::Int32, UnpackTarget::Dst),
+    (Format::Fp32, Format::Tf32, UnpackTarget::SrcA),
+    (Format::Fp32, Format::Bf16, UnpackTarget::SrcA),
+    (Format::Fp32, Format::Fp16, UnpackTarget::SrcA),
+    (Format::Bfp8, Format::Bfp8, UnpackTarget::SrcA),
+    (Format::Bfp4, Format::Bfp4, UnpackTarget::SrcA),
+    (Format::Bfp2, Format::Bfp2, UnpackTarget::SrcA),
+    (Format::Fp16, Format::Fp16, UnpackTarget::SrcA),
+    (Format::Bf16, Format::Bf16, UnpackTarget::SrcA),
+    (Format::Int16, Format::Int16, UnpackTarget::SrcA),
+    (Format::Fp8, Format::Fp8, UnpackTarget::SrcA),
+    (Format::Int8, Format::Int8, UnpackTarget::SrcA),
+];
+
+/// The L1 fill byte: zero most of the time (a fresh L1 needs no writing,
+/// which keeps a fuzz iteration cheap), otherwise a canary.
+pub fn canary(u: &mut Unstructured<'_>) -> Result<u8> {
+    if u.ratio(7, 8)? {
+        Ok(0)
+    } else {
+        u.arbitrary()
+    }
+}
+
+fn faces(u: &mut Unstructured<'_>) -> Result<u8> {
+    Ok(*u.choose(&[1u8, 2, 4])?)
+}
+
+fn face_rows(u: &mut Unstructured<'_>) -> Result<u8> {
+    Ok(*u.choose(&[1u8, 2, 4, 8, 16])?)
+}
+
+/// A 16-byte aligned tile address with `bytes` of room after it, sometimes
+/// right at the end of L1.
+fn l1_addr(u: &mut Unstructured<'_>, arch: Arch, bytes: u64) -> Result<u32> {
+    let size = crate::golden::pack::l1_size(arch);
+    let top = (size.saturating_sub(bytes) / 16).max(2) - 1;
+    let unit = if u.ratio(1, 8)? {
+        top
+    } else {
+        u.int_in_range(1..=top)?
+    };
+    Ok((unit * 16) as u32)
+}
+
+/// A ReLU setting the job's intermediate format allows.
+fn relu(u: &mut Unstructured<'_>, src: Format) -> Result<Relu> {
+    let max_mode = match src {
+        Format::Int16 | Format::Int8 => 0,
+        Format::Int32 => 1,
+        _ => 3,
+    };
+    let mode = u.int_in_range(0..=max_mode)?;
+    let edges = if src.is_a_form() {
+        values::FP16_EDGES
+    } else {
+        values::BF16_EDGES
+    };
+    let threshold = match u.int_in_range(0..=31u8)? {
+        // Rarely with the sign bit: undefined for the threshold modes.
+        0 => u.arbitrary()?,
+        1..=12 => *u.choose(edges)? & 0x7fff,
+        _ => u.arbitrary::<u16>()? & 0x7fff,
+    };
+    Ok(Relu { mode, threshold })
+}
+
+fn edge(u: &mut Unstructured<'_>, arch: Arch) -> Result<Edge> {
+    if u.ratio(1, 2)? {
+        return Ok(Edge::NONE);
+    }
+    let mut masks = [0u16; 4];
+    for m in &mut masks {
+        *m = *u.choose(&[0xffffu16, 0, 1, 0x8000, 0x00ff])?;
+        if u.ratio(1, 4)? {
+            *m = u.arbitrary()?;
+        }
+    }
+    let mut row_sets = [0u32; 4];
+    for r in &mut row_sets {
+        *r = if u.ratio(1, 2)? {
+            u.arbitrary::<u32>()? & 0x5555_5555
+        } else {
+            u.arbitrary()?
+        };
+    }
+    let select = match arch {
+        Arch::Blackhole => u.int_in_range(0..=3)?,
+        Arch::WormholeB0 => u.arbitrary()?,
+    };
+    Ok(Edge {
+        masks,
+        row_sets,
+        select,
+    })
+}
+
+impl<'a> Arbitrary<'a> for PackJobSpec {
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        let arch = if u.ratio(1, 5)? {
+            Arch::WormholeB0
+        } else {
+            Arch::Blackhole
+        };
+        let combos: Vec<_> = PACK_COMBOS
+            .iter()
+            .filter(|c| arch == Arch::Blackhole || !c.4)
+            .collect();
+        let &&(dst, src, out, round_10b, _) = u.choose(&combos)?;
+        let faces = faces(u)?;
+        let face_rows = face_rows(u)?;
+        let view_rows = usize::from(dst.mode().rows());
+        let span = 16 * (usize::from(faces) - 1) + usize::from(face_rows);
+        let tile = u.int_in_range(0..=(view_rows / 64 - 1) as u16)?;
+        let room = view_rows.saturating_sub(usize::from(tile) * 64 + span);
+        let mut dst_offset = if u.ratio(1, 2)? {
+            0
+        } else {
+            u.int_in_range(0..=room.min(200) as u16)?
+        };
+        if arch == Arch::Blackhole && face_rows >= 2 && u.ratio(7, 8)? {
+            dst_offset &= !3;
+        }
+        let mut job = PackJob {
+            arch,
+            dst,
+            src,
+            out,
+            unsigned: src == Format::Int8 && u.arbitrary()?,
+            fp8_e4m3: out == Format::Fp8,
+            read_raw: matches!(src, Format::Fp32 | Format::Int32 | Format::Int16)
+                && u.ratio(1, 4)?,
+            round_10b,
+            relu: relu(u, src)?,
+            edge: edge(u, arch)?,
+            faces,
+            face_rows,
+            tile,
+            dst_offset,
+            l1_addr: 16,
+            l1_acc: matches!(out, Format::Fp32 | Format::Fp16 | Format::Bf16) && u.ratio(1, 6)?,
+        };
+        let (lo, hi) = job.window();
+        job.l1_addr = l1_addr(u, arch, hi - lo)?;
+        let form = if arch == Arch::Blackhole && u.arbitrary()? {
+            PackForm::Mop
+        } else {
+            PackForm::Instructions
+        };
+        Ok(PackJobSpec { job, form })
+    }
+}
+
+/// A pack job and how its PACRs are issued.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackJobSpec {
+    pub job: PackJob,
+    pub form: PackForm,
+}
+
+/// A pack tile job with its data: the `differential` input of
+/// `pack_tile_diff`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackTileCase {
+    pub job: PackJob,
+    pub form: PackForm,
+    /// Every L1 byte before setup (a canary).
+    pub l1_fill: u8,
+    /// `Dst` rows in the job's view: the tile's rows and one on each side.
+    pub dst: Vec<DstRow>,
+    /// L1 contents under the tile (what L1 accumulation adds to).
+    pub l1: Vec<L1Range>,
+}
+
+/// One row of values in `view`, leaning on edge cases.
+pub fn dst_row(u: &mut Unstructured<'_>, view: DstFormat) -> Result<[u32; 16]> {
+    Ok(match view {
+        DstFormat::Bf16 => values::bf16_row(u)?.map(u32::from),
+        DstFormat::Fp16 => values::fp16_row(u)?.map(u32::from),
+        DstFormat::Raw16 => {
+            let mut r = [0u32; 16];
+            for v in &mut r {
+                *v = u32::from(u.arbitrary::<u16>()?);
+            }
+            r
+        }
+        DstFormat::Fp32 | DstFormat::Raw32 => values::fp32_row(u)?,
+        DstFormat::Int32 => values::int32_row(u)?,
+    })
+}
+
+/// Little-endian bytes of `n` datums of `format` leaning on edge cases.
+fn datum_bytes(u: &mut Unstructured<'_>, format: Format, n: usize) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(n * 4);
+    let mut i = 0;
+    while i < n {
+        match format {
+            Format::Fp32 | Format::Tf32 => {
+                for v in values::fp32_row(u)? {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            Format::Int32 => {
+                for v in values::int32_row(u)? {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            Format::Bf16 | Format::Int16 => {
+                for v in values::bf16_row(u)? {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            Format::Fp16 => {
+                for v in values::fp16_row(u)? {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            _ => {
+                for _ in 0..16 {
+                    out.push(values::byte(u)?);
+                }
+            }
+        }
+        i += 16;
+    }
+    Ok(out)
+}
+
+impl<'a> Arbitrary<'a> for PackTileCase {
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        let PackJobSpec { job, form } = u.arbitrary()?;
+        let fill = canary(u)?;
+        let first = job.first_row();
+        let end = (first + 16 * usize::from(job.faces) + 1).min(usize::from(job.dst.mode().rows()));
+        let mut dst = Vec::new();
+        for row in first.saturating_sub(1)..end {
+            dst.push(DstRow {
+                row: row as u16,
+                cells: dst_row(u, job.dst)?,
+            });
+        }
+        let mut l1 = Vec::new();
+        if !job.l1_acc && fill != 0 {
+            // A canary under the tile: padding the packer must write as
+            // zeros shows up. (Filling all of L1 would cost a fuzz iteration
+            // more than the pack itself.)
+            let (lo, hi) = job.window();
+            l1.push(L1Range {
+                addr: lo as u32,
+                bytes: vec![fill; (hi - lo) as usize],
+            });
+        }
+        if job.l1_acc {
+            for s in job.streams() {
+                let datums = s.faces.len() * usize::from(job.face_rows) * 16;
+                let bytes = datum_bytes(u, job.out, datums)?;
+                let len = datums * job.out.l1_bits() as usize / 8;
+                l1.push(L1Range {
+                    addr: s.data_addr,
+                    bytes: bytes[..len].to_vec(),
+                });
+            }
+        }
+        Ok(PackTileCase {
+            job,
+            form,
+            l1_fill: 0,
+            dst,
+            l1,
+        })
+    }
+}
+
+impl PackTileCase {
+    /// The vector that runs this job (no `expect` yet).
+    pub fn vector(&self, name: &str) -> Vector {
+        let p = llk::pack(&self.job, self.form);
+        let mut v = llk::vector(
+            self.job.arch,
+            name,
+            p,
+            self.l1_fill,
+            self.l1.clone(),
+            Some(vector::Dst {
+                format: self.job.dst,
+                rows: self.dst.clone(),
+            }),
+        );
+        v.tags = pack_tags(&self.job);
+        v
+    }
+}
+
+/// Tags naming a pack job the way the ttsim vectors' tags do.
+pub fn pack_tags(job: &PackJob) -> Vec<String> {
+    let mut t = vec![
+        "pack".to_string(),
+        job.arch.name().to_string(),
+        format!("dst{}", job.dst.mode()),
+        format!("dst-{}", job.dst.name()),
+        job.src.name().to_string(),
+        job.out.name().to_string(),
+        format!("face-r-dim-{}", job.face_rows),
+        format!("num-faces-{}", job.faces),
+    ];
+    if job.relu.mode != 0 {
+        t.push(
+            ["", "relu-zero", "relu-min-threshold", "relu-max-threshold"]
+                [usize::from(job.relu.mode & 3)]
+            .to_string(),
+        );
+    }
+    if job.edge != Edge::NONE {
+        t.push("edge-mask".into());
+    }
+    if job.l1_acc {
+        t.push("l1-acc".into());
+    }
+    t.dedup();
+    t
+}
+
+/// An unpack tile job with its L1 tile: the input of `unpack_tile_diff`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnpackTileCase {
+    pub job: UnpackJob,
+    pub l1_fill: u8,
+    /// The tile's bytes, from `job.l1_addr`.
+    pub tile: Vec<u8>,
+    /// What the target register held before (rows of bank 0, or Dst rows).
+    pub before: Vec<SrcRow>,
+    pub dst_before: Vec<DstRow>,
+}
+
+impl<'a> Arbitrary<'a> for UnpackJob {
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        let &(input, out, mut target) = u.choose(UNPACK_COMBOS)?;
+        if target == UnpackTarget::SrcA && u.arbitrary()? {
+            target = UnpackTarget::SrcB;
+        }
+        let faces = faces(u)?;
+        let face_rows = face_rows(u)?;
+        let haloize = target == UnpackTarget::SrcA && u.ratio(1, 5)? && {
+            let face_bits = usize::from(face_rows) * 16 * input.l1_bits() as usize;
+            faces == 1 || face_bits % 128 == 0
+        };
+        let mut job = UnpackJob {
+            arch: Arch::Blackhole,
+            target,
+            input,
+            out,
+            fp8_e4m3: input == Format::Fp8 && u.arbitrary()?,
+            unsigned: input == Format::Int8 && u.arbitrary()?,
+            forced_exp: if input.is_bfp() && u.ratio(1, 5)? {
+                Some(values::shared_exp(u)?)
+            } else {
+                None
+            },
+            haloize,
+            faces,
+            face_rows,
+            tile: if target == UnpackTarget::Dst {
+                u.int_in_range(0..=(8 - u16::from(faces).div_ceil(4)))?
+            } else {
+                0
+            },
+            l1_addr: 16,
+        };
+        let (lo, hi) = job.window();
+        job.l1_addr = l1_addr(u, Arch::Blackhole, hi - lo)?;
+        Ok(job)
+    }
+}
+
+impl<'a> Arbitrary<'a> for UnpackTileCase {
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        let job: UnpackJob = u.arbitrary()?;
+        let l1_fill = 0;
+        let mut tile = Vec::new();
+        if job.input.is_bfp() && job.forced_exp.is_none() {
+            let exps = (job.datums() / 16).div_ceil(16) * 16;
+            for _ in 0..exps {
+                tile.push(values::shared_exp(u)?);
+            }
+        }
+        let data = job.datums() * job.input.l1_bits() as usize / 8;
+        let bytes = datum_bytes(u, job.input, data.div_ceil(4).max(job.datums()))?;
+        tile.extend_from_slice(&bytes[..data]);
+        let mut before = Vec::new();
+        let mut dst_before = Vec::new();
+        if u.ratio(1, 3)? {
+            let cell: u32 = u.arbitrary::<u32>()? & 0x7_ffff;
+            for row in 0..64u8 {
+                before.push(SrcRow {
+                    bank: 0,
+                    row,
+                    cells: [cell; 16],
+                });
+            }
+            if job.target == UnpackTarget::Dst {
+                let first = usize::from(job.tile) * 64;
+                for row in first..first + 16 * usize::from(job.faces) {
+                    dst_before.push(DstRow {
+                        row: row as u16,
+                        cells: [cell; 16],
+                    });
+                }
+            }
+        }
+        Ok(UnpackTileCase {
+            job,
+            l1_fill,
+            tile,
+            before,
+            dst_before,
+        })
+    }
+}
+
+impl UnpackTileCase {
+    /// The vector that runs this job (no `expect` yet).
+    pub fn vector(&self, name: &str) -> Vector {
+        let p = llk::unpack(&self.job);
+        let dst = (!self.dst_before.is_empty()).then(|| vector::Dst {
+            format: if self.job.input == Format::Int32 {
+                DstFormat::Int32
+            } else {
+                DstFormat::Fp32
+            },
+            rows: self.dst_before.clone(),
+        });
+        let mut v = llk::vector(
+            self.job.arch,
+            name,
+            p,
+            self.l1_fill,
+            vec![L1Range {
+                addr: self.job.l1_addr,
+                bytes: self.tile.clone(),
+            }],
+            dst,
+        );
+        match self.job.target {
+            UnpackTarget::SrcB => v.setup.srcb = self.before.clone(),
+            _ => v.setup.srca = self.before.clone(),
+        }
+        v.tags = vec![
+            "unpack".into(),
+            self.job.arch.name().into(),
+            match self.job.target {
+                UnpackTarget::SrcA => "to-srca",
+                UnpackTarget::SrcB => "to-srcb",
+                UnpackTarget::Dst => "to-dst",
+            }
+            .into(),
+            self.job.input.name().into(),
+            format!("face-r-dim-{}", self.job.face_rows),
+            format!("num-faces-{}", self.job.faces),
+        ];
+        v
+    }
+}
+
+/// A pack followed by an unpack of what it wrote: the input of `roundtrip`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoundTripCase {
+    pub pack: PackTileCase,
+    /// Unpack into SrcB rather than SrcA (or Dst, for 32-bit outputs when set).
+    pub other_unpacker: bool,
+}
+
+impl<'a> Arbitrary<'a> for RoundTripCase {
+    fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        let mut pack: PackTileCase = u.arbitrary()?;
+        // Round trips are on Blackhole (the unpack model's architecture),
+        // without ReLU, edge masking or L1 accumulation, in the instruction
+        // form.
+        pack.job.arch = Arch::Blackhole;
+        pack.job.relu = Relu::NONE;
+        pack.job.edge = Edge::NONE;
+        pack.job.l1_acc = false;
+        pack.l1.clear();
+        pack.job.dst_offset &= !3;
+        // The unpacker expects the data right after the exponents; the
+        // packer puts it after a section of one 16-byte unit per face. They
+        // agree for whole faces, or a single face.
+        if pack.job.out.is_bfp() && pack.job.faces > 1 {
+            pack.job.face_rows = 16;
+            let rows = usize::from(pack.job.dst.mode().rows());
+            let old_first = pack.job.first_row();
+            if old_first + 16 * usize::from(pack.job.faces) > rows {
+                // The taller tile no longer fits: move it, and its data, to
+                // the start of Dst.
+                pack.job.tile = 0;
+                pack.job.dst_offset = 0;
+                pack.dst.retain(|d| usize::from(d.row) >= old_first);
+                for d in &mut pack.dst {
+                    d.row -= old_first as u16;
+                }
+            }
+        }
+        let (_, end) = pack.job.window();
+        let size = crate::golden::pack::l1_size(Arch::Blackhole);
+        if end > size {
+            pack.job.l1_addr -= ((end - size).div_ceil(16) * 16) as u32;
+        }
+        Ok(RoundTripCase {
+            pack,
+            other_unpacker: u.arbitrary()?,
+        })
+    }
+}
+
+impl RoundTripCase {
+    /// The unpack that reads the packed tile back.
+    pub fn unpack_job(&self) -> Option<UnpackJob> {
+        let j = &self.pack.job;
+        let (input, out, target) = match j.out {
+            Format::Fp32 if self.other_unpacker => (Format::Fp32, Format::Fp32, UnpackTarget::Dst),
+            Format::Fp32 => (Format::Fp32, Format::Tf32, UnpackTarget::SrcA),
+            Format::Int32 => (Format::Int32, Format::Int32, UnpackTarget::Dst),
+            f => (
+                f,
+                f,
+                if self.other_unpacker {
+                    UnpackTarget::SrcB
+                } else {
+                    UnpackTarget::SrcA
+                },
+            ),
+        };
+        let job = UnpackJob {
+            arch: Arch::Blackhole,
+            target,
+            input,
+            out,
+            fp8_e4m3: j.fp8_e4m3,
+            unsigned: j.unsigned,
+            forced_exp: None,
+            haloize: false,
+            faces: j.faces,
+            face_rows: j.face_rows,
+            tile: 0,
+            l1_addr: j.l1_addr,
+        };
+        job.check().ok().map(|_| job)
+    }
+}

@@ -1,0 +1,139 @@
+//! `Dst` as the model sees it: rows of values in the view a vector writes them
+//! in, and the few storage facts a packer read depends on.
+//!
+//! tt-isa-documentation `Dst.md`, "Data type bit layout": `Dst16b` cells keep
+//! a float's exponent in the low bits (BF16: sign 15, mantissa 14:8, exponent
+//! 7:0; FP16: sign 15, mantissa 14:5, exponent 4:0), and a `Dst32b` cell is
+//! the BF16 arrangement of its top half above its low 16 mantissa bits.
+//! Vectors give values in the view a RISC-V core sees (IEEE-ordered fields),
+//! or raw storage (`raw16`, `raw32`).
+
+use crate::vector::{self, DstFormat};
+
+/// Rows of one `Dst` view. Rows never written hold zero (the reference
+/// README: "Dst rows that were never written read as zero in the packer").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DstImage {
+    pub format: DstFormat,
+    rows: Vec<[u32; 16]>,
+}
+
+impl DstImage {
+    /// All zero, in `format`'s view (1024 rows of 16 bits or 512 of 32).
+    pub fn new(format: DstFormat) -> DstImage {
+        DstImage {
+            format,
+            rows: vec![[0; 16]; format.mode().rows() as usize],
+        }
+    }
+
+    /// The rows a vector's `setup.dst` gives.
+    pub fn from_vector(d: &vector::Dst) -> DstImage {
+        let mut img = DstImage::new(d.format);
+        for r in &d.rows {
+            img.set_row(r.row as usize, r.cells);
+        }
+        img
+    }
+
+    /// Number of rows in this view.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Set one row; rows outside the view are ignored.
+    pub fn set_row(&mut self, row: usize, cells: [u32; 16]) {
+        if let Some(r) = self.rows.get_mut(row) {
+            *r = cells;
+        }
+    }
+
+    /// The value at (`row`, `col`) in the image's own view.
+    pub fn value(&self, row: usize, col: usize) -> u32 {
+        self.rows.get(row).map_or(0, |r| r[col & 15])
+    }
+
+    /// The 16 storage bits of a `Dst16b` cell (`DstBits`).
+    pub fn storage16(&self, row: usize, col: usize) -> u16 {
+        let v = self.value(row, col);
+        match self.format {
+            DstFormat::Bf16 => bf16_arrangement(v as u16),
+            DstFormat::Fp16 => fp16_arrangement(v as u16),
+            _ => v as u16,
+        }
+    }
+
+    /// The 32 storage bits of a `Dst32b` cell.
+    pub fn storage32(&self, row: usize, col: usize) -> u32 {
+        let v = self.value(row, col);
+        match self.format {
+            DstFormat::Raw32 => v,
+            _ => (u32::from(bf16_arrangement((v >> 16) as u16)) << 16) | (v & 0xffff),
+        }
+    }
+
+    /// A `Dst16b` cell read as BF16 (IEEE field order).
+    pub fn read_bf16(&self, row: usize, col: usize) -> u16 {
+        let s = self.storage16(row, col);
+        (s & 0x8000) | ((s & 0xff) << 7) | ((s >> 8) & 0x7f)
+    }
+
+    /// A `Dst16b` cell read as FP16 (IEEE field order).
+    pub fn read_fp16(&self, row: usize, col: usize) -> u16 {
+        let s = self.storage16(row, col);
+        (s & 0x8000) | ((s & 0x1f) << 10) | ((s >> 5) & 0x3ff)
+    }
+
+    /// A `Dst32b` cell read as FP32 or sign-magnitude INT32 (same layout).
+    pub fn read_32(&self, row: usize, col: usize) -> u32 {
+        let s = self.storage32(row, col);
+        let hi = (s >> 16) as u16;
+        let hi = (hi & 0x8000) | ((hi & 0xff) << 7) | ((hi >> 8) & 0x7f);
+        (u32::from(hi) << 16) | (s & 0xffff)
+    }
+}
+
+/// BF16 (IEEE order) as `Dst16b` keeps it: sign, then mantissa, then exponent.
+pub fn bf16_arrangement(x: u16) -> u16 {
+    let sign = x & 0x8000;
+    let exponent = (x >> 7) & 0xff;
+    let mantissa = x & 0x7f;
+    sign | (mantissa << 8) | exponent
+}
+
+/// FP16 (IEEE order) as `Dst16b` keeps it.
+pub fn fp16_arrangement(x: u16) -> u16 {
+    let sign = x & 0x8000;
+    let exponent = (x >> 10) & 0x1f;
+    let mantissa = x & 0x3ff;
+    sign | (mantissa << 5) | exponent
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_arrangements_follow_dst_md() {
+        // Dst.md "Data type bit layout": 1.0 in BF16 is 0x3f80 (exponent 127,
+        // mantissa 0): stored as exponent 0x7f in the low byte.
+        assert_eq!(bf16_arrangement(0x3f80), 0x007f);
+        // -1.5 BF16 0xbfc0: sign, mantissa 0x40 at 14:8, exponent 0x7f.
+        assert_eq!(bf16_arrangement(0xbfc0), 0xc07f);
+        // 1.0 FP16 0x3c00: exponent 15 in 4:0.
+        assert_eq!(fp16_arrangement(0x3c00), 0x000f);
+        let mut d = DstImage::new(DstFormat::Bf16);
+        d.set_row(3, [0xbfc0; 16]);
+        assert_eq!(d.storage16(3, 0), 0xc07f);
+        assert_eq!(d.read_bf16(3, 5), 0xbfc0);
+        assert_eq!(d.value(4, 0), 0, "unwritten rows read as zero");
+        let mut w = DstImage::new(DstFormat::Fp32);
+        w.set_row(0, [0x3f80_1234; 16]);
+        assert_eq!(w.storage32(0, 0), 0x007f_1234);
+        assert_eq!(w.read_32(0, 0), 0x3f80_1234);
+    }
+}

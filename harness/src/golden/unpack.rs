@@ -1,0 +1,390 @@
+//! Unpacking a tile from L1 into SrcA, SrcB or `Dst`, datum by datum, as the
+//! documents describe the unpackers (tt-isa-documentation
+//! `UNPACR_Regular.md`, `Unpackers/FormatConversion.md`, `SrcASrcB.md`), with
+//! the tile laid out as tt-llk lays it out in L1: for BFP formats an exponent
+//! section (one byte per 16 datums, padded to 16 bytes), then the datums of
+//! face 0, face 1, ... contiguously.
+//!
+//! A SrcA/SrcB cell is given as the project's vectors write it: 19 bits, sign
+//! 18, exponent field 17:10, mantissa field 9:0 (`SrcASrcB.md`; FP16 has its
+//! exponent in 14:10, Integer "8" is overlaid on FP16 with exponent 16).
+
+use super::format::Format;
+use super::{not_modelled, undefined, Refusal};
+use crate::vector::{self, Arch, DstFormat, DstRow, SrcRow};
+
+/// Where an unpack writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnpackTarget {
+    /// Unpacker 0 into SrcA.
+    SrcA,
+    /// Unpacker 1 into SrcB.
+    SrcB,
+    /// Unpacker 0 straight into `Dst` (`Unpack_if_sel`).
+    Dst,
+}
+
+/// A tile unpack, described the way tt-llk programs it: one UNPACR per face.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnpackJob {
+    pub arch: Arch,
+    pub target: UnpackTarget,
+    /// The format in L1 (the tile descriptor's `InDataFormat`).
+    pub input: Format,
+    /// The register format (`Out_data_format`).
+    pub out: Format,
+    /// `Unp_LF8_4b_exp` (Blackhole): FP8 input in E4M3 form.
+    pub fp8_e4m3: bool,
+    /// `ALU_FORMAT_SPEC_REG0_SrcAUnsigned` / `SrcBUnsigned`: INT8 as UINT8.
+    pub unsigned: bool,
+    /// `Force_shared_exp` with this exponent: BFP datums use it instead of an
+    /// exponent section (there is none in L1 then).
+    pub forced_exp: Option<u8>,
+    /// `Haloize_mode` (SrcA only): row and column within a 16×16 block swap.
+    pub haloize: bool,
+    pub faces: u8,
+    pub face_rows: u8,
+    /// Dst tile index (64 rows) when unpacking to `Dst`.
+    pub tile: u16,
+    /// Byte address of the tile in L1 (16-byte aligned, not 0).
+    pub l1_addr: u32,
+}
+
+/// What an unpack leaves in the registers: the rows it writes, every cell
+/// of them (cells it does not write keep their reset value, zero).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unpacked {
+    Src(Vec<SrcRow>),
+    Dst(vector::Dst),
+}
+
+impl UnpackJob {
+    /// Datums in the tile.
+    pub fn datums(&self) -> usize {
+        usize::from(self.faces) * usize::from(self.face_rows) * 16
+    }
+
+    /// Where the datums start: after the exponent section for BFP inputs.
+    pub fn data_addr(&self) -> u32 {
+        if self.input.is_bfp() && self.forced_exp.is_none() {
+            let exps = (self.datums() / 16).div_ceil(16) * 16;
+            self.l1_addr + exps as u32
+        } else {
+            self.l1_addr
+        }
+    }
+
+    /// The L1 bytes the tile occupies: `[start, end)`.
+    pub fn window(&self) -> (u64, u64) {
+        let bits = self.datums() as u64 * u64::from(self.input.l1_bits());
+        (
+            u64::from(self.l1_addr),
+            u64::from(self.data_addr()) + bits.div_ceil(8),
+        )
+    }
+
+    /// Whether the model covers this job, and whether it is well defined.
+    pub fn check(&self) -> Result<(), Refusal> {
+        use Format as F;
+        use UnpackTarget as T;
+        if self.arch != Arch::Blackhole {
+            return not_modelled("unpacking on Wormhole B0 (no recorded vectors to anchor it)");
+        }
+        // `Unpackers/FormatConversion.md`: FP32 in L1 may become FP32/TF32
+        // (Dst), or TF32/BF16/FP16 (Src); every other input keeps its format.
+        // The combinations are those ttsim models.
+        let ok = match (self.input, self.out, self.target) {
+            (F::Fp32, F::Fp32 | F::Tf32, T::Dst) => true,
+            (F::Fp32, F::Tf32 | F::Bf16 | F::Fp16, T::SrcA | T::SrcB) => true,
+            (F::Int32, F::Int32, T::Dst) => true,
+            (
+                F::Bfp8 | F::Bfp4 | F::Bfp2 | F::Fp16 | F::Bf16 | F::Int16 | F::Fp8 | F::Int8,
+                _,
+                T::SrcA | T::SrcB,
+            ) => self.out == self.input,
+            _ => false,
+        };
+        if !ok {
+            return not_modelled(format!(
+                "unpacking {} to {} in {:?}",
+                self.input.name(),
+                self.out.name(),
+                self.target
+            ));
+        }
+        if self.fp8_e4m3 && self.input != F::Fp8 {
+            return not_modelled("Unp_LF8_4b_exp without FP8 input");
+        }
+        if self.unsigned && self.input != F::Int8 {
+            return not_modelled("an unsigned source format without INT8 input");
+        }
+        if self.forced_exp.is_some() && !self.input.is_bfp() {
+            return not_modelled("a forced shared exponent without BFP input");
+        }
+        if self.haloize && self.target != T::SrcA {
+            return not_modelled("haloize outside unpacker 0 to SrcA");
+        }
+        if !matches!(self.faces, 1 | 2 | 4) || !matches!(self.face_rows, 1 | 2 | 4 | 8 | 16) {
+            return not_modelled(format!("{} faces of {} rows", self.faces, self.face_rows));
+        }
+        if self.l1_addr % 16 != 0 || self.l1_addr < 16 {
+            return not_modelled(format!("tile address {:#x}", self.l1_addr));
+        }
+        if self.target == T::Dst {
+            let last = usize::from(self.tile) * 64 + 16 * usize::from(self.faces);
+            if last > 512 {
+                return not_modelled(format!("Dst rows up to {last}, past 512"));
+            }
+        }
+        if self.haloize {
+            // UNPACR_Regular.md: haloize moves whole 16-byte lines; each
+            // face's datums must start on one (ttsim: undefined otherwise).
+            let face_bits = usize::from(self.face_rows) * 16 * self.input.l1_bits() as usize;
+            if face_bits % 128 != 0 && self.faces > 1 {
+                return undefined("haloize with faces that do not start on 16-byte lines");
+            }
+        }
+        let (_, end) = self.window();
+        let size = super::pack::l1_size(self.arch);
+        if end > size {
+            return undefined(format!("the tile ends at {end:#x}, past the end of L1"));
+        }
+        Ok(())
+    }
+}
+
+/// The registers unpacking `job` from `l1` must produce. `src_before` (bank
+/// 0 rows of the target Src register) and `dst_before` are what the
+/// registers held: cells the unpack does not write keep those values.
+pub fn unpack(
+    job: &UnpackJob,
+    l1: &[u8],
+    src_before: &[SrcRow],
+    dst_before: Option<&vector::Dst>,
+) -> Result<Unpacked, Refusal> {
+    job.check()?;
+    let before = |row: usize| -> [u32; 16] {
+        match job.target {
+            UnpackTarget::Dst => dst_before
+                .filter(|d| d.format.mode() == vector::DstMode::Bits32)
+                .and_then(|d| d.rows.iter().find(|r| usize::from(r.row) == row))
+                .map_or([0; 16], |r| r.cells),
+            _ => src_before
+                .iter()
+                .find(|r| r.bank == 0 && usize::from(r.row) == row)
+                .map_or([0; 16], |r| r.cells),
+        }
+    };
+    let bits = job.input.l1_bits() as usize;
+    let data = job.data_addr() as usize;
+    let per_face = usize::from(job.face_rows) * 16;
+    let mut cells: Vec<[u32; 16]> = Vec::new();
+    let mut rows: Vec<usize> = Vec::new();
+    let mut put = |row: usize, col: usize, v: u32| {
+        let i = match rows.iter().position(|r| *r == row) {
+            Some(i) => i,
+            None => {
+                rows.push(row);
+                cells.push(before(row));
+                rows.len() - 1
+            }
+        };
+        cells[i][col] = v;
+    };
+    for face in 0..usize::from(job.faces) {
+        for i in 0..per_face {
+            let g = face * per_face + i;
+            let at = data * 8 + g * bits;
+            let raw = read_bits(l1, at, bits);
+            let exp = match job.forced_exp {
+                Some(e) => e,
+                None => l1.get(job.l1_addr as usize + g / 16).copied().unwrap_or(0),
+            };
+            let v = convert(job, raw, exp);
+            let (mut row, mut col) = (face * 16 + i / 16, i % 16);
+            match job.target {
+                UnpackTarget::Dst => row += usize::from(job.tile) * 64,
+                UnpackTarget::SrcA if job.haloize => {
+                    let low = row & 15;
+                    row = (row & !15) | col;
+                    col = low;
+                }
+                _ => {}
+            }
+            put(row, col, v);
+        }
+    }
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by_key(|&i| rows[i]);
+    Ok(match job.target {
+        UnpackTarget::Dst => Unpacked::Dst(vector::Dst {
+            format: if job.input == Format::Int32 {
+                DstFormat::Int32
+            } else {
+                DstFormat::Fp32
+            },
+            rows: order
+                .into_iter()
+                .map(|i| DstRow {
+                    row: rows[i] as u16,
+                    cells: cells[i],
+                })
+                .collect(),
+        }),
+        _ => Unpacked::Src(
+            order
+                .into_iter()
+                .map(|i| SrcRow {
+                    bank: 0,
+                    row: rows[i] as u8,
+                    cells: cells[i],
+                })
+                .collect(),
+        ),
+    })
+}
+
+/// `bits` bits at bit address `at`, little-endian within bytes (BFP4 datum
+/// `2k` in the low nibble, BFP2 datum `4k + j` in bits `2j+1:2j`).
+fn read_bits(l1: &[u8], at: usize, bits: usize) -> u32 {
+    if bits >= 8 {
+        (0..bits / 8).fold(0, |acc, k| {
+            acc | u32::from(l1.get(at / 8 + k).copied().unwrap_or(0)) << (8 * k)
+        })
+    } else {
+        let byte = l1.get(at / 8).copied().unwrap_or(0);
+        u32::from(byte >> (at % 8)) & ((1 << bits) - 1)
+    }
+}
+
+/// One L1 datum converted to the register's representation: a 19-bit Src
+/// cell, or a `Dst32b` value (FP32 / sign-magnitude INT32).
+fn convert(job: &UnpackJob, raw: u32, exp: u8) -> u32 {
+    use Format as F;
+    let to_dst = job.target == UnpackTarget::Dst;
+    match job.input {
+        F::Bfp8 | F::Bfp4 | F::Bfp2 => {
+            let bfp8 = raw << (8 - job.input.l1_bits());
+            u32::from(bfp8_to_bf16(bfp8 as u8, exp)) << 3
+        }
+        F::Fp32 | F::Int32 if to_dst => raw,
+        F::Fp32 => match job.out {
+            F::Tf32 => raw >> 13,
+            F::Bf16 => {
+                let sign = raw & 0x8000_0000;
+                let v = if raw & 0x7fff_ffff < 0x0080_0000 {
+                    sign
+                } else {
+                    raw
+                };
+                (v >> 16) << 3
+            }
+            _ => fp32_to_fp16_cell(raw),
+        },
+        F::Fp16 => fp16_cell(raw as u16),
+        F::Bf16 => raw << 3,
+        F::Int16 => {
+            // ttsim: the 16 bits are taken as a Dst16b-arranged BF16 (so a
+            // later move to Dst stores them unchanged).
+            let s = raw as u16;
+            let bf16 = (s & 0x8000) | ((s & 0xff) << 7) | ((s >> 8) & 0x7f);
+            u32::from(bf16) << 3
+        }
+        F::Fp8 => fp16_cell(fp8_to_fp16(raw as u8, job.fp8_e4m3)),
+        _ => {
+            // Integer "8" overlaid on FP16 (SrcASrcB.md): magnitude in the
+            // mantissa, raw exponent 16 when the magnitude is not zero.
+            let v = raw as u16 & 0xff;
+            let (sign, magnitude) = if job.unsigned {
+                (0, v)
+            } else {
+                (v & 0x80, v & 0x7f)
+            };
+            let h = magnitude | if magnitude != 0 { 16 << 10 } else { 0 } | (sign << 8);
+            fp16_cell(h)
+        }
+    }
+}
+
+/// An FP16 datum in a Src cell: sign to bit 18, exponent and mantissa fields
+/// as they are (FP16 overlay).
+fn fp16_cell(h: u16) -> u32 {
+    (u32::from(h & 0x8000) << 3) | u32::from(h & 0x7fff)
+}
+
+/// FP32 to an FP16 Src cell: exponent rebiased (below 2^-15 a signed zero,
+/// 2^17 and up the largest FP16 magnitude), mantissa truncated to 10 bits.
+fn fp32_to_fp16_cell(v: u32) -> u32 {
+    let sign = (v >> 31) << 18;
+    let e = ((v >> 23) & 0xff) as i32 - 112;
+    if e < 0 {
+        sign
+    } else if e > 31 {
+        sign | (31 << 10) | 0x3ff
+    } else {
+        sign | ((e as u32) << 10) | ((v >> 13) & 0x3ff)
+    }
+}
+
+/// A BFP8 datum with its shared exponent as BF16 (`Unpackers/FormatConversion.md`;
+/// the reference README's device facts): the 7-bit magnitude is normalised
+/// by shifting out its leading zeros, lowering the exponent by as much (the
+/// exponent field wraps modulo 256 when it runs below zero, as ttsim notes
+/// spec and silicon agree); a zero magnitude is +0, or −infinity when the
+/// sign bit is set.
+fn bfp8_to_bf16(x: u8, exp: u8) -> u16 {
+    let sign = u16::from(x >> 7);
+    let magnitude = (x << 1) as u16 & 0xff;
+    if magnitude == 0 {
+        return if sign != 0 { 0xff80 } else { 0 };
+    }
+    let lz = magnitude.leading_zeros() - 8;
+    let normal = (magnitude << lz) & 0xff;
+    let e = exp.wrapping_sub(lz as u8);
+    (sign << 15) | (u16::from(e) << 7) | (normal & 0x7e)
+}
+
+/// FP8 to FP16 (Blackhole). E4M3: exponent rebiased by 8 (0 stays 0), the
+/// three mantissa bits on top; the all-ones pattern fills the rest of the
+/// mantissa too. E5M2: the FP16 whose top byte it is, except that a
+/// magnitude of all ones fills the low byte with ones (ttsim).
+fn fp8_to_fp16(v: u8, e4m3: bool) -> u16 {
+    let v = u16::from(v);
+    if e4m3 {
+        let sign = v & 0x80;
+        let e = (v >> 3) & 15;
+        let m = v & 7;
+        let pad = if e == 15 && m == 7 { 0x7f } else { 0 };
+        let e16 = if e != 0 { e + 8 } else { 0 };
+        (sign << 8) | (e16 << 10) | (m << 7) | pad
+    } else if v & 0x7f == 0x7f {
+        (v << 8) | 0xff
+    } else {
+        v << 8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bfp_unpack_follows_the_device_facts() {
+        // Reference README, "BFP unpack (device)": magnitude 0 with sign 1 is
+        // -inf; 64 with exponent 127 is 1.0.
+        assert_eq!(bfp8_to_bf16(0x80, 127), 0xff80);
+        assert_eq!(bfp8_to_bf16(0x00, 127), 0);
+        assert_eq!(bfp8_to_bf16(64, 127), 0x3f80);
+        assert_eq!(bfp8_to_bf16(0x80 | 96, 127), 0xbfc0); // -1.5
+        assert_eq!(bfp8_to_bf16(1, 127), 0x3c80); // 1/64
+    }
+
+    #[test]
+    fn fp16_and_int8_cells_follow_srcasrcb_md() {
+        assert_eq!(fp16_cell(0xbc00), (1 << 18) | 0x3c00);
+        assert_eq!(fp32_to_fp16_cell(0x3f80_0000), 15 << 10);
+        assert_eq!(fp32_to_fp16_cell(0x7f80_0000), (31 << 10) | 0x3ff);
+        assert_eq!(fp8_to_fp16(0x38, true), 0x3c00); // e4m3 1.0
+        assert_eq!(fp8_to_fp16(0x3c, false), 0x3c00); // e5m2 1.0
+    }
+}

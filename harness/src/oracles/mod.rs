@@ -1,0 +1,250 @@
+//! The independent checks the fuzz targets and the corpus replays run. Each
+//! public oracle takes one generated input and panics with a readable report
+//! when it finds a disagreement; its `check_*` twin returns the same finding
+//! as a value, for `repro` and for tests.
+//!
+//! Legal outcomes are counted, not reported (as wasmtime counts "poisoned"
+//! runs): an undefined-behaviour fault is legal unless the oracle says the
+//! input was well defined, and an `Unimplemented` or `Unsupported` fault
+//! means the emulator does not model the input yet ("not modelled").
+
+pub mod formats;
+pub mod invariants;
+pub mod isa;
+pub mod report;
+pub mod targets;
+pub mod tile;
+pub mod vector;
+
+pub use invariants::{check_program, pack_program, unpack_program};
+pub use tile::{
+    check_pack_tile, check_roundtrip, check_unpack_tile, pack_tile_diff, roundtrip,
+    unpack_tile_diff,
+};
+
+use crate::vector::Vector;
+use std::collections::BTreeMap;
+use std::fmt;
+use tensix_emu::state::l1::L1Write;
+use tensix_emu::{Fault, FaultKind, Limits, Machine};
+
+/// Scheduler steps one generated program may take. A well-formed program of
+/// the generators' size needs far fewer; reaching it means a hang.
+pub const STEP_BUDGET: u64 = 1_000_000;
+
+/// A legal outcome of one oracle run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The emulator and the oracle agree.
+    Agree,
+    /// The run stopped with an undefined-behaviour fault, or the oracle
+    /// calls the input undefined: any outcome is legal.
+    Poisoned(String),
+    /// The emulator does not model this input yet (`Unimplemented` or
+    /// `Unsupported`).
+    NotModelled(String),
+    /// The oracle does not cover this input; only the invariants were checked.
+    NotCovered(String),
+    /// The run stopped with a fault the input makes legal (an invalid
+    /// instruction, a deadlock) on an input no model covers.
+    Stopped(FaultKind),
+    /// The input was refused with a located, typed error (a word that is
+    /// no instruction, bytes that are no vector): the legal outcome for it.
+    Rejected(String),
+}
+
+impl Verdict {
+    /// A short class name for tallies.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Verdict::Agree => "agree",
+            Verdict::Poisoned(_) => "poisoned (undefined behaviour)",
+            Verdict::NotModelled(_) => "not modelled by the emulator",
+            Verdict::NotCovered(_) => "not covered by the oracle",
+            Verdict::Stopped(_) => "stopped with a legal fault",
+            Verdict::Rejected(_) => "rejected with a located error",
+        }
+    }
+}
+
+/// A disagreement: what kind, and the whole report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// Stable class of the disagreement, e.g. `"L1 bytes differ"`; two
+    /// findings of the same kind are "the same failure" for shrinking.
+    pub kind: String,
+    /// The readable report.
+    pub report: String,
+}
+
+impl Finding {
+    pub fn new(kind: impl Into<String>, report: impl Into<String>) -> Finding {
+        Finding {
+            kind: kind.into(),
+            report: report.into(),
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}\n{}", self.kind, self.report)
+    }
+}
+
+/// Panic with the finding's report (what a fuzz target does with it).
+pub fn expect_agreement(r: Result<Verdict, Finding>, target: &str) -> Verdict {
+    match r {
+        Ok(v) => v,
+        Err(f) => panic!("{target}: {}\n{}", f.kind, f.report),
+    }
+}
+
+/// Counts of legal outcomes, for corpus replays (wasmtime's "poisoned" runs).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub counts: BTreeMap<&'static str, usize>,
+}
+
+impl Tally {
+    pub fn add(&mut self, v: &Verdict) {
+        *self.counts.entry(v.class()).or_default() += 1;
+    }
+
+    pub fn total(&self) -> usize {
+        self.counts.values().sum()
+    }
+
+    pub fn get(&self, class: &str) -> usize {
+        self.counts.get(class).copied().unwrap_or(0)
+    }
+}
+
+impl fmt::Display for Tally {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// A vector's setup applied to a fresh machine, or a finding when the
+/// generated setup is refused (a generator bug).
+pub fn prepare(v: &Vector) -> Result<Machine, Finding> {
+    crate::run::prepare(v).map_err(|e| {
+        Finding::new(
+            "generated setup refused",
+            format!("the generator made a setup the machine refuses: {e}"),
+        )
+    })
+}
+
+/// Run the vector's programs on `m` (its setup applied) within
+/// [`STEP_BUDGET`], recording L1 writes. The machine is run in place: the
+/// oracles never copy L1, which keeps a fuzz iteration cheap.
+pub fn execute(v: &Vector, m: &mut Machine) -> Option<Fault> {
+    m.l1.enable_log();
+    m.run(
+        &crate::run::programs(v),
+        Limits {
+            max_steps: STEP_BUDGET,
+        },
+    )
+    .err()
+}
+
+/// What a run leaves that the determinism check compares: every L1 write in
+/// order (every packer write goes through the logged 16-byte path, so equal
+/// logs mean equal L1), the registers, the ADCs and the fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunSummary {
+    pub writes: Vec<L1Write>,
+    pub dst: tensix_emu::state::Dst,
+    pub srca: tensix_emu::state::SrcReg,
+    pub srcb: tensix_emu::state::SrcReg,
+    pub adcs: tensix_emu::adc::Adcs,
+    pub fault: Option<Fault>,
+}
+
+impl RunSummary {
+    pub fn of(m: &Machine, fault: &Option<Fault>) -> RunSummary {
+        RunSummary {
+            writes: m.l1.log().to_vec(),
+            dst: m.dst.clone(),
+            srca: m.srca.clone(),
+            srcb: m.srcb.clone(),
+            adcs: m.adcs.clone(),
+            fault: fault.clone(),
+        }
+    }
+}
+
+/// The faults that end a comparison without a finding, whatever the input.
+fn legal_fault(f: &Fault) -> Option<Verdict> {
+    match f.kind {
+        FaultKind::Unimplemented | FaultKind::Unsupported => {
+            Some(Verdict::NotModelled(f.rule.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// A step budget running out is a hang; MOP/REPLAY expansion budgets are
+/// the emulator's documented limits.
+fn is_hang(f: &Fault) -> bool {
+    f.kind == FaultKind::ResourceLimit && f.rule.contains("step budget")
+}
+
+/// Invariants every run keeps: L1 writes are 16 bytes at 16-byte aligned
+/// addresses inside L1 (`Packers/README.md`), and inside `window` when the
+/// job's output window is known.
+pub fn check_writes(m: &Machine, window: Option<(u64, u64)>) -> Result<(), Finding> {
+    let size = m.l1.len() as u64;
+    for w in m.l1.log() {
+        let at = u64::from(w.addr);
+        if at % 16 != 0 || at + 16 > size {
+            return Err(Finding::new(
+                "L1 write not 16-byte aligned inside L1",
+                format!("a 16-byte write at {at:#x} (L1 is {size:#x} bytes)"),
+            ));
+        }
+        if let Some((lo, hi)) = window {
+            if at < lo || at + 16 > hi {
+                return Err(Finding::new(
+                    "L1 write outside the output window",
+                    format!(
+                        "a 16-byte write at {at:#x}, outside the job's output window \
+                         {lo:#x}..{hi:#x}"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Determinism: the same vector run again from a fresh machine gives the
+/// same writes, registers and fault as `first`.
+pub fn check_determinism(v: &Vector, first: &RunSummary) -> Result<(), Finding> {
+    let mut m = prepare(v)?;
+    let fault = execute(v, &mut m);
+    let again = RunSummary::of(&m, &fault);
+    if again == *first {
+        Ok(())
+    } else {
+        Err(Finding::new(
+            "not deterministic",
+            format!(
+                "running the same input twice gave different results ({:?}, {} L1 writes, then \
+                 {:?}, {} L1 writes)",
+                first.fault,
+                first.writes.len(),
+                again.fault,
+                again.writes.len()
+            ),
+        ))
+    }
+}

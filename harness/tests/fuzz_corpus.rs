@@ -1,0 +1,84 @@
+//! Every fuzz target's committed seed corpus (`fuzz/corpus/TARGET/seed-*`)
+//! and its regressions (`fuzz/regressions/TARGET/*`) replay through the same
+//! oracle functions the fuzz targets call, on stable, in `cargo test`.
+//! A finding panics with its report, failing the test.
+
+use std::path::{Path, PathBuf};
+use tensix_harness::oracles::targets::{self, TARGETS};
+use tensix_harness::oracles::Tally;
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
+}
+
+/// Files of `dir` whose names pass `keep`, sorted; none when it is missing.
+fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&keep))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+fn replay(target: &str) -> Tally {
+    let root = fuzz_dir();
+    let seeds = files(&root.join("corpus").join(target), |n| {
+        n.starts_with("seed-")
+    });
+    assert!(!seeds.is_empty(), "{target} has no committed seed corpus");
+    // Regressions: every file but the placeholder and notes.
+    let regressions = files(&root.join("regressions").join(target), |n| {
+        !n.starts_with('.') && !n.ends_with(".md")
+    });
+    let mut t = Tally::default();
+    for f in seeds.iter().chain(&regressions) {
+        let bytes = std::fs::read(f).expect("corpus file reads");
+        if let Some(v) = targets::run(target, &bytes) {
+            t.add(&v);
+        }
+    }
+    eprintln!(
+        "{target}: {} seeds, {} regressions: {t}",
+        seeds.len(),
+        regressions.len()
+    );
+    t
+}
+
+#[test]
+fn every_target_has_a_fuzz_target_file_and_a_corpus() {
+    // The fuzz crate's targets and the harness's list are the same eight.
+    for t in TARGETS {
+        let file = fuzz_dir().join("fuzz_targets").join(format!("{t}.rs"));
+        let text = std::fs::read_to_string(&file).expect("target file exists");
+        assert!(
+            text.contains(&format!("run(\"{t}\"")),
+            "{} calls another oracle",
+            file.display()
+        );
+    }
+}
+
+macro_rules! replay_test {
+    ($name:ident, $target:literal) => {
+        #[test]
+        fn $name() {
+            let t = replay($target);
+            assert!(t.total() > 0, "no {} input decoded", $target);
+        }
+    };
+}
+
+replay_test!(replay_pack_program, "pack_program");
+replay_test!(replay_unpack_program, "unpack_program");
+replay_test!(replay_pack_tile_diff, "pack_tile_diff");
+replay_test!(replay_unpack_tile_diff, "unpack_tile_diff");
+replay_test!(replay_roundtrip, "roundtrip");
+replay_test!(replay_formats, "formats");
+replay_test!(replay_isa_roundtrip, "isa_roundtrip");
+replay_test!(replay_vector_parse, "vector_parse");

@@ -1,0 +1,101 @@
+//! Every oracle over seeded generator inputs (the property-test bridge):
+//! no oracle reports a disagreement on the current emulator, and the legal
+//! outcomes are counted. Set `ORACLE_SEEDS` to run more.
+
+use tensix_harness::generators::program::{PackProgram, UnpackProgram};
+use tensix_harness::generators::tile::{PackTileCase, RoundTripCase, UnpackTileCase};
+use tensix_harness::generators::vectors::AnyVector;
+use tensix_harness::generators::{from_seed, seeded_bytes, IsaCase};
+use tensix_harness::oracles::{self, Tally};
+
+fn seeds() -> u64 {
+    std::env::var("ORACLE_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(48)
+}
+
+fn tally<T>(name: &str, len: usize, check: impl Fn(&T) -> oracles::Verdict) -> Tally
+where
+    T: for<'a> arbitrary::Arbitrary<'a>,
+{
+    let mut t = Tally::default();
+    for seed in 0..seeds() {
+        let case: T = from_seed(seed, len);
+        t.add(&check(&case));
+    }
+    eprintln!("{name}: {t}");
+    assert_eq!(t.total() as u64, seeds());
+    t
+}
+
+/// The tile oracles generate jobs the golden model covers, so most seeds
+/// must reach a real comparison of emulator and model bytes (not a
+/// "not modelled" or poisoned run that proves nothing).
+fn mostly_compared(t: &Tally) {
+    assert!(
+        t.get("agree") * 4 >= t.total() * 3,
+        "fewer than three quarters of the seeds were compared: {t}"
+    );
+}
+
+#[test]
+fn pack_tile_diff_over_seeds() {
+    let t = tally::<PackTileCase>("pack_tile_diff", 4096, oracles::pack_tile_diff);
+    mostly_compared(&t);
+}
+
+#[test]
+fn unpack_tile_diff_over_seeds() {
+    let t = tally::<UnpackTileCase>("unpack_tile_diff", 4096, oracles::unpack_tile_diff);
+    mostly_compared(&t);
+}
+
+#[test]
+fn roundtrip_over_seeds() {
+    let t = tally::<RoundTripCase>("roundtrip", 4096, oracles::roundtrip);
+    mostly_compared(&t);
+}
+
+#[test]
+fn pack_program_over_seeds() {
+    tally::<PackProgram>("pack_program", 2048, oracles::pack_program);
+}
+
+#[test]
+fn unpack_program_over_seeds() {
+    tally::<UnpackProgram>("unpack_program", 2048, oracles::unpack_program);
+}
+
+#[test]
+fn isa_over_seeds() {
+    let t = tally::<IsaCase>("isa_roundtrip", 8, |c| {
+        oracles::isa::isa_roundtrip(c.arch, c.word)
+    });
+    assert!(t.get("agree") > 0, "no seeded word decoded");
+}
+
+#[test]
+fn formats_over_seeds() {
+    let mut t = Tally::default();
+    for seed in 0..seeds() * 64 {
+        let b = seeded_bytes(seed, 4);
+        t.add(&oracles::formats::formats(u32::from_le_bytes([
+            b[0], b[1], b[2], b[3],
+        ])));
+    }
+    assert_eq!(t.get("agree") as u64, seeds() * 64);
+}
+
+#[test]
+fn vector_round_trip_over_seeds() {
+    let t = tally::<AnyVector>("vector_parse (generated)", 1024, |v| {
+        oracles::vector::vector_roundtrip(&v.0)
+    });
+    assert_eq!(t.get("agree") as u64, seeds());
+    let mut r = Tally::default();
+    for seed in 0..seeds() {
+        r.add(&oracles::vector::vector_parse(&seeded_bytes(seed, 200)));
+    }
+    assert!(r.get("rejected with a located error") > 0);
+}

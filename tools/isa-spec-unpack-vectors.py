@@ -27,14 +27,11 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vectorgen import bf16, fp16, header, le16, nibbles, pad16, word, write_all  # noqa: E402
+from vectorgen import U0, U1, bf16, fp16, header, le16, nibbles, pad16, setadcxx, setadcxy, word, write_all  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # Instruction words, laid out as Diagrams/Src/Bits32.lua draws them.
 # ---------------------------------------------------------------------------
-
-U0 = 1 << 21  # the unpacker 0 ADC bit of the ADC instructions
-U1 = 1 << 22  # the unpacker 1 ADC bit
 
 
 def unpacr(
@@ -70,20 +67,6 @@ def unpacr(
         (ch1_y, 21, 2),
         (unpacker, 23, 1),
     )
-
-
-def setadcxx(units, x0, x1):
-    return word(0x5E, (x0, 0, 10), (x1, 10, 10)) | units
-
-
-def setadcxy(units, x0=None, y0=None, x1=None, y1=None):
-    mask = 0
-    vals = []
-    for bit, (v, lo) in enumerate([(x0, 6), (y0, 9), (x1, 12), (y1, 15)]):
-        if v is not None:
-            mask |= 1 << bit
-            vals.append((v, lo, 3))
-    return word(0x51, (mask, 0, 4), *vals) | units
 
 
 def sempost(mask):

@@ -17,7 +17,22 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vectorgen import bf16, fp16, header, l1_list, le16, nibbles, pad16, word, write_all  # noqa: E402
+from vectorgen import (  # noqa: E402
+    PK,
+    bf16,
+    fp16,
+    header,
+    incadcxy,
+    incadczw,
+    l1_list,
+    le16,
+    nibbles,
+    pad16,
+    setadcxx,
+    setadcxy,
+    word,
+    write_all,
+)
 
 # ---------------------------------------------------------------------------
 # Instruction words. Layouts are from tt-isa-documentation
@@ -29,29 +44,6 @@ from vectorgen import bf16, fp16, header, l1_list, le16, nibbles, pad16, word, w
 # ---------------------------------------------------------------------------
 
 NOP = 0x02000000
-PK = 1 << 23  # the packer ADC bit of the ADC instructions
-
-
-def setadcxx(x0, x1):
-    return word(0x5E, (x0, 0, 10), (x1, 10, 10)) | PK
-
-
-def setadcxy(x0=None, y0=None, x1=None, y1=None):
-    mask = 0
-    vals = []
-    for bit, (v, lo) in enumerate([(x0, 6), (y0, 9), (x1, 12), (y1, 15)]):
-        if v is not None:
-            mask |= 1 << bit
-            vals.append((v, lo, 3))
-    return word(0x51, (mask, 0, 4), *vals) | PK
-
-
-def incadcxy(x0=0, y0=0, x1=0, y1=0):
-    return word(0x52, (x0, 6, 3), (y0, 9, 3), (x1, 12, 3), (y1, 15, 3)) | PK
-
-
-def incadczw(z0=0, w0=0, z1=0, w1=0):
-    return word(0x55, (z0, 6, 3), (w0, 9, 3), (z1, 12, 3), (w1, 15, 3)) | PK
 
 
 def pacr_bh(last=0, flush=0, concat=0, read_intf_sel=0, zero_write=0, addr_mode=0):
@@ -248,7 +240,7 @@ def vectors():
             config=bh_config(),
             thread_config=[(2, 37, 0x0004)],
             dst=dst,
-            program=[setadcxx(0, 3), pacr_bh(read_intf_sel=1), pacr_bh(last=1, read_intf_sel=1)],
+            program=[setadcxx(PK, 0, 3), pacr_bh(read_intf_sel=1), pacr_bh(last=1, read_intf_sel=1)],
             expect_l1=[(BH_OUT, le16(row[0][:4] + row[4][:4]))],
             adc=([0, 8, 0, 0], [3, 0, 0, 0]),
         )
@@ -264,7 +256,7 @@ def vectors():
             config=bh_config(),
             thread_config=[(2, 37, 0x0004)],
             dst=dst,
-            program=[setadcxx(0, 5), pacr_bh(read_intf_sel=1), pacr_bh(last=1, read_intf_sel=1)],
+            program=[setadcxx(PK, 0, 5), pacr_bh(read_intf_sel=1), pacr_bh(last=1, read_intf_sel=1)],
             expect_l1=[(BH_OUT, pad16(le16(row[0][:6] + row[4][:6])))],
             adc=([0, 8, 0, 0], [5, 0, 0, 0]),
         )
@@ -279,7 +271,7 @@ def vectors():
             tags=["pack", "blackhole", "flush", "isa-spec"],
             config=bh_config(),
             dst=dst,
-            program=[setadcxx(0, 3), pacr_bh(read_intf_sel=1), pacr_bh(flush=1, read_intf_sel=1)],
+            program=[setadcxx(PK, 0, 3), pacr_bh(read_intf_sel=1), pacr_bh(flush=1, read_intf_sel=1)],
             expect_l1=[(BH_OUT, pad16(le16(row[0][:4])))],
         )
     )
@@ -295,7 +287,7 @@ def vectors():
             thread_config=[(2, 37, 0x0004)],
             dst=dst,
             program=[
-                setadcxx(0, 15),
+                setadcxx(PK, 0, 15),
                 pacr_bh(last=1, read_intf_sel=1),
                 (69, 0x2000),
                 pacr_bh(last=1, read_intf_sel=1),
@@ -315,7 +307,7 @@ def vectors():
             thread_config=[(2, 37, 0x0004)],
             dst=dst,
             program=[
-                setadcxx(0, 15),
+                setadcxx(PK, 0, 15),
                 pacr_bh(read_intf_sel=1),
                 (69, 0x2000),
                 pacr_bh(last=1, read_intf_sel=1),
@@ -332,7 +324,7 @@ def vectors():
             tags=["pack", "blackhole", "zero-write", "isa-spec"],
             config=bh_config(),
             dst=dst,
-            program=[setadcxx(0, 15), pacr_bh(last=1, read_intf_sel=1, zero_write=1)],
+            program=[setadcxx(PK, 0, 15), pacr_bh(last=1, read_intf_sel=1, zero_write=1)],
             expect_l1=[(BH_OUT, bytes(32))],
         )
     )
@@ -346,7 +338,7 @@ def vectors():
             tags=["pack", "blackhole", "output-address", "isa-spec"],
             config=bh_config(extra=[(14, 0x30 << 16)]),
             dst=dst,
-            program=[setadcxx(0, 15), setadcxy(y1=2), pacr_bh(last=1, read_intf_sel=1)],
+            program=[setadcxx(PK, 0, 15), setadcxy(PK, y1=2), pacr_bh(last=1, read_intf_sel=1)],
             expect_l1=[(BH_OUT + 0x60, le16(row[0]))],
         )
     )
@@ -369,7 +361,7 @@ def vectors():
                 tags=["pack", "blackhole", "fifo-wrap", "isa-spec"],
                 config=bh_config(l1_dest=0x3000, extra=[(100, limit), (101, 0x800)]),
                 dst=dst,
-                program=[setadcxx(0, 15), pacr_bh(last=1, read_intf_sel=1)],
+                program=[setadcxx(PK, 0, 15), pacr_bh(last=1, read_intf_sel=1)],
                 expect_l1=[(expect_addr, le16(row[0]))],
             )
         )
@@ -395,7 +387,7 @@ def vectors():
                 tags=["pack", "blackhole", "edge-mask", "isa-spec"],
                 config=bh_config(edge=masks, edge_mode=mode, row_set_mappings=(ident, 0, 0, 0)),
                 dst=dst,
-                program=[setadcxx(0, 15), pacr_bh(last=1, read_intf_sel=0xF)],
+                program=[setadcxx(PK, 0, 15), pacr_bh(last=1, read_intf_sel=0xF)],
                 expect_l1=[
                     (BH_OUT, le16(sum((masked(row[r], masks[r], mode) for r in range(4)), [])))
                 ],
@@ -414,7 +406,7 @@ def vectors():
             config=bh_config(edge=masks, row_set_select=1, row_set_mappings=(0, rev, 0, 0)),
             thread_config=[(2, 37, 0x0004)],
             dst=dst,
-            program=[setadcxx(0, 15), pacr_bh(read_intf_sel=3), pacr_bh(last=1, read_intf_sel=3)],
+            program=[setadcxx(PK, 0, 15), pacr_bh(read_intf_sel=3), pacr_bh(last=1, read_intf_sel=3)],
             expect_l1=[
                 (
                     BH_OUT,
@@ -443,7 +435,7 @@ def vectors():
             tags=["pack", "blackhole", "exp-threshold", "isa-spec"],
             config=bh_config(reg1_word71=(127 << 24) | (1 << 20)),
             dst=("16b", "bf16", [(0, cells)]),
-            program=[setadcxx(0, 15), pacr_bh(last=1, read_intf_sel=1)],
+            program=[setadcxx(PK, 0, 15), pacr_bh(last=1, read_intf_sel=1)],
             expect_l1=[(BH_OUT, le16(kept))],
         )
     )
@@ -461,7 +453,7 @@ def vectors():
                 dstacc="fp16", in_fmt="fp16", out_fmt="fp16", read_raw=1, reg1_word71=(15 << 24) | (1 << 20)
             ),
             dst=("16b", "fp16", [(0, h_cells)]),
-            program=[setadcxx(0, 15), pacr_bh(last=1, read_intf_sel=1)],
+            program=[setadcxx(PK, 0, 15), pacr_bh(last=1, read_intf_sel=1)],
             expect_l1=[(BH_OUT, le16(h_kept))],
         )
     )
@@ -477,7 +469,7 @@ def vectors():
                 exp_section=1, reg1_word71=(15 << 24) | (1 << 20),
             ),
             dst=("16b", "fp16", [(0, h_cells)]),
-            program=[setadcxx(0, 15), pacr_bh(last=1, read_intf_sel=1)],
+            program=[setadcxx(PK, 0, 15), pacr_bh(last=1, read_intf_sel=1)],
             fault="undefined_behavior",
         )
     )
@@ -493,7 +485,7 @@ def vectors():
                 tags=["pack", "blackhole", "relu", "fault", "isa-spec"],
                 config=bh_config(relu=mode, relu_threshold=thr),
                 dst=dst,
-                program=[setadcxx(0, 15), pacr_bh(last=1, read_intf_sel=1)],
+                program=[setadcxx(PK, 0, 15), pacr_bh(last=1, read_intf_sel=1)],
                 fault="undefined_behavior",
             )
         )
@@ -520,7 +512,7 @@ def vectors():
                     dstacc="bfp8a", in_fmt="bfp8a", out_fmt=fmt, ystride=16, read_raw=1, exp_section=1
                 ),
                 dst=("16b", "fp16", [(0, a_cells)]),
-                program=[setadcxx(0, 15), pacr_bh(last=1, read_intf_sel=1)],
+                program=[setadcxx(PK, 0, 15), pacr_bh(last=1, read_intf_sel=1)],
                 expect_l1=[(BH_OUT, pad16(bytes([shared]))), (BH_OUT + 16, pad16(data))],
             )
         )
@@ -553,7 +545,7 @@ def vectors():
             tags=["pack", "blackhole", "zero-compression", "isa-spec"],
             config=bh_config(disable_zero_compress=0, row_start_section=1),
             dst=("16b", "bf16", [(0, zc_cells)]),
-            program=[setadcxx(0, 15), pacr_bh(last=1, read_intf_sel=1)],
+            program=[setadcxx(PK, 0, 15), pacr_bh(last=1, read_intf_sel=1)],
             expect_l1=[
                 (BH_OUT, pad16(le16([0, n]))),
                 (BH_OUT + 16, le16(aug + [0] * (32 - n)) + bytes(counters)),
@@ -573,7 +565,7 @@ def vectors():
             tags=["pack", "blackhole", "downsampling"],
             config=bh_config(reg1_word71=0x5555),
             dst=dst,
-            program=[setadcxx(0, 15), pacr_bh(last=1, read_intf_sel=1)],
+            program=[setadcxx(PK, 0, 15), pacr_bh(last=1, read_intf_sel=1)],
             expect_l1=[(BH_OUT, le16(row[0][0::2]))],
         )
     )
@@ -600,7 +592,7 @@ def vectors():
             l1=[(BH_OUT, le16(old))],
             config=bh_config(reg1_word71=1 << 19),
             dst=("16b", "bf16", [(0, new)]),
-            program=[setadcxx(0, 15), pacr_bh(last=1, read_intf_sel=1)],
+            program=[setadcxx(PK, 0, 15), pacr_bh(last=1, read_intf_sel=1)],
             expect_l1=[(BH_OUT, le16(sums))],
         )
     )
@@ -616,7 +608,7 @@ def vectors():
             tags=["pack", "blackhole", "read-intf", "fault", "isa-spec"],
             config=bh_config(),
             dst=dst,
-            program=[setadcxx(0, 15), setadcxy(y0=1), pacr_bh(last=1, read_intf_sel=0xF)],
+            program=[setadcxx(PK, 0, 15), setadcxy(PK, y0=1), pacr_bh(last=1, read_intf_sel=0xF)],
             fault="undefined_behavior",
         )
     )
@@ -642,7 +634,7 @@ def vectors():
             tags=["pack", "wormhole_b0", "output-address", "isa-spec"],
             config=wh_common + [(10, 0x13 << 12)],
             dst=dst,
-            program=[setadcxx(0, 15), setadcxy(y1=2), pacr_wh(last=1, packer_mask=1)],
+            program=[setadcxx(PK, 0, 15), setadcxy(PK, y1=2), pacr_wh(last=1, packer_mask=1)],
             expect_l1=[(0x10010 + 0x200, le16(row[0]))],
         )
     )
@@ -655,7 +647,7 @@ def vectors():
             tags=["pack", "wormhole_b0", "packer-mask", "isa-spec"],
             config=wh_common,
             dst=dst,
-            program=[setadcxx(0, 15), pacr_wh(last=1, packer_mask=0)],
+            program=[setadcxx(PK, 0, 15), pacr_wh(last=1, packer_mask=0)],
             expect_l1=[(0x10010, le16(row[0]))],
         )
     )
@@ -668,7 +660,7 @@ def vectors():
             tags=["pack", "wormhole_b0", "packer-mask", "fault", "isa-spec"],
             config=wh_common,
             dst=dst,
-            program=[setadcxx(0, 15), pacr_wh(last=1, packer_mask=0b0110)],
+            program=[setadcxx(PK, 0, 15), pacr_wh(last=1, packer_mask=0b0110)],
             fault="undefined_behavior",
         )
     )
@@ -696,7 +688,7 @@ def mop_vectors():
             detail=f"{doc}, ExpandTemplate1: OuterCount 3, InnerCount 2, StartOp NOP. Each outer "
             "iteration yields LoopOp (ch0 X+1) then Loop1Last (ch1 X+1), except the last, which "
             "yields Loop0Last (ch0 Y+1); EndOp0 (ch0 Z+1) ends each. Totals: ch0 X 3, Y 1, Z 3; ch1 X 2.",
-            mop_config=cfg(c0=3, c1=2, c3=incadczw(z0=1), c5=incadcxy(x0=1), c7=incadcxy(y0=1), c8=incadcxy(x1=1)),
+            mop_config=cfg(c0=3, c1=2, c3=incadczw(PK, z0=1), c5=incadcxy(PK, x0=1), c7=incadcxy(PK, y0=1), c8=incadcxy(PK, x1=1)),
             program=[mop(1)],
             adc=([3, 1, 3, 0], [2, 0, 0, 0]),
         )
@@ -707,7 +699,7 @@ def mop_vectors():
             detail=f"{doc}, ExpandTemplate1: a LoopOp1 that is not NOP doubles InnerCount (2 -> 4) "
             "and alternates LoopOp (ch0 X+1) and LoopOp1 (ch0 Y+1); the fourth, last, iteration is "
             "Loop0Last (ch0 W+1). Totals: ch0 X 2, Y 1, W 1.",
-            mop_config=cfg(c0=1, c1=2, c5=incadcxy(x0=1), c6=incadcxy(y0=1), c7=incadczw(w0=1)),
+            mop_config=cfg(c0=1, c1=2, c5=incadcxy(PK, x0=1), c6=incadcxy(PK, y0=1), c7=incadczw(PK, w0=1)),
             program=[mop(1)],
             adc=([2, 1, 0, 1], [0, 0, 0, 0]),
         )
@@ -719,7 +711,7 @@ def mop_vectors():
             "documented hardware bug. The older Wormhole-only revision of the page says it adds 128 to "
             "OuterCount; the later revision shared with Blackhole marks the case "
             "UnsupportedFunctionality, and the later revision is followed here.",
-            mop_config=cfg(c0=1, c1=0, c3=incadcxy(x0=1)),
+            mop_config=cfg(c0=1, c1=0, c3=incadcxy(PK, x0=1)),
             program=[mop(1)],
             fault="unsupported",
         )
@@ -730,7 +722,7 @@ def mop_vectors():
             detail=f"{doc}, ExpandTemplate0: Count1 5 gives six iterations; mask 0b010110 skips "
             "iterations 1, 2 and 4. HasB: each kept iteration yields InsnA0 (ch0 X+1) and InsnB "
             "(ch0 Y+1), each skipped one SkipA0 (ch1 X+1) and SkipB (ch0 Z+1).",
-            mop_config=cfg(c1=1, c2=incadcxy(y0=1), c3=incadcxy(x0=1), c7=incadcxy(x1=1), c8=incadczw(z0=1)),
+            mop_config=cfg(c1=1, c2=incadcxy(PK, y0=1), c3=incadcxy(PK, x0=1), c7=incadcxy(PK, x1=1), c8=incadczw(PK, z0=1)),
             program=[mop(0, count1=5, mask_lo=0b010110)],
             adc=([3, 3, 3, 0], [3, 0, 0, 0]),
         )
@@ -743,8 +735,8 @@ def mop_vectors():
             "A0 (ch0 X+1), A1 (ch0 Y+1), A2 (ch1 X+1), A3 (ch1 Y+2); the skip yields SkipA0 "
             "(ch0 W+1).",
             mop_config=cfg(
-                c1=2, c3=incadcxy(x0=1), c4=incadcxy(y0=1), c5=incadcxy(x1=1), c6=incadcxy(y1=2),
-                c7=incadczw(w0=1),
+                c1=2, c3=incadcxy(PK, x0=1), c4=incadcxy(PK, y0=1), c5=incadcxy(PK, x1=1), c6=incadcxy(PK, y1=2),
+                c7=incadczw(PK, w0=1),
             ),
             program=[mop_cfg(1), mop(0, count1=16, mask_lo=0)],
             adc=([16, 16, 0, 1], [16, 32, 0, 0]),

@@ -21,6 +21,37 @@ def word(opcode, *fields):
     return w
 
 
+# The unit bits of the ADC instructions (SETADCXX, SETADCXY, INCADCXY,
+# INCADCZW; Bits32.lua): which of the three ADCs the instruction writes.
+U0 = 1 << 21  # unpacker 0
+U1 = 1 << 22  # unpacker 1
+PK = 1 << 23  # packers
+
+
+def setadcxx(units, x0, x1):
+    return word(0x5E, (x0, 0, 10), (x1, 10, 10)) | units
+
+
+def setadcxy(units, x0=None, y0=None, x1=None, y1=None):
+    """SETADCXY: bit i of the mask [3:0] selects which of X0, Y0, X1, Y1 is
+    written; a counter left as None is not."""
+    mask = 0
+    vals = []
+    for bit, (v, lo) in enumerate([(x0, 6), (y0, 9), (x1, 12), (y1, 15)]):
+        if v is not None:
+            mask |= 1 << bit
+            vals.append((v, lo, 3))
+    return word(0x51, (mask, 0, 4), *vals) | units
+
+
+def incadcxy(units, x0=0, y0=0, x1=0, y1=0):
+    return word(0x52, (x0, 6, 3), (y0, 9, 3), (x1, 12, 3), (y1, 15, 3)) | units
+
+
+def incadczw(units, z0=0, w0=0, z1=0, w1=0):
+    return word(0x55, (z0, 6, 3), (w0, 9, 3), (z1, 12, 3), (w1, 15, 3)) | units
+
+
 def bf16(x):
     """BF16 pattern of a value that BF16 holds exactly."""
     bits = struct.unpack("<I", struct.pack("<f", x))[0]

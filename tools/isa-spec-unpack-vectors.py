@@ -23,7 +23,6 @@ with --force.
 """
 
 import os
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -428,10 +427,6 @@ def fp16_values(n, seed):
         v = (seed + i + 1) * 0.0625
         out.append(fp16(-v if (i + seed) % 4 == 2 else v))
     return out
-
-
-def split_rows(values):
-    return [values[i : i + 16] for i in range(0, len(values), 16)]
 
 
 def tile_addr(base):

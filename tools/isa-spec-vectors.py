@@ -8,8 +8,8 @@ Nothing is taken from the emulator. Each vector's `provenance.detail` names
 the page and rule it follows, and any reading the pages leave open.
 
 Usage: tools/isa-spec-vectors.py [--force] [OUT_DIR]
-OUT_DIR defaults to conformance-vectors/isa-spec. An existing file is only
-replaced with --force.
+OUT_DIR defaults to conformance-vectors (the vector names begin with
+isa-spec/). An existing file is only replaced with --force.
 """
 
 import os

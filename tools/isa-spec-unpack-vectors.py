@@ -26,7 +26,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vectorgen import U0, U1, bf16, fp16, header, le16, nibbles, pad16, setadcxx, setadcxy, word, write_all  # noqa: E402
+from vectorgen import FMT, U0, U1, bf16, fp16, header, le16, nibbles, pad16, setadcxx, setadcxy, word, write_all  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # Instruction words, laid out as Diagrams/Src/Bits32.lua draws them.
@@ -143,9 +143,6 @@ FIELDS = {
 # of SRCA_SET; UNPACK_MISC_CFG_CfgContextOffset_0 is bits 3:0.
 UNPACK_MISC_CFG = {"blackhole": 41, "wormhole_b0": 39}
 SRCA_SET = {"blackhole": 5, "wormhole_b0": 3}
-
-# Format codes (the InDataFormat / OutDataFormat encoding).
-FMT = {"fp32": 0, "fp16": 1, "bfp8a": 2, "bfp4a": 3, "bf16": 5, "bfp8": 6, "fp8": 10}
 
 
 def config(arch, **values):

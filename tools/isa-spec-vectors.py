@@ -18,6 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vectorgen import (  # noqa: E402
+    FMT,
     PK,
     bf16,
     fp16,
@@ -161,8 +162,6 @@ def emit(v):
 
 BH_L1_DEST = 0x1000  # L1_Dest_addr; first byte at (0x1000 + 1) * 16
 BH_OUT = (BH_L1_DEST + 1) * 16
-
-FMT = {"fp32": 0, "fp16": 1, "bfp8a": 2, "bfp4a": 3, "bf16": 5, "bfp8": 6, "bfp2a": 11}
 
 
 def bh_config(

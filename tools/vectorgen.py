@@ -1,6 +1,7 @@
 """Shared pieces of the vector generators in this folder: instruction-word
-composition, exact BF16/FP16 patterns, L1 byte helpers, the corpus house
-style for L1 ranges, and writing files without clobbering a user's edits.
+composition, the ADC instructions, format codes, exact BF16/FP16 patterns,
+L1 byte helpers, the corpus house style for L1 ranges, and writing files
+without clobbering a user's edits.
 
 The generators compute every expected value themselves; nothing here runs
 the emulator.
@@ -20,6 +21,9 @@ def word(opcode, *fields):
         w |= value << lo
     return w
 
+
+# Format codes (the InDataFormat / OutDataFormat encoding).
+FMT = {"fp32": 0, "fp16": 1, "bfp8a": 2, "bfp4a": 3, "bf16": 5, "bfp8": 6, "fp8": 10, "bfp2a": 11}
 
 # The unit bits of the ADC instructions (SETADCXX, SETADCXY, INCADCXY,
 # INCADCZW; Bits32.lua): which of the three ADCs the instruction writes.

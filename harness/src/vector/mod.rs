@@ -87,6 +87,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use tensix_emu::state::{dst, gpr, src};
 
 pub use error::{ErrorKind, VectorError};
 
@@ -98,19 +99,17 @@ pub const KNOWN_FAILURES: &str = "known-failures.yaml";
 pub const SCHEMA: &str = "tensix-vector/1";
 
 /// Number of cells in a Dst, SrcA or SrcB row.
-pub const ROW_CELLS: usize = 16;
+pub const ROW_CELLS: usize = src::COLS;
 /// Number of MOP configuration words per thread.
 pub const MOP_CONFIG_WORDS: usize = 9;
 /// Largest Tensix thread index (0 = unpack, 1 = math, 2 = pack).
 pub const MAX_THREAD: u8 = 2;
 /// Largest TRISC general-purpose register index.
-pub const MAX_GPR_INDEX: u8 = 63;
+pub const MAX_GPR_INDEX: u8 = (gpr::PER_THREAD - 1) as u8;
 /// Largest SrcA/SrcB bank index.
 pub const MAX_SRC_BANK: u8 = 1;
 /// Largest SrcA/SrcB row index.
-pub const MAX_SRC_ROW: u8 = 63;
-/// Largest SrcA/SrcB cell: 19 bits, sign `[18]`, exponent `[17:10]`, mantissa `[9:0]`.
-pub const MAX_SRC_CELL: u32 = 0x7_ffff;
+pub const MAX_SRC_ROW: u8 = (src::ROWS - 1) as u8;
 
 /// One conformance vector: a whole `tensix-vector/1` file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -282,8 +281,8 @@ impl DstMode {
     /// Number of rows in this view.
     pub fn rows(self) -> u16 {
         match self {
-            DstMode::Bits16 => 1024,
-            DstMode::Bits32 => 512,
+            DstMode::Bits16 => dst::ROWS as u16,
+            DstMode::Bits32 => dst::ROWS_32B as u16,
         }
     }
 

@@ -20,6 +20,8 @@ use std::fmt;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
+use tensix_emu::adc::Dim;
+use tensix_emu::state::src;
 
 use super::{
     locate, AdcChannel, AdcExpect, AdcUnit, Arch, ConfigWrite, Dst, DstFormat, DstMode, DstRow,
@@ -967,7 +969,7 @@ impl<'a> Ctx<'a> {
             self.once(&mut seen, (bank, row), &t[0].referenced, &entry, || {
                 format!("bank {bank} row {row} is given twice")
             })?;
-            let cells = self.cells(&t[2], &entry, 19)?;
+            let cells = self.cells(&t[2], &entry, src::CELL_BITS)?;
             rows.push(SrcRow { bank, row, cells });
         }
         Ok(rows)
@@ -1118,12 +1120,11 @@ impl<'a> Ctx<'a> {
 
     fn channel(&self, n: &S<Node>, field: &str, arch: Arch) -> Checked<AdcChannel> {
         let t = self.tuple(n, field, "4 counters [x, y, z, w]", &[4])?;
-        let zw = AdcChannel::zw_bits(arch);
         Ok(AdcChannel {
-            x: self.bits(&t[0], field, "x counter", 18)? as u32,
-            y: self.bits(&t[1], field, "y counter", 13)? as u32,
-            z: self.bits(&t[2], field, "z counter", zw)? as u32,
-            w: self.bits(&t[3], field, "w counter", zw)? as u32,
+            x: self.bits(&t[0], field, "x counter", Dim::X.width(arch))? as u32,
+            y: self.bits(&t[1], field, "y counter", Dim::Y.width(arch))? as u32,
+            z: self.bits(&t[2], field, "z counter", Dim::Z.width(arch))? as u32,
+            w: self.bits(&t[3], field, "w counter", Dim::W.width(arch))? as u32,
         })
     }
 

@@ -52,10 +52,6 @@ impl KnownFailures {
             .max_by_key(|(p, _)| p.len())
             .map(|(_, r)| r.as_str())
     }
-
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.entries.keys().map(String::as_str)
-    }
 }
 
 /// Where a vector ended up.

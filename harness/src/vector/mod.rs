@@ -177,11 +177,6 @@ impl Source {
             Source::Fuzz => "fuzz",
         }
     }
-
-    /// Inverse of [`Source::name`].
-    pub fn from_name(name: &str) -> Option<Source> {
-        Source::ALL.into_iter().find(|s| s.name() == name)
-    }
 }
 
 impl fmt::Display for Source {

@@ -185,8 +185,9 @@ impl fmt::Display for Source {
     }
 }
 
-/// The state a vector starts from. Writes are applied in this order: L1 fill,
-/// L1 ranges, config, thread config, GPRs, MOP config, Dst, SrcA, SrcB.
+/// The state a vector starts from. [`crate::run::prepare`] applies it in
+/// this order: L1 fill, L1 ranges, Dst, SrcA, SrcB, config, thread config,
+/// GPRs, MOP config.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Setup {
     /// Value of every L1 byte before `l1` is written (a canary).

@@ -1,7 +1,7 @@
 //! The conformance gate: find vectors, run them in parallel, hold them
 //! against the known-failures list, and summarise.
 
-use crate::report::{self, Datums};
+use crate::report;
 use crate::run::{self, Outcome};
 use crate::vector::{Vector, VectorError};
 use std::collections::BTreeMap;
@@ -72,7 +72,6 @@ pub struct Entry {
     pub name: String,
     pub verdict: Verdict,
     pub outcome: Outcome,
-    pub datums: Datums,
 }
 
 /// Everything a gate run found.
@@ -141,7 +140,6 @@ fn run_file(file: &VectorFile, known: &KnownFailures) -> Result<Entry, String> {
         path: path.to_path_buf(),
         name: v.name.clone(),
         verdict,
-        datums: Datums::for_format(outcome.pack_format, outcome.bfp_layout),
         outcome,
     })
 }
@@ -210,7 +208,7 @@ pub fn human(run: &GateRun, root: &Path) -> String {
             Verdict::Failed => {
                 let _ = writeln!(out, "FAIL {} ({})", e.name, e.path.display());
                 for m in &e.outcome.mismatches {
-                    for line in report::describe(m, e.datums).lines() {
+                    for line in report::describe(m, e.outcome.datums).lines() {
                         let _ = writeln!(out, "    {line}");
                     }
                 }
@@ -313,7 +311,7 @@ pub fn json(run: &GateRun) -> String {
             .outcome
             .mismatches
             .iter()
-            .map(|m| json_str(&report::describe(m, e.datums)))
+            .map(|m| json_str(&report::describe(m, e.outcome.datums)))
             .collect();
         let reason = match &e.verdict {
             Verdict::KnownFailure(r) | Verdict::UnexpectedPass(r) => json_str(r),
@@ -397,7 +395,7 @@ pub fn junit(run: &GateRun) -> String {
                     .outcome
                     .mismatches
                     .iter()
-                    .map(|m| report::describe(m, e.datums))
+                    .map(|m| report::describe(m, e.outcome.datums))
                     .collect();
                 let _ = writeln!(
                     out,

@@ -4,7 +4,7 @@
 //! at a 16-byte aligned address; no L1 byte outside `expect.l1` changed; a
 //! second run of the same vector gives the same state.
 
-use crate::report::BfpLayout;
+use crate::report::{BfpLayout, Datums};
 use crate::vector::{self, Dst, DstFormat, SrcRow, Vector};
 use tensix_emu::adc::Unit;
 use tensix_emu::format::data_format::DataFormat;
@@ -53,11 +53,10 @@ pub enum Mismatch {
 pub struct Outcome {
     /// The fault the run stopped with, expected or not.
     pub fault: Option<Fault>,
-    /// The packer output format Config state 0 held at the end of the run.
-    pub pack_format: Option<DataFormat>,
-    /// Where packer 0's BFP exponent section starts and how long it is, by
-    /// the same Config state, when the output format is BFP.
-    pub bfp_layout: Option<BfpLayout>,
+    /// How reports decode L1: by the packer output format Config state 0
+    /// held at the end of the run and, for BFP, where packer 0's exponent
+    /// section lies.
+    pub datums: Datums,
     pub mismatches: Vec<Mismatch>,
 }
 
@@ -238,11 +237,10 @@ pub fn run_vector(v: &Vector) -> Result<Outcome, String> {
 
     let pack_format =
         DataFormat::from_code(m.config.get(0, CfgField::THCON_SEC0_REG1_Out_data_format) as u8);
-    let bfp_layout = pack_format.and_then(|f| bfp_layout(&m, f));
+    let datums = Datums::for_format(pack_format, pack_format.and_then(|f| bfp_layout(&m, f)));
     Ok(Outcome {
         fault,
-        pack_format,
-        bfp_layout,
+        datums,
         mismatches,
     })
 }

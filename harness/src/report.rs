@@ -9,7 +9,8 @@ use crate::run::Mismatch;
 use crate::vector::DstFormat;
 use similar::{ChangeTag, TextDiff};
 use std::fmt::Write;
-use tensix_emu::format::data_format::{BfpExp, BfpWidth, DataFormat};
+use tensix_emu::format::bfp::bfp_unpack_datums;
+use tensix_emu::format::{BfpExp, BfpWidth, DataFormat, SrcCell};
 
 /// How to show an L1 row's datums next to its hex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,29 +92,31 @@ fn decode_bfp_row(addr: usize, bytes: &[u8], image: &[u8], l: BfpLayout) -> Stri
         let exps: Vec<String> = bytes.iter().map(|b| b.to_string()).collect();
         return format!("exponents: {}", exps.join(" "));
     }
-    let bits = l.width.datum_bits() as usize;
     let bias = match l.exp {
         BfpExp::A => 15,
         BfpExp::B => 127,
     };
-    let per_byte = 8 / bits;
-    let first = (addr - data_start) * per_byte;
+    let magnitude_bits = l.width.magnitude_bits();
+    let group_bytes = l.width.group_bytes();
+    // Rows and the data section both start 16-byte aligned, so a row holds
+    // whole groups.
+    let first_group = (addr - data_start) / group_bytes;
     let mut out = Vec::new();
-    for (i, datum) in bytes
-        .iter()
-        .flat_map(|&b| (0..per_byte).map(move |k| (b >> (k * bits)) & ((1u16 << bits) - 1) as u8))
-        .enumerate()
-    {
-        let n = first + i;
-        if n % 16 == 0 || i == 0 {
-            let e = image
-                .get(l.start + n / 16)
-                .filter(|_| n / 16 < l.exponents)
-                .map_or("?".to_string(), |&e| (e as i32 - bias).to_string());
-            out.push(format!("[2^{e}]"));
+    for (k, group) in bytes.chunks_exact(group_bytes).enumerate() {
+        let g = first_group + k;
+        let e = image
+            .get(l.start + g)
+            .filter(|_| g < l.exponents)
+            .map_or("?".to_string(), |&e| (e as i32 - bias).to_string());
+        out.push(format!("[2^{e}]"));
+        for datum in bfp_unpack_datums(l.width, group) {
+            let sign = if datum >> magnitude_bits != 0 {
+                '-'
+            } else {
+                '+'
+            };
+            out.push(format!("{sign}{}", datum & ((1 << magnitude_bits) - 1)));
         }
-        let sign = if datum >> (bits - 1) != 0 { '-' } else { '+' };
-        out.push(format!("{sign}{}", datum & ((1 << (bits - 1)) - 1)));
     }
     out.join(" ")
 }
@@ -203,12 +206,12 @@ pub fn l1_diff(expected: &[u8], actual: &[u8], datums: Datums) -> String {
 
 /// A SrcA/SrcB cell split as sign / exponent field / mantissa field.
 pub fn split_src_cell(cell: u32) -> String {
+    let c = SrcCell::from_canonical(cell);
     format!(
-        "{:#07x} (s={} e={:#04x} m={:#05x})",
-        cell,
-        cell >> 18 & 1,
-        cell >> 10 & 0xff,
-        cell & 0x3ff
+        "{cell:#07x} (s={} e={:#04x} m={:#05x})",
+        u8::from(c.sign()),
+        c.exponent(),
+        c.mantissa()
     )
 }
 

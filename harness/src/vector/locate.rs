@@ -10,7 +10,7 @@
 
 use serde_saphyr::{Error, Spanned};
 
-use super::parse::{options, pos, Node};
+use super::parse::{options, pos, source_text, Node};
 use super::{ErrorKind, VectorError};
 
 /// What an error's position points at, which decides the node it names.
@@ -256,16 +256,7 @@ fn walk(n: &Spanned<Node>, text: &str, path: &str, out: &mut Vec<Entry>) {
 }
 
 fn describe(n: &Spanned<Node>, text: &str) -> String {
-    let raw = n
-        .referenced
-        .span()
-        .byte_offset()
-        .zip(n.referenced.span().byte_len())
-        .and_then(|(o, l)| {
-            let o = usize::try_from(o).ok()?;
-            let l = usize::try_from(l).ok()?;
-            text.get(o..o.checked_add(l)?)
-        })
+    let raw = source_text(text, &n.referenced)
         .map(str::trim)
         .filter(|r| !r.is_empty() && r.chars().count() <= 40);
     match (&n.value, raw) {

@@ -365,6 +365,13 @@ fn byte_offset(at: &Location) -> Option<usize> {
     usize::try_from(at.span().byte_offset()?).ok()
 }
 
+/// The source text of the node at `at`, when serde-saphyr gave its byte span.
+pub(crate) fn source_text<'a>(text: &'a str, at: &Location) -> Option<&'a str> {
+    let start = byte_offset(at)?;
+    let len = usize::try_from(at.span().byte_len()?).ok()?;
+    text.get(start..start.checked_add(len)?)
+}
+
 // ---------------------------------------------------------------------------
 // Layer 2: checks, with field paths.
 
@@ -430,9 +437,7 @@ impl<'a> Ctx<'a> {
 
     /// The source text of a node, when serde-saphyr gave its byte span.
     fn raw(&self, at: &Location) -> Option<&'a str> {
-        let start = byte_offset(at)?;
-        let len = usize::try_from(at.span().byte_len()?).ok()?;
-        self.text.get(start..start.checked_add(len)?)
+        source_text(self.text, at)
     }
 
     /// A node as a message names it: its source text for scalars.

@@ -369,14 +369,8 @@ def emit(v):
         o.append("    rows:")
         for r, row in v["expect_dst"]:
             o.append(f"      - [{r}, [{cells(row, 4)}]]")
-    if v.get("expect_srca"):
-        o.append("  srca:")
-        for b, r, row in v["expect_srca"]:
-            o.append(f"    - [{b}, {r}, [{cells(row, 5)}]]")
-    if v.get("expect_srcb"):
-        o.append("  srcb:")
-        for b, r, row in v["expect_srcb"]:
-            o.append(f"    - [{b}, {r}, [{cells(row, 5)}]]")
+    src_list(o, "srca", v.get("expect_srca", []))
+    src_list(o, "srcb", v.get("expect_srcb", []))
     if v.get("adc"):
         o.append("  adc:")
         for thread, unit, ch0, ch1 in v["adc"]:
@@ -388,6 +382,7 @@ def emit(v):
 
 
 def src_list(o, key, rows):
+    """`  key:` and one line per (bank, row, cells); nothing when empty."""
     if not rows:
         return
     o.append(f"  {key}:")

@@ -633,33 +633,46 @@ impl<'a> Ctx<'a> {
 
     /// The 16 cells of a row, each of at most `bits` bits.
     fn cells(&self, n: &S<Node>, field: &str, bits: u32) -> Checked<[u32; ROW_CELLS]> {
+        self.array(n, field, ("cells", "values", "cell"), bits)
+    }
+
+    /// Exactly `N` integers of at most `bits` bits. The three names are what
+    /// messages call the items when the node is not a sequence, when it has
+    /// the wrong length, and one item (followed by its index).
+    fn array<const N: usize>(
+        &self,
+        n: &S<Node>,
+        field: &str,
+        (items_name, length_name, item_name): (&str, &str, &str),
+        bits: u32,
+    ) -> Checked<[u32; N]> {
         let items = match &n.value {
-            Node::Seq(items) => items,
+            Node::Seq(items) if items.len() == N => items,
+            Node::Seq(items) => {
+                return Err(self.err(
+                    &n.referenced,
+                    field,
+                    ErrorKind::WrongLength,
+                    format!("expected {N} {length_name}, found {}", items.len()),
+                ))
+            }
             _ => {
                 return Err(self.err(
                     &n.referenced,
                     field,
                     ErrorKind::WrongType,
                     format!(
-                        "expected a sequence of {ROW_CELLS} cells, found {}",
+                        "expected a sequence of {N} {items_name}, found {}",
                         self.shown(n)
                     ),
                 ))
             }
         };
-        if items.len() != ROW_CELLS {
-            return Err(self.err(
-                &n.referenced,
-                field,
-                ErrorKind::WrongLength,
-                format!("expected {ROW_CELLS} values, found {}", items.len()),
-            ));
+        let mut out = [0; N];
+        for (i, (value, item)) in out.iter_mut().zip(items).enumerate() {
+            *value = self.bits(item, field, &format!("{item_name} {i}"), bits)? as u32;
         }
-        let mut cells = [0; ROW_CELLS];
-        for (i, (cell, item)) in cells.iter_mut().zip(items).enumerate() {
-            *cell = self.bits(item, field, &format!("cell {i}"), bits)? as u32;
-        }
-        Ok(cells)
+        Ok(out)
     }
 
     /// Decodes a `hex` string; whitespace is ignored.
@@ -805,35 +818,12 @@ impl<'a> Ctx<'a> {
             self.once(&mut mop_threads, thread, &t[0].referenced, &field, || {
                 format!("thread {thread} already has a MOP config")
             })?;
-            let items = match &t[1].value {
-                Node::Seq(items) if items.len() == MOP_CONFIG_WORDS => items,
-                Node::Seq(items) => {
-                    return Err(self.err(
-                        &t[1].referenced,
-                        &field,
-                        ErrorKind::WrongLength,
-                        format!(
-                            "expected {MOP_CONFIG_WORDS} MOP config words, found {}",
-                            items.len()
-                        ),
-                    ))
-                }
-                _ => {
-                    return Err(self.err(
-                        &t[1].referenced,
-                        &field,
-                        ErrorKind::WrongType,
-                        format!(
-                            "expected a sequence of {MOP_CONFIG_WORDS} MOP config words, found {}",
-                            self.shown(&t[1])
-                        ),
-                    ))
-                }
-            };
-            let mut words = [0; MOP_CONFIG_WORDS];
-            for (k, (word, item)) in words.iter_mut().zip(items).enumerate() {
-                *word = self.bits(item, &field, &format!("word {k}"), 32)? as u32;
-            }
+            let words = self.array::<MOP_CONFIG_WORDS>(
+                &t[1],
+                &field,
+                ("MOP config words", "MOP config words", "word"),
+                32,
+            )?;
             mop_config.push(MopConfig { thread, words });
         }
 

@@ -265,12 +265,7 @@ fn with_config(
         allow_read_interface_group_crossing,
         config_cache,
     } = packer;
-    config::Decoded::refresh(config_cache, config, thread_config, thread);
-    let Some(decoded) = config_cache.as_deref_mut() else {
-        return Err(Fault::unsupported(
-            "internal: no decoded packer configuration",
-        ));
-    };
+    let decoded = config::Decoded::refresh(config_cache, config, thread_config, thread);
     let parts = Parts {
         arch,
         adcs,

@@ -249,15 +249,15 @@ impl Context<'_> {
         let sh = self.shared;
         let wide = st.early.reads_32b();
         let (col0, end) = (col0 as usize, (col0 + n) as usize);
-        let Late::Plain { to, fp8, bytes } = st.late else {
-            let Late::Bfp { exp, width } = st.late else {
-                return Ok(false);
-            };
-            for row in rows {
-                let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, *row);
-                bfp_row(st, sink, &cells[col0..end], exp, width)?;
+        let (to, fp8, bytes) = match st.late {
+            Late::Plain { to, fp8, bytes } => (to, fp8, bytes),
+            Late::Bfp { exp, width } => {
+                for row in rows {
+                    let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, *row);
+                    bfp_row(st, sink, &cells[col0..end], exp, width)?;
+                }
+                return Ok(true);
             }
-            return Ok(true);
         };
         if col0 == 0 && end == 16 && self.whole_rows_to_l1(kernel, sink, dst, rows) {
             sink.emitted += n * rows.len() as u32;

@@ -196,18 +196,9 @@ impl PackerState {
     }
 }
 
-/// Execute one `PACR` for `thread`.
-pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
-    let f = PacrFields::decode(m.arch(), i)?;
-    with_config(m, thread, |parts, decoded| {
-        let prep = prepare(&parts, f, thread, decoded)?;
-        execute(parts, &prep, decoded)
-    })
-}
-
-/// [`pacr`] for the instruction word `word`, whose prepared form
-/// ([`prepared`]) is kept with the decoded configuration, so a word seen
-/// before is not decoded again.
+/// Execute the `PACR` instruction word `word` for `thread`. Its prepared
+/// form ([`prepared`]) is kept with the decoded configuration, so a word
+/// seen before is not decoded again.
 pub fn pacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<()> {
     with_config(m, thread, |parts, decoded| {
         if let Some(prep) = decoded.prepared.get(word, thread).copied() {
@@ -312,7 +303,7 @@ fn prepare(
     })
 }
 
-/// The body of [`pacr`] once its configuration is decoded and its choices
+/// The body of [`pacr_word`] once its configuration is decoded and its choices
 /// made.
 fn execute(
     parts: Parts<'_>,

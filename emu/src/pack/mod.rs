@@ -271,35 +271,19 @@ fn with_config(
     body(parts, decoded)
 }
 
-/// The instruction's choices, or its first fault. When a packer's choice
-/// faults, a packer before it may fault first on its counters (each
-/// packer's choices and counters are checked before the next packer's), so
-/// the checks then run in that order.
+/// The instruction's choices, or its first fault: each packer's choices
+/// and counters are checked before the next packer's.
 fn prepare(
     parts: &Parts<'_>,
     f: PacrFields,
     thread: usize,
     decoded: &config::Decoded,
 ) -> Result<prepared::Prepared> {
-    prepared::check_instruction(thread, decoded)?;
-    prepared::Prepared::new(parts.arch, f, thread, decoded).map_err(|e| {
-        let pks = &decoded.packers;
-        for p in (0..parts.arch.packer_count()).filter(|p| f.packers & (1 << p) != 0) {
-            let counters = pks[p]
-                .check_documented(p)
-                .and_then(|()| input::which_adc(thread, f.ovrd_thread_id, &pks[p]))
-                .and_then(|adc| {
-                    parts
-                        .adcs
-                        .values(adc, Unit::Packers)
-                        .ok_or_else(|| input::no_adc_set(adc))
-                })
-                .and_then(|[ch0, ch1]| input::check_count(ch0[0], ch1[0], p, f.flush));
-            if let Err(first) = counters {
-                return first;
-            }
-        }
-        e
+    prepared::Prepared::new(parts.arch, f, thread, decoded, |p, adc| {
+        let Some([ch0, ch1]) = parts.adcs.values(adc, Unit::Packers) else {
+            return Err(input::no_adc_set(adc));
+        };
+        input::check_count(ch0[0], ch1[0], p, f.flush)
     })
 }
 

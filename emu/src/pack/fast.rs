@@ -10,7 +10,7 @@ use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::fault::Result;
 use crate::format::bfp::{bfp_assemble, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
-use crate::format::dst::{decode_bf16, decode_fp32};
+use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
 use crate::format::pack::{
     bf16_round, bfp_element, fp32_round_to_bf16, late_convert, EarlyConversion, Intermediate,
 };
@@ -320,8 +320,7 @@ impl Context<'_> {
                     let [hi, lo] = dst_row32(dst, sh.arch, sh.dst_addressing, *row);
                     let mut v = [0u16; 16];
                     for ((v, h), l) in v.iter_mut().zip(hi).zip(lo) {
-                        let cell = ((*h as u32) << 16) | *l as u32;
-                        *v = fp32_round_to_bf16(decode_fp32(cell));
+                        *v = fp32_round_to_bf16(decode_fp32(dst32_join(*h, *l)));
                     }
                     put_u16(out, &v);
                 }
@@ -331,7 +330,7 @@ impl Context<'_> {
                     let [hi, lo] = dst_row32(dst, sh.arch, sh.dst_addressing, *row);
                     let mut v = [0u32; 16];
                     for ((v, h), l) in v.iter_mut().zip(hi).zip(lo) {
-                        *v = decode_fp32(((*h as u32) << 16) | *l as u32);
+                        *v = decode_fp32(dst32_join(*h, *l));
                     }
                     put_u32(out, &v);
                 }

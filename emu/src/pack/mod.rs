@@ -46,7 +46,7 @@ use crate::adc::{Adcs, CounterOp, Dim, Unit, ADC_SETS};
 use crate::arch::Arch;
 use crate::fault::{Fault, Result};
 use crate::format::data_format::DataFormat;
-use crate::format::dst::decode_fp32;
+use crate::format::dst::{decode_fp32, dst32_join};
 use crate::format::float::e8_to_e5;
 use crate::format::pack::{fp32_round_to_tf32, EarlyConfig, EarlyConversion, Intermediate};
 use crate::isa::Pacr;
@@ -1016,8 +1016,8 @@ fn dst_row32(
 }
 
 /// The 16 cells of one `Dst` row as the packer reads them: `Dst32b` values
-/// (row taken modulo 512) or `Dst16b` values, zero where the row is not
-/// valid (never written).
+/// ([`dst_row32`]) or `Dst16b` values ([`dst_row16`]), zero where the row is
+/// not valid (never written).
 #[inline]
 fn read_row(
     dst: &Dst,
@@ -1026,28 +1026,16 @@ fn read_row(
     wide: bool,
     row: u32,
 ) -> [u32; 16] {
+    let mut cells = [0; 16];
     if wide {
-        let s = adj32(arch, a, row & 0x1FF);
-        if !dst.is_valid(s) {
-            return [0; 16];
-        }
-        // Dst::read32_at for the whole row: the high halves at storage row
-        // `s`, the low halves eight rows on.
-        let (hi, lo) = (dst.row(s), dst.row(s + 8));
-        let mut cells = [0; 16];
+        let [hi, lo] = dst_row32(dst, arch, a, row);
         for (c, (h, l)) in cells.iter_mut().zip(hi.iter().zip(lo)) {
-            *c = ((*h as u32) << 16) | *l as u32;
+            *c = dst32_join(*h, *l);
         }
-        cells
     } else {
-        let s = adj16(arch, a, row & 0x3FF);
-        if !dst.is_valid(s) {
-            return [0; 16];
-        }
-        let mut cells = [0; 16];
-        for (c, v) in cells.iter_mut().zip(dst.row(s)) {
+        for (c, v) in cells.iter_mut().zip(dst_row16(dst, arch, a, row)) {
             *c = *v as u32;
         }
-        cells
     }
+    cells
 }

@@ -5,10 +5,10 @@
 //! `pack_fast_path` runs both on the same inputs), only with the
 //! conversions of whole rows done before the bytes go to the stream.
 
-use super::late::{group_bytes, Late};
+use super::late::{emit_group, Late};
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::fault::Result;
-use crate::format::bfp::{bfp_assemble, BfpGroup};
+use crate::format::bfp::bfp_assemble;
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
 use crate::format::pack::{
@@ -360,27 +360,17 @@ fn bfp_row(
             *e = bfp_element(*v, exp)?;
         }
         let g = bfp_assemble(exp, width, &elems);
-        emit_group(sink, width, &g)?;
+        emit_group(sink.streams, sink.l1, width, &g, sink.tag)?;
     } else {
         for v in vals {
             let e = bfp_element(*v, exp)?;
             if let Some(g) = sink.bfp.push(exp, width, e)? {
-                emit_group(sink, width, &g)?;
+                emit_group(sink.streams, sink.l1, width, &g, sink.tag)?;
             }
         }
     }
     sink.emitted += cells.len() as u32;
     Ok(())
-}
-
-/// A finished BFP group to the exponent and data streams.
-#[inline]
-fn emit_group(sink: &mut Sink<'_>, width: BfpWidth, g: &BfpGroup) -> Result<()> {
-    sink.streams
-        .exp
-        .push(sink.l1, &[g.shared_exp], None, sink.tag)?;
-    let (b, len) = group_bytes(width, g);
-    sink.streams.data.push(sink.l1, &b[..len], None, sink.tag)
 }
 
 #[cfg(test)]

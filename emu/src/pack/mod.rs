@@ -688,9 +688,7 @@ impl Context<'_> {
                     }
                     Late::Bfp { width, .. } => {
                         if let Some(g) = unit.bfp.pad() {
-                            unit.streams.exp.push(l1, &[g.shared_exp], None, self.tag)?;
-                            let (b, len) = late::group_bytes(width, &g);
-                            unit.streams.data.push(l1, &b[..len], None, self.tag)?;
+                            late::emit_group(&mut unit.streams, l1, width, &g, self.tag)?;
                             written = n.div_ceil(16) * 16;
                         }
                         for _ in written / 16..2 {
@@ -965,16 +963,10 @@ impl Sink<'_> {
                     .push(self.l1, &x.to_le_bytes()[..bytes], self.acc, self.tag)
             }
             (Converted::Element(e), Late::Bfp { exp, width }) => {
-                if let Some(g) = self.bfp.push(exp, width, e)? {
-                    self.streams
-                        .exp
-                        .push(self.l1, &[g.shared_exp], None, self.tag)?;
-                    let (b, len) = late::group_bytes(width, &g);
-                    self.streams
-                        .data
-                        .push(self.l1, &b[..len], self.acc, self.tag)?;
+                match self.bfp.push(exp, width, e)? {
+                    Some(g) => late::emit_group(self.streams, self.l1, width, &g, self.tag),
+                    None => Ok(()),
                 }
-                Ok(())
             }
             _ => Err(Fault::unsupported(
                 "internal: a converted datum does not match the late conversion",

@@ -549,12 +549,9 @@ impl Context<'_> {
         if !unit.tile_position_live {
             unit.tile_position = TilePosition::default();
         }
+        // Blackhole: `count` datums from each enabled read interface's row.
         let rows_per_instr = if bh { f.read_interfaces.count() } else { 1 };
-        let datums = if bh {
-            plan.count * rows_per_instr
-        } else {
-            plan.count
-        };
+        let datums = plan.count * rows_per_instr;
         let ends_row = !f.concat || f.last || f.flush;
         let mut used = None;
         if datums > 0 {
@@ -562,11 +559,7 @@ impl Context<'_> {
                 Some(st) => st,
                 None => stages.insert(self.stages(plan.source)?),
             };
-            let kept = if bh {
-                rows_per_instr * st.down.kept(plan.count)
-            } else {
-                st.down.kept(plan.count)
-            };
+            let kept = rows_per_instr * st.down.kept(plan.count);
             let PackerUnit {
                 streams,
                 bfp,
@@ -613,14 +606,13 @@ impl Context<'_> {
                 )?,
                 Source::DevNull => {
                     let zero = edge_mask::zero_of(st.early.apply(0));
-                    let per_row = if bh { plan.count } else { datums };
                     for j in 0..datums {
                         self.after_fetch(
                             st,
                             &mut sink,
                             histogram,
                             zero,
-                            j % per_row.max(1),
+                            j % plan.count.max(1),
                             false,
                         )?;
                     }

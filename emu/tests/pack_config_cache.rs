@@ -115,7 +115,9 @@ fn a_replaced_thread_config_with_the_same_generation_is_seen() {
 }
 
 /// Another machine's packer state (with its cached decode) put in place
-/// of this one's.
+/// of this one's: `b` packs FP32 as its own Config says, not BF16 as the
+/// decode that came with `a`'s state said (FormatConversion.md: BF16 to
+/// FP32 keeps the bits in the high half).
 #[test]
 fn a_packer_state_from_another_machine_is_not_trusted() {
     let mut a = bh_bf16();
@@ -127,7 +129,8 @@ fn a_packer_state_from_another_machine_is_not_trusted() {
     b.packer = a.packer.clone();
     let (got, want) = against_fresh(&mut b);
     assert_eq!(got, want);
-    assert_ne!(&got[..32], &le16(&ONE_TO_16)[..], "FP32, not BF16");
+    let fp32: Vec<u32> = ONE_TO_16.iter().map(|v| (*v as u32) << 16).collect();
+    assert_eq!(&got[..64], &le32(&fp32)[..], "FP32, not BF16");
 }
 
 /// Run `before`, a first `PACR`, `change`, then `after`, all in one run.

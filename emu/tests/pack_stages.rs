@@ -361,8 +361,8 @@ fn relu_max_threshold() {
         r.apply(Intermediate::E8m6(0x4042)).unwrap(),
         Intermediate::E8m6(0x4000)
     );
-    let r = Relu::MaxThreshold(0x3F80); // 1.0
-                                        // 1 + 2^-23 is above 1.0 only below TF32 precision: kept.
+    // Threshold 1.0. 1 + 2^-23 is above it only below TF32 precision: kept.
+    let r = Relu::MaxThreshold(0x3F80);
     assert_eq!(
         r.apply(Intermediate::Fp32(0x3F80_0001)).unwrap(),
         Intermediate::Fp32(0x3F80_0001)

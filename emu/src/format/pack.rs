@@ -82,20 +82,6 @@ impl Intermediate {
         }
     }
 
-    /// The payload bits, zero-extended.
-    pub const fn bits(self) -> u32 {
-        match self {
-            Intermediate::Fp32(x) | Intermediate::Tf32(x) | Intermediate::Int32(x) => x,
-            Intermediate::Bf16(x)
-            | Intermediate::E8m6(x)
-            | Intermediate::Fp16(x)
-            | Intermediate::E5m7(x)
-            | Intermediate::E5m6(x)
-            | Intermediate::Int16(x) => x as u32,
-            Intermediate::Fp8(x) | Intermediate::Int8(x) | Intermediate::UInt8(x) => x as u32,
-        }
-    }
-
     const fn wide(self) -> Option<Wide> {
         Some(match self {
             Intermediate::Fp32(x) => Wide::E8 { bits: x, man: 23 },
@@ -566,13 +552,6 @@ pub fn l1_source_convert(
 ) -> fault::Result<Intermediate> {
     use DataFormat as F;
     use Intermediate as I;
-    let int8 = |b: u8| {
-        if read_unsigned {
-            I::UInt8(b)
-        } else {
-            I::Int8(b)
-        }
-    };
     Ok(match (datum_bytes, intermediate) {
         (4, F::Float32) => I::Fp32(datum),
         (4, F::Int32) => I::Int32(datum),
@@ -581,13 +560,13 @@ pub fn l1_source_convert(
         (2, F::Float16) => I::Fp16(datum as u16),
         (2, F::Int32) => I::Int32((datum & 0xFFFF) << 16),
         (2, F::Int16) => I::Int16(datum as u16),
-        (2, F::Int8) => int8((datum >> 8) as u8),
+        (2, F::Int8) => int8((datum >> 8) as u8, read_unsigned),
         (1, F::Float16B) => I::Bf16(((datum as u16 & 0x80) << 8) | (datum as u16 & 0x7F)),
         (1, F::Bfp8A) => I::E5m7(((datum as u16 & 0x80) << 8) | ((datum as u16 & 0x7F) << 3)),
         (1, F::Lf8) => I::Fp8(datum as u8),
         (1, F::Int32) => I::Int32((datum & 0xFF) << 24),
         (1, F::Int16) => I::Int16(((datum & 0xFF) << 8) as u16),
-        (1, F::Int8) => int8(datum as u8),
+        (1, F::Int8) => int8(datum as u8, read_unsigned),
         _ => {
             return Err(Fault::undefined(format!(
             "packer 0 cannot convert a {datum_bytes}-byte L1 datum to intermediate {intermediate}"

@@ -11,7 +11,9 @@
 use crate::arch::Arch;
 use crate::fault::{Fault, Result};
 use crate::format::data_format::DataFormat;
-use crate::regs::{CfgField as C, Config, Stamp, ThreadCfgField as T, ThreadConfig, THREADS};
+use crate::regs::{
+    CfgField as C, Config, RegField, Stamp, ThreadCfgField as T, ThreadConfig, THREADS,
+};
 use crate::state::dst::DstAddressing;
 
 /// A per-packer Config field for packers 0..=3: `[THCON_SEC0_REG1_x,
@@ -479,14 +481,17 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn get(&mut self, f: C) -> u32 {
-        let Some(r) = f.on(self.cfg.arch()) else {
-            return 0;
-        };
+    /// Note the word holding `f`; `None` where `f` does not exist on this
+    /// architecture.
+    fn note(&mut self, f: C) -> Option<RegField> {
+        let r = f.on(self.cfg.arch())?;
         self.seen.push(r.addr32);
-        self.cfg
-            .read_addr32(self.state, r.addr32 as usize)
-            .map_or(0, |w| r.extract(w))
+        Some(r)
+    }
+
+    fn get(&mut self, f: C) -> u32 {
+        self.note(f);
+        self.cfg.get(self.state, f)
     }
 
     fn bit(&mut self, f: C) -> bool {
@@ -495,12 +500,8 @@ impl Reader<'_> {
 
     /// The raw word holding `f`, for 2-bit-per-entry tables.
     fn word_of(&mut self, f: C) -> u32 {
-        let Some(r) = f.on(self.cfg.arch()) else {
-            return 0;
-        };
-        self.seen.push(r.addr32);
-        self.cfg
-            .read_addr32(self.state, r.addr32 as usize)
+        self.note(f)
+            .and_then(|r| self.cfg.read_addr32(self.state, r.addr32 as usize))
             .unwrap_or(0)
     }
 }
@@ -750,59 +751,47 @@ pub struct Decoded {
     /// The stamps of the Config and ThreadConfig values the words were last
     /// seen to match in: while both values still show them, nothing was
     /// stored since and the decode stands.
-    stamps: Option<(Stamp, Stamp)>,
+    stamps: (Stamp, Stamp),
 }
 
 impl Decoded {
-    /// Make `cache` hold the configuration an instruction of `thread` sees,
-    /// decoding only when its words changed: at once when the Config and
-    /// ThreadConfig values show the stamps taken at the last check (the
-    /// same values, nothing stored since), else by comparing the words.
+    /// The configuration an instruction of `thread` sees: `cache`'s, kept
+    /// at once when the Config and ThreadConfig values show the stamps taken
+    /// at the last check (the same values, nothing stored since) or when the
+    /// words it was read from still hold, else decoded afresh into `cache`.
     #[inline]
-    pub fn refresh(
-        cache: &mut Option<Box<Decoded>>,
+    pub fn refresh<'c>(
+        cache: &'c mut Option<Box<Decoded>>,
         cfg: &Config,
         tc: &ThreadConfig,
         thread: usize,
-    ) {
-        if let Some(d) = cache.as_deref() {
-            let unchanged = d
-                .stamps
-                .as_ref()
-                .is_some_and(|(c, t)| cfg.has_stamp(c) && tc.has_stamp(t));
-            if unchanged && d.thread == thread {
-                return;
+    ) -> &'c mut Decoded {
+        let state = || crate::exec::config_unit::state_of(tc, thread);
+        let kept = match cache.as_deref_mut() {
+            Some(d) if d.thread == thread && d.stamped(cfg, tc) => true,
+            Some(d) if d.matches(cfg, tc, state(), thread) => {
+                d.stamps = (cfg.stamp(), tc.stamp());
+                true
             }
+            _ => false,
+        };
+        if !kept {
+            *cache = None;
         }
-        Decoded::check_words(cache, cfg, tc, thread);
+        cache.get_or_insert_with(|| Box::new(Decoded::decode(cfg, tc, state(), thread)))
     }
 
-    /// The part of [`Decoded::refresh`] that compares words, and decodes
-    /// when they differ.
-    fn check_words(
-        cache: &mut Option<Box<Decoded>>,
-        cfg: &Config,
-        tc: &ThreadConfig,
-        thread: usize,
-    ) {
-        let state = crate::exec::config_unit::state_of(tc, thread);
-        if let Some(d) = cache.as_deref_mut() {
-            if d.matches(cfg, tc, state, thread) {
-                d.stamps = Some((cfg.stamp(), tc.stamp()));
-                return;
-            }
-        }
-        let mut d = Decoded::decode(cfg, tc, state, thread);
-        d.stamps = Some((cfg.stamp(), tc.stamp()));
-        *cache = Some(Box::new(d));
+    /// Whether `cfg` and `tc` are the values last seen to match, with no
+    /// store since.
+    #[inline]
+    fn stamped(&self, cfg: &Config, tc: &ThreadConfig) -> bool {
+        cfg.has_stamp(&self.stamps.0) && tc.has_stamp(&self.stamps.1)
     }
 
     fn matches(&self, cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> bool {
         let Some(words) = cfg.state_words(state) else {
             return false;
         };
-        let per_thread = crate::regs::thread_config_words(tc.arch());
-        let thread_words = tc.words();
         self.shared.state == state
             && self.thread == thread
             && self.shared.arch == cfg.arch()
@@ -810,10 +799,10 @@ impl Decoded {
                 .words
                 .iter()
                 .all(|&(a, v)| words.get(a as usize) == Some(&v))
-            && self.thread_words.iter().all(|&(t, a, v)| {
-                (a as usize) < per_thread
-                    && thread_words.get(t as usize * per_thread + a as usize) == Some(&v)
-            })
+            && self
+                .thread_words
+                .iter()
+                .all(|&(t, a, v)| tc.read(t as usize, a as usize) == Some(v))
     }
 
     fn decode(cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> Decoded {
@@ -852,7 +841,7 @@ impl Decoded {
                 .iter()
                 .map(|&(t, a)| (t, a, tc.read(t as usize, a as usize).unwrap_or(0)))
                 .collect(),
-            stamps: None,
+            stamps: (cfg.stamp(), tc.stamp()),
         }
     }
 }

@@ -81,17 +81,14 @@ impl EdgeConfig {
     /// reach is all ones.
     pub fn never_masks(&self, packer: usize) -> bool {
         let shift = 2 * (packer as u32 & 3);
-        let row_sets: Vec<usize> = if self.face_set_enable {
+        let row_set_passes =
+            |b: usize| (0..16).all(|k| self.masks[entry(self.row_set_mapping[b], k)] == 0xFFFF);
+        if self.face_set_enable {
             let a = ((self.face_set_select >> shift) & 3) as usize;
-            (0..16)
-                .map(|k| entry(self.face_set_mapping[a], k))
-                .collect()
+            (0..16).all(|k| row_set_passes(entry(self.face_set_mapping[a], k)))
         } else {
-            vec![((self.row_set_select >> shift) & 3) as usize]
-        };
-        row_sets
-            .iter()
-            .all(|&b| (0..16).all(|k| self.masks[entry(self.row_set_mapping[b], k)] == 0xFFFF))
+            row_set_passes(((self.row_set_select >> shift) & 3) as usize)
+        }
     }
 }
 

@@ -5,12 +5,12 @@
 //! `pack_fast_path` runs both on the same inputs), only with the
 //! conversions of whole rows done before the bytes go to the stream.
 
-use super::late::{group_bytes, Late};
+use super::late::{emit_group, Late};
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::fault::Result;
-use crate::format::bfp::{bfp_assemble, BfpGroup};
+use crate::format::bfp::bfp_assemble;
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
-use crate::format::dst::{decode_bf16, decode_fp32};
+use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
 use crate::format::pack::{
     bf16_round, bfp_element, fp32_round_to_bf16, late_convert, EarlyConversion, Intermediate,
 };
@@ -249,15 +249,15 @@ impl Context<'_> {
         let sh = self.shared;
         let wide = st.early.reads_32b();
         let (col0, end) = (col0 as usize, (col0 + n) as usize);
-        let Late::Plain { to, fp8, bytes } = st.late else {
-            let Late::Bfp { exp, width } = st.late else {
-                return Ok(false);
-            };
-            for row in rows {
-                let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, *row);
-                bfp_row(st, sink, &cells[col0..end], exp, width)?;
+        let (to, fp8, bytes) = match st.late {
+            Late::Plain { to, fp8, bytes } => (to, fp8, bytes),
+            Late::Bfp { exp, width } => {
+                for row in rows {
+                    let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, *row);
+                    bfp_row(st, sink, &cells[col0..end], exp, width)?;
+                }
+                return Ok(true);
             }
-            return Ok(true);
         };
         if col0 == 0 && end == 16 && self.whole_rows_to_l1(kernel, sink, dst, rows) {
             sink.emitted += n * rows.len() as u32;
@@ -320,8 +320,7 @@ impl Context<'_> {
                     let [hi, lo] = dst_row32(dst, sh.arch, sh.dst_addressing, *row);
                     let mut v = [0u16; 16];
                     for ((v, h), l) in v.iter_mut().zip(hi).zip(lo) {
-                        let cell = ((*h as u32) << 16) | *l as u32;
-                        *v = fp32_round_to_bf16(decode_fp32(cell));
+                        *v = fp32_round_to_bf16(decode_fp32(dst32_join(*h, *l)));
                     }
                     put_u16(out, &v);
                 }
@@ -331,7 +330,7 @@ impl Context<'_> {
                     let [hi, lo] = dst_row32(dst, sh.arch, sh.dst_addressing, *row);
                     let mut v = [0u32; 16];
                     for ((v, h), l) in v.iter_mut().zip(hi).zip(lo) {
-                        *v = decode_fp32(((*h as u32) << 16) | *l as u32);
+                        *v = decode_fp32(dst32_join(*h, *l));
                     }
                     put_u32(out, &v);
                 }
@@ -361,27 +360,17 @@ fn bfp_row(
             *e = bfp_element(*v, exp)?;
         }
         let g = bfp_assemble(exp, width, &elems);
-        emit_group(sink, width, &g)?;
+        emit_group(sink.streams, sink.l1, width, &g, sink.tag)?;
     } else {
         for v in vals {
             let e = bfp_element(*v, exp)?;
             if let Some(g) = sink.bfp.push(exp, width, e)? {
-                emit_group(sink, width, &g)?;
+                emit_group(sink.streams, sink.l1, width, &g, sink.tag)?;
             }
         }
     }
     sink.emitted += cells.len() as u32;
     Ok(())
-}
-
-/// A finished BFP group to the exponent and data streams.
-#[inline]
-fn emit_group(sink: &mut Sink<'_>, width: BfpWidth, g: &BfpGroup) -> Result<()> {
-    sink.streams
-        .exp
-        .push(sink.l1, &[g.shared_exp], None, sink.tag)?;
-    let (b, len) = group_bytes(width, g);
-    sink.streams.data.push(sink.l1, &b[..len], None, sink.tag)
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@
 //! "`Dst` read interfaces").
 
 use super::config::{PackerConfig, Shared};
-use crate::adc::{Adcs, Unit};
 use crate::arch::Arch;
 use crate::fault::{Fault, Result};
 
@@ -69,35 +68,8 @@ pub fn which_adc(thread: usize, ovrd_thread_id: bool, pk: &PackerConfig) -> Resu
     }
 }
 
-/// The input address generator for packer `packer` (InputAddressGenerator.md,
-/// functional model). `zero_write` and `flush` are the instruction's bits.
-#[inline]
-pub fn plan(
-    shared: &Shared,
-    pk: &PackerConfig,
-    adcs: &Adcs,
-    adc: usize,
-    packer: usize,
-    zero_write: bool,
-    flush: bool,
-) -> Result<InputPlan> {
-    let Some([ch0, ch1]) = adcs.values(adc, Unit::Packers) else {
-        return Err(no_adc_set(adc));
-    };
-    check_count(ch0[0], ch1[0], packer, flush)?;
-    Ok(plan_from(
-        shared,
-        pk,
-        [ch0, ch1],
-        adc,
-        packer,
-        zero_write,
-        flush,
-    ))
-}
-
-/// The fault [`plan`] raises for ADC X counters `x0` (channel 0) and `x1`
-/// (channel 1), if any.
+/// The input address generator's fault for ADC X counters `x0` (channel 0)
+/// and `x1` (channel 1), if any: a datum count above [`MAX_DATUMS`].
 #[inline]
 pub fn check_count(x0: u32, x1: u32, packer: usize, flush: bool) -> Result<()> {
     let count = if flush {
@@ -111,8 +83,10 @@ pub fn check_count(x0: u32, x1: u32, packer: usize, flush: bool) -> Result<()> {
     Ok(())
 }
 
-/// [`plan`] for ADC set `adc` whose packer channels hold `[ch0, ch1]`, once
-/// [`check_count`] accepted them.
+/// The input address generator for packer `packer` (InputAddressGenerator.md,
+/// functional model), ADC set `adc` whose packer channels hold `[ch0, ch1]`,
+/// once [`check_count`] accepted them. `zero_write` and `flush` are the
+/// instruction's bits.
 #[inline]
 pub fn plan_from(
     shared: &Shared,

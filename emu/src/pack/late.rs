@@ -3,10 +3,12 @@
 //! format conversion"; the per-datum arithmetic is in
 //! [`crate::format::pack`] and [`crate::format::bfp`]).
 
+use super::stream::Streams;
 use crate::fault::{Fault, Result};
 use crate::format::bfp::{bfp_assemble, bfp_pack_datums, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::pack::{bfp_element, late_convert, Intermediate};
+use crate::state::L1;
 
 /// The late conversion one instruction performs, chosen from
 /// `Out_data_format` (and `Pac_LF8_4b_exp`).
@@ -122,9 +124,23 @@ impl BfpAssembler {
     }
 }
 
-/// A group's L1 bytes: 16, 8 or 4 bytes of datums.
-pub fn group_bytes(width: BfpWidth, g: &BfpGroup) -> ([u8; 16], usize) {
-    let mut out = [0u8; 16];
-    bfp_pack_datums(width, &g.datums, &mut out);
-    (out, width.group_bytes())
+/// Write a finished group: its shared exponent to the exponent stream, its
+/// 16, 8 or 4 bytes of datums to the data stream. Never accumulated: L1
+/// accumulation is not defined for BFP outputs ([`AccFormat::for_output`]).
+///
+/// [`AccFormat::for_output`]: super::l1_acc::AccFormat::for_output
+#[inline]
+pub fn emit_group(
+    streams: &mut Streams,
+    l1: &mut L1,
+    width: BfpWidth,
+    g: &BfpGroup,
+    tag: u64,
+) -> Result<()> {
+    streams.exp.push(l1, &[g.shared_exp], None, tag)?;
+    let mut bytes = [0u8; 16];
+    bfp_pack_datums(width, &g.datums, &mut bytes);
+    streams
+        .data
+        .push(l1, &bytes[..width.group_bytes()], None, tag)
 }

@@ -46,7 +46,7 @@ use crate::adc::{Adcs, CounterOp, Dim, Unit, ADC_SETS};
 use crate::arch::Arch;
 use crate::fault::{Fault, Result};
 use crate::format::data_format::DataFormat;
-use crate::format::dst::decode_fp32;
+use crate::format::dst::{decode_fp32, dst32_join};
 use crate::format::float::e8_to_e5;
 use crate::format::pack::{fp32_round_to_tf32, EarlyConfig, EarlyConversion, Intermediate};
 use crate::isa::Pacr;
@@ -196,18 +196,9 @@ impl PackerState {
     }
 }
 
-/// Execute one `PACR` for `thread`.
-pub fn pacr(m: &mut Machine, thread: usize, i: &Pacr) -> Result<()> {
-    let f = PacrFields::decode(m.arch(), i)?;
-    with_config(m, thread, |parts, decoded| {
-        let prep = prepare(&parts, f, thread, decoded)?;
-        execute(parts, &prep, decoded)
-    })
-}
-
-/// [`pacr`] for the instruction word `word`, whose prepared form
-/// ([`prepared`]) is kept with the decoded configuration, so a word seen
-/// before is not decoded again.
+/// Execute the `PACR` instruction word `word` for `thread`. Its prepared
+/// form ([`prepared`]) is kept with the decoded configuration, so a word
+/// seen before is not decoded again.
 pub fn pacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<()> {
     with_config(m, thread, |parts, decoded| {
         if let Some(prep) = decoded.prepared.get(word, thread).copied() {
@@ -265,12 +256,7 @@ fn with_config(
         allow_read_interface_group_crossing,
         config_cache,
     } = packer;
-    config::Decoded::refresh(config_cache, config, thread_config, thread);
-    let Some(decoded) = config_cache.as_deref_mut() else {
-        return Err(Fault::unsupported(
-            "internal: no decoded packer configuration",
-        ));
-    };
+    let decoded = config::Decoded::refresh(config_cache, config, thread_config, thread);
     let parts = Parts {
         arch,
         adcs,
@@ -285,39 +271,23 @@ fn with_config(
     body(parts, decoded)
 }
 
-/// The instruction's choices, or its first fault. When a packer's choice
-/// faults, a packer before it may fault first on its counters (each
-/// packer's choices and counters are checked before the next packer's), so
-/// the checks then run in that order.
+/// The instruction's choices, or its first fault: each packer's choices
+/// and counters are checked before the next packer's.
 fn prepare(
     parts: &Parts<'_>,
     f: PacrFields,
     thread: usize,
     decoded: &config::Decoded,
 ) -> Result<prepared::Prepared> {
-    prepared::check_instruction(thread, decoded)?;
-    prepared::Prepared::new(parts.arch, f, thread, decoded).map_err(|e| {
-        let pks = &decoded.packers;
-        for p in (0..parts.arch.packer_count()).filter(|p| f.packers & (1 << p) != 0) {
-            let counters = pks[p]
-                .check_documented(p)
-                .and_then(|()| input::which_adc(thread, f.ovrd_thread_id, &pks[p]))
-                .and_then(|adc| {
-                    parts
-                        .adcs
-                        .values(adc, Unit::Packers)
-                        .ok_or_else(|| input::no_adc_set(adc))
-                })
-                .and_then(|[ch0, ch1]| input::check_count(ch0[0], ch1[0], p, f.flush));
-            if let Err(first) = counters {
-                return first;
-            }
-        }
-        e
+    prepared::Prepared::new(parts.arch, f, thread, decoded, |p, adc| {
+        let Some([ch0, ch1]) = parts.adcs.values(adc, Unit::Packers) else {
+            return Err(input::no_adc_set(adc));
+        };
+        input::check_count(ch0[0], ch1[0], p, f.flush)
     })
 }
 
-/// The body of [`pacr`] once its configuration is decoded and its choices
+/// The body of [`pacr_word`] once its configuration is decoded and its choices
 /// made.
 fn execute(
     parts: Parts<'_>,
@@ -579,12 +549,9 @@ impl Context<'_> {
         if !unit.tile_position_live {
             unit.tile_position = TilePosition::default();
         }
+        // Blackhole: `count` datums from each enabled read interface's row.
         let rows_per_instr = if bh { f.read_interfaces.count() } else { 1 };
-        let datums = if bh {
-            plan.count * rows_per_instr
-        } else {
-            plan.count
-        };
+        let datums = plan.count * rows_per_instr;
         let ends_row = !f.concat || f.last || f.flush;
         let mut used = None;
         if datums > 0 {
@@ -592,11 +559,7 @@ impl Context<'_> {
                 Some(st) => st,
                 None => stages.insert(self.stages(plan.source)?),
             };
-            let kept = if bh {
-                rows_per_instr * st.down.kept(plan.count)
-            } else {
-                st.down.kept(plan.count)
-            };
+            let kept = rows_per_instr * st.down.kept(plan.count);
             let PackerUnit {
                 streams,
                 bfp,
@@ -643,14 +606,13 @@ impl Context<'_> {
                 )?,
                 Source::DevNull => {
                     let zero = edge_mask::zero_of(st.early.apply(0));
-                    let per_row = if bh { plan.count } else { datums };
                     for j in 0..datums {
                         self.after_fetch(
                             st,
                             &mut sink,
                             histogram,
                             zero,
-                            j % per_row.max(1),
+                            j % plan.count.max(1),
                             false,
                         )?;
                     }
@@ -718,9 +680,7 @@ impl Context<'_> {
                     }
                     Late::Bfp { width, .. } => {
                         if let Some(g) = unit.bfp.pad() {
-                            unit.streams.exp.push(l1, &[g.shared_exp], None, self.tag)?;
-                            let (b, len) = late::group_bytes(width, &g);
-                            unit.streams.data.push(l1, &b[..len], None, self.tag)?;
+                            late::emit_group(&mut unit.streams, l1, width, &g, self.tag)?;
                             written = n.div_ceil(16) * 16;
                         }
                         for _ in written / 16..2 {
@@ -995,16 +955,10 @@ impl Sink<'_> {
                     .push(self.l1, &x.to_le_bytes()[..bytes], self.acc, self.tag)
             }
             (Converted::Element(e), Late::Bfp { exp, width }) => {
-                if let Some(g) = self.bfp.push(exp, width, e)? {
-                    self.streams
-                        .exp
-                        .push(self.l1, &[g.shared_exp], None, self.tag)?;
-                    let (b, len) = late::group_bytes(width, &g);
-                    self.streams
-                        .data
-                        .push(self.l1, &b[..len], self.acc, self.tag)?;
+                match self.bfp.push(exp, width, e)? {
+                    Some(g) => late::emit_group(self.streams, self.l1, width, &g, self.tag),
+                    None => Ok(()),
                 }
-                Ok(())
             }
             _ => Err(Fault::unsupported(
                 "internal: a converted datum does not match the late conversion",
@@ -1046,8 +1000,8 @@ fn dst_row32(
 }
 
 /// The 16 cells of one `Dst` row as the packer reads them: `Dst32b` values
-/// (row taken modulo 512) or `Dst16b` values, zero where the row is not
-/// valid (never written).
+/// ([`dst_row32`]) or `Dst16b` values ([`dst_row16`]), zero where the row is
+/// not valid (never written).
 #[inline]
 fn read_row(
     dst: &Dst,
@@ -1056,28 +1010,16 @@ fn read_row(
     wide: bool,
     row: u32,
 ) -> [u32; 16] {
+    let mut cells = [0; 16];
     if wide {
-        let s = adj32(arch, a, row & 0x1FF);
-        if !dst.is_valid(s) {
-            return [0; 16];
-        }
-        // Dst::read32_at for the whole row: the high halves at storage row
-        // `s`, the low halves eight rows on.
-        let (hi, lo) = (dst.row(s), dst.row(s + 8));
-        let mut cells = [0; 16];
+        let [hi, lo] = dst_row32(dst, arch, a, row);
         for (c, (h, l)) in cells.iter_mut().zip(hi.iter().zip(lo)) {
-            *c = ((*h as u32) << 16) | *l as u32;
+            *c = dst32_join(*h, *l);
         }
-        cells
     } else {
-        let s = adj16(arch, a, row & 0x3FF);
-        if !dst.is_valid(s) {
-            return [0; 16];
-        }
-        let mut cells = [0; 16];
-        for (c, v) in cells.iter_mut().zip(dst.row(s)) {
+        for (c, v) in cells.iter_mut().zip(dst_row16(dst, arch, a, row)) {
             *c = *v as u32;
         }
-        cells
     }
+    cells
 }

@@ -18,14 +18,14 @@ pub const fn initial_addr(pk: &PackerConfig) -> u32 {
 /// The `YZW_Addr` term from ADC channel 1 `[X, Y, Z, W]`: Wormhole counts it
 /// in 16-byte units and clears its low four bits (so ADCs move the output in
 /// 256-byte steps); Blackhole counts it in bytes and shifts it right by four.
-pub fn yzw_addr(arch: Arch, shared: &Shared, ch1: [u32; 4]) -> u32 {
+pub fn yzw_addr(shared: &Shared, ch1: [u32; 4]) -> u32 {
     let s = &shared.ch1;
     let a = s
         .base
         .wrapping_add(ch1[1].wrapping_mul(s.y))
         .wrapping_add(ch1[2].wrapping_mul(s.z))
         .wrapping_add(ch1[3].wrapping_mul(s.w));
-    match arch {
+    match shared.arch {
         Arch::Blackhole => a >> 4,
         Arch::WormholeB0 => a & !15,
     }
@@ -58,7 +58,7 @@ pub fn start(
     if packer != 0 && inputs.packer0_initial & 0x8000_0000 != 0 {
         addr = addr.wrapping_add(inputs.packer0_initial);
     }
-    addr = addr.wrapping_add(yzw_addr(shared.arch, shared, inputs.ch1));
+    addr = addr.wrapping_add(yzw_addr(shared, inputs.ch1));
     if pk.add_l1_dest_addr_offset {
         addr = addr.wrapping_add(inputs.l1_dest_addr_offset as u32);
     }

@@ -5,9 +5,12 @@
 //! decoded configuration, since a program issues the same few `PACR` words
 //! again and again.
 //!
-//! Only instructions without a fault from these choices are kept: a fault
-//! depends on the order in which the packers' choices and their counters
-//! are checked, which the instruction's own execution reproduces.
+//! Working them out also checks each packer's ADC counters, right after
+//! that packer's choices: a fault names the first packer at fault, whether
+//! in its choices or in its counters (PACR.md: each packer's address
+//! generator runs in turn). Only instructions without a fault are kept; the
+//! counters are not part of what is kept, and each execution checks them
+//! again.
 
 use super::config::Decoded;
 use super::{input, output, PacrFields};
@@ -50,12 +53,14 @@ pub(super) struct Prepared {
 impl Prepared {
     /// The choices for `fields` issued by `thread` under `decoded`, or the
     /// first fault among them: the thread, the stochastic rounding control,
-    /// then per packer its undocumented fields and its ADC set.
+    /// then per packer its undocumented fields, its ADC set and what
+    /// `counters(packer, adc)` says of that set's counters.
     pub fn new(
         arch: Arch,
         fields: PacrFields,
         thread: usize,
         decoded: &Decoded,
+        mut counters: impl FnMut(usize, usize) -> Result<()>,
     ) -> Result<Prepared> {
         check_instruction(thread, decoded)?;
         let shared = &decoded.shared;
@@ -69,6 +74,7 @@ impl Prepared {
             let Some(used) = adcs.get_mut(adc) else {
                 return Err(input::no_adc_set(adc));
             };
+            counters(p, adc)?;
             *used = true;
             units[len] = Driven {
                 packer: p as u8,
@@ -131,7 +137,7 @@ impl PreparedWords {
 
 /// The faults that come before any packer's: an issuing thread that does
 /// not exist, and the stochastic rounding control.
-pub(super) fn check_instruction(thread: usize, decoded: &Decoded) -> Result<()> {
+fn check_instruction(thread: usize, decoded: &Decoded) -> Result<()> {
     if thread >= ADC_SETS {
         return Err(no_such_thread(thread));
     }

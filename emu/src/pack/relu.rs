@@ -148,34 +148,3 @@ fn threshold_as(like: Intermediate, t: u32) -> Result<Intermediate> {
         }
     })
 }
-
-/// The value of a Tensix FP16 pattern: no infinity or NaN, exponent 31 an
-/// ordinary binade (FloatBitPatterns.md, "FP16").
-pub fn fp16_value(x: u16) -> f64 {
-    let e = ((x >> 10) & 0x1F) as i32;
-    let m = (x & 0x3FF) as f64;
-    let mag = if e == 0 {
-        m * (2f64).powi(-24)
-    } else {
-        (1024.0 + m) * (2f64).powi(e - 25)
-    };
-    if x & 0x8000 != 0 {
-        -mag
-    } else {
-        mag
-    }
-}
-
-/// The value of a float intermediate (integers are never passed here).
-pub fn value(v: Intermediate) -> f64 {
-    use Intermediate as I;
-    match v {
-        I::Fp32(x) | I::Tf32(x) => f32::from_bits(x) as f64,
-        I::Bf16(x) | I::E8m6(x) => f32::from_bits((x as u32) << 16) as f64,
-        I::Fp16(x) | I::E5m7(x) | I::E5m6(x) => fp16_value(x),
-        I::Fp8(x) => fp16_value((x as u16) << 8),
-        I::Int32(x) => x as f64,
-        I::Int16(x) => x as f64,
-        I::Int8(x) | I::UInt8(x) => x as f64,
-    }
-}

@@ -383,11 +383,7 @@ impl Machine {
                 } else {
                     i.wait_res as u16
                 };
-                let block = if i.stall_res == 0 {
-                    1 << 6
-                } else {
-                    i.stall_res as u16
-                };
+                let block = wait_gate::latched_block_mask(i.stall_res);
                 *wait = Some(LatchedWait::Stall { conditions, block });
             }
             O::Semwait => {
@@ -400,11 +396,7 @@ impl Machine {
                         "SEMWAIT with ConditionMask 0 (SEMWAIT.md)",
                     ));
                 }
-                let block = if i.stall_res == 0 {
-                    1 << 6
-                } else {
-                    i.stall_res as u16
-                };
+                let block = wait_gate::latched_block_mask(i.stall_res);
                 *wait = Some(LatchedWait::Semaphore {
                     conditions: i.wait_sem_cond as u8,
                     semaphores: i.sem_sel as u8,

@@ -73,6 +73,26 @@ def ident(field):
     return "r#" + field if field in RUST_KEYWORDS else field
 
 
+def by_index(w, fs, arm, otherwise, empty):
+    """Body of a method that does `arm` (with `{f}` the field) for field
+    `index` of `fs` and `otherwise` for any other index. One field takes an
+    `if`, which clippy prefers to a two-arm match; no field, `empty`."""
+    if len(fs) == 1:
+        body = arm.format(f=ident(fs[0]))
+        if otherwise == "{}":
+            w(f"        if index == 0 {{ {body}; }}")
+        else:
+            w(f"        if index == 0 {{ {body} }} else {{ {otherwise} }}")
+    elif fs:
+        w("        match index {")
+        for i, f in enumerate(fs):
+            w(f"            {i} => {arm.format(f=ident(f))},")
+        w(f"            _ => {otherwise},")
+        w("        }")
+    else:
+        w(f"        {empty}")
+
+
 def parse_range(text):
     hi, lo = (int(x) for x in text.split(":"))
     return lo, hi - lo + 1
@@ -273,30 +293,11 @@ def gen_isa(root):
         w("    }")
         w("")
         w("    pub(super) fn get(&self, index: usize) -> u32 {")
-        if len(fs) == 1:
-            w(f"        if index == 0 {{ self.{ident(fs[0])} }} else {{ 0 }}")
-        elif fs:
-            w("        match index {")
-            for i, f in enumerate(fs):
-                w(f"            {i} => self.{ident(f)},")
-            w("            _ => 0,")
-            w("        }")
-        else:
-            w("        let _ = index;")
-            w("        0")
+        by_index(w, fs, "self.{f}", "0", "let _ = index;\n        0")
         w("    }")
         w("")
         w("    pub(super) fn set(&mut self, index: usize, value: u32) {")
-        if len(fs) == 1:
-            w(f"        if index == 0 {{ self.{ident(fs[0])} = value; }}")
-        elif fs:
-            w("        match index {")
-            for i, f in enumerate(fs):
-                w(f"            {i} => self.{ident(f)} = value,")
-            w("            _ => {}")
-            w("        }")
-        else:
-            w("        let _ = (index, value);")
+        by_index(w, fs, "self.{f} = value", "{}", "let _ = (index, value);")
         w("    }")
         w("}")
         w("")

@@ -25,24 +25,12 @@
 
 use crate::arch::Arch;
 use crate::fault::{Fault, FaultKind, Result};
+use crate::isa;
 
 /// Number of ADC sets (`ADCs[3]` in `ADCs.md`). The index is usually the
 /// current Tensix thread, but `PACR` (`OvrdThreadId`) and `UNPACR`
 /// (`MultiContextMode`) can select another one.
 pub const ADC_SETS: usize = 3;
-
-/// Opcodes (bits `[31:24]`) of the ADC instructions, from
-/// tt-isa-documentation `Diagrams/Src/Bits32.lua`.
-pub mod opcode {
-    pub const SETADC: u32 = 0x50;
-    pub const SETADCXY: u32 = 0x51;
-    pub const INCADCXY: u32 = 0x52;
-    pub const ADDRCRXY: u32 = 0x53;
-    pub const SETADCZW: u32 = 0x54;
-    pub const INCADCZW: u32 = 0x55;
-    pub const ADDRCRZW: u32 = 0x56;
-    pub const SETADCXX: u32 = 0x5E;
-}
 
 /// One of the three counter sets within an ADC set.
 ///
@@ -203,13 +191,13 @@ pub struct SetAdcFields {
     pub value: u32,
 }
 
-impl SetAdcFields {
-    pub fn decode(word: u32) -> SetAdcFields {
+impl From<&isa::Setadc> for SetAdcFields {
+    fn from(i: &isa::Setadc) -> SetAdcFields {
         SetAdcFields {
-            cnt_set_mask: bits(word, 21, 3),
-            channel_index: bits(word, 20, 1),
-            dimension_index: bits(word, 18, 2),
-            value: bits(word, 0, 18),
+            cnt_set_mask: i.cnt_set_mask,
+            channel_index: i.channel_index,
+            dimension_index: i.dimension_index,
+            value: i.value,
         }
     }
 }
@@ -227,12 +215,12 @@ pub struct SetAdcXxFields {
     pub x_end2: u32,
 }
 
-impl SetAdcXxFields {
-    pub fn decode(word: u32) -> SetAdcXxFields {
+impl From<&isa::Setadcxx> for SetAdcXxFields {
+    fn from(i: &isa::Setadcxx) -> SetAdcXxFields {
         SetAdcXxFields {
-            cnt_set_mask: bits(word, 21, 3),
-            x_start: bits(word, 0, 10),
-            x_end2: bits(word, 10, 10),
+            cnt_set_mask: i.cnt_set_mask,
+            x_start: i.x_start,
+            x_end2: i.x_end2,
         }
     }
 }
@@ -265,19 +253,32 @@ pub struct AdcPairFields {
     pub bit_mask: u32,
 }
 
-impl AdcPairFields {
-    pub fn decode(word: u32) -> AdcPairFields {
-        AdcPairFields {
-            cnt_set_mask: bits(word, 21, 3),
-            thread_override: bits(word, 18, 2),
-            ch1_y: bits(word, 15, 3),
-            ch1_x: bits(word, 12, 3),
-            ch0_y: bits(word, 9, 3),
-            ch0_x: bits(word, 6, 3),
-            bit_mask: bits(word, 0, 4),
+/// The six XY/ZW instructions decode to the same fields; `INCADCXY` and
+/// `INCADCZW` have no `bit_mask` and give 0 there.
+macro_rules! pair_fields_from {
+    ($insn:ident, $i:ident => $bit_mask:expr) => {
+        impl From<&isa::$insn> for AdcPairFields {
+            fn from($i: &isa::$insn) -> AdcPairFields {
+                AdcPairFields {
+                    cnt_set_mask: $i.cnt_set_mask,
+                    thread_override: $i.thread_override,
+                    ch1_y: $i.ch1_y,
+                    ch1_x: $i.ch1_x,
+                    ch0_y: $i.ch0_y,
+                    ch0_x: $i.ch0_x,
+                    bit_mask: $bit_mask,
+                }
+            }
         }
-    }
+    };
 }
+
+pair_fields_from!(Setadcxy, i => i.bit_mask);
+pair_fields_from!(Setadczw, i => i.bit_mask);
+pair_fields_from!(Addrcrxy, i => i.bit_mask);
+pair_fields_from!(Addrcrzw, i => i.bit_mask);
+pair_fields_from!(Incadcxy, i => 0);
+pair_fields_from!(Incadczw, i => 0);
 
 /// What an XY/ZW instruction does to each operand it selects.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -614,10 +615,6 @@ fn selected_units(cnt_set_mask: u32) -> impl Iterator<Item = Unit> {
     Unit::ALL
         .into_iter()
         .filter(move |u| cnt_set_mask & u.cnt_set_mask_bit() != 0)
-}
-
-fn bits(word: u32, lo: u32, width: u32) -> u32 {
-    (word >> lo) & ((1u32 << width) - 1)
 }
 
 #[inline]

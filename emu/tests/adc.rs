@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use tensix_emu::adc::{
     AdcPairFields, Adcs, CounterOp, Dim, SetAdcFields, SetAdcXxFields, Unit, ADC_SETS,
 };
+use tensix_emu::isa;
 use tensix_emu::{Arch, FaultKind};
 
 const U0: u32 = 0b001;
@@ -378,55 +379,61 @@ fn oversized_fields_are_invalid_instructions() {
 
 // Bits32.lua: SETADCXY = 0x51, X0 [0], Y0 [1], X1 [2], Y1 [3], X0Val [8:6],
 // Y0Val [11:9], X1Val [14:12], Y1Val [17:15], ThreadOverride [19:18],
-// U0 [21], U1 [22], PK [23].
+// U0 [21], U1 [22], PK [23]. INCADCXY (0x52) has the same layout without
+// the four mask bits, so bits [3:0] of an INCADCXY word are not a bit mask.
 #[test]
 fn decode_pair_fields() {
-    let word = (0x51 << 24)
-        | (1 << 23)
-        | (1 << 21)
-        | (3 << 18)
-        | (5 << 15)
-        | (3 << 12)
-        | (6 << 9)
-        | (7 << 6)
-        | 0b1010;
-    assert_eq!(
-        AdcPairFields::decode(word),
-        AdcPairFields {
-            cnt_set_mask: 0b101,
-            thread_override: 3,
-            ch1_y: 5,
-            ch1_x: 3,
-            ch0_y: 6,
-            ch0_x: 7,
-            bit_mask: 0b1010,
-        }
-    );
+    let args =
+        (1 << 23) | (1 << 21) | (3 << 18) | (5 << 15) | (3 << 12) | (6 << 9) | (7 << 6) | 0b1010;
+    let expect = AdcPairFields {
+        cnt_set_mask: 0b101,
+        thread_override: 3,
+        ch1_y: 5,
+        ch1_x: 3,
+        ch0_y: 6,
+        ch0_x: 7,
+        bit_mask: 0b1010,
+    };
+    for arch in Arch::ALL {
+        let set = isa::Setadcxy::from_word(arch, (0x51 << 24) | args);
+        assert_eq!(AdcPairFields::from(&set), expect, "{arch}");
+        let inc = isa::Incadcxy::from_word(arch, (0x52 << 24) | args);
+        assert_eq!(
+            AdcPairFields::from(&inc),
+            AdcPairFields {
+                bit_mask: 0,
+                ..expect
+            },
+            "{arch}"
+        );
+    }
 }
 
 // Bits32.lua: SETADC = 0x50, NewValue [17:0], XYZW [19:18], Channel [20],
 // U0 [21], U1 [22], PK [23]. SETADCXX = 0x5E, X0Val [9:0], X1Val [19:10].
 #[test]
 fn decode_setadc_and_setadcxx() {
-    let word = (0x50 << 24) | (1 << 22) | (1 << 20) | (2 << 18) | 0x2_ABCD;
-    assert_eq!(
-        SetAdcFields::decode(word),
-        SetAdcFields {
-            cnt_set_mask: 0b010,
-            channel_index: 1,
-            dimension_index: 2,
-            value: 0x2_ABCD
-        }
-    );
-    let word = (0x5E << 24) | (1 << 23) | (0x155 << 10) | 0x2AA;
-    assert_eq!(
-        SetAdcXxFields::decode(word),
-        SetAdcXxFields {
-            cnt_set_mask: 0b100,
-            x_start: 0x2AA,
-            x_end2: 0x155
-        }
-    );
+    for arch in Arch::ALL {
+        let word = (0x50 << 24) | (1 << 22) | (1 << 20) | (2 << 18) | 0x2_ABCD;
+        assert_eq!(
+            SetAdcFields::from(&isa::Setadc::from_word(arch, word)),
+            SetAdcFields {
+                cnt_set_mask: 0b010,
+                channel_index: 1,
+                dimension_index: 2,
+                value: 0x2_ABCD
+            }
+        );
+        let word = (0x5E << 24) | (1 << 23) | (0x155 << 10) | 0x2AA;
+        assert_eq!(
+            SetAdcXxFields::from(&isa::Setadcxx::from_word(arch, word)),
+            SetAdcXxFields {
+                cnt_set_mask: 0b100,
+                x_start: 0x2AA,
+                x_end2: 0x155
+            }
+        );
+    }
 }
 
 // Packers/InputAddressGenerator.md and OutputAddressGenerator.md: the PACR
@@ -501,19 +508,16 @@ proptest! {
         let mut adcs = Adcs::new(arch);
         for op in ops {
             let _ = match op {
-                Op::SetAdc(t, w) => adcs.setadc(t, SetAdcFields::decode(w)),
-                Op::SetAdcXx(t, w) => adcs.setadcxx(t, SetAdcXxFields::decode(w)),
-                Op::Pair(k, t, w) => {
-                    let f = AdcPairFields::decode(w);
-                    match k {
-                        0 => adcs.setadcxy(t, f),
-                        1 => adcs.setadczw(t, f),
-                        2 => adcs.incadcxy(t, f),
-                        3 => adcs.incadczw(t, f),
-                        4 => adcs.addrcrxy(t, f),
-                        _ => adcs.addrcrzw(t, f),
-                    }
-                }
+                Op::SetAdc(t, w) => adcs.setadc(t, (&isa::Setadc::from_word(arch, w)).into()),
+                Op::SetAdcXx(t, w) => adcs.setadcxx(t, (&isa::Setadcxx::from_word(arch, w)).into()),
+                Op::Pair(k, t, w) => match k {
+                    0 => adcs.setadcxy(t, (&isa::Setadcxy::from_word(arch, w)).into()),
+                    1 => adcs.setadczw(t, (&isa::Setadczw::from_word(arch, w)).into()),
+                    2 => adcs.incadcxy(t, (&isa::Incadcxy::from_word(arch, w)).into()),
+                    3 => adcs.incadczw(t, (&isa::Incadczw::from_word(arch, w)).into()),
+                    4 => adcs.addrcrxy(t, (&isa::Addrcrxy::from_word(arch, w)).into()),
+                    _ => adcs.addrcrzw(t, (&isa::Addrcrzw::from_word(arch, w)).into()),
+                },
                 Op::Apply(i, u, c, d, o, n) => {
                     let op = match o {
                         0 => CounterOp::Set(n),

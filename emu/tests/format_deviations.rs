@@ -1035,29 +1035,42 @@ fn acc(fmt: u8) -> RiscvDstAccess {
 }
 
 /// Blackhole Dst.md `Load32` fmt 1: sign-magnitude to two's complement, "−0
-/// becomes +0"; `Store32`: "clamping −2**31 to −(2**31−1)".
+/// becomes +0"; `Store32`: "clamping −2**31 to −(2**31−1)". Both swizzle
+/// as `Dst32_FP32`: sign 31, bits 22:16 to 30:24, bits 30:23 to 23:16.
 #[test]
 fn riscv_int32_access_converts_sign_magnitude() {
     let bh = Arch::Blackhole;
-    let stored = dst::encode_fp32(0x8000_0005);
+    // −5 is sign-magnitude 0x8000_0005; the swizzled fields are all zero.
     assert_eq!(
-        dst::riscv_load32(bh, acc(1), stored).unwrap(),
+        dst::riscv_load32(bh, acc(1), 0x8000_0005).unwrap(),
         (-5i32) as u32
     );
     assert_eq!(
-        dst::riscv_load32(bh, acc(1), dst::encode_fp32(0x8000_0000)).unwrap(),
-        0
+        dst::riscv_store32(bh, acc(1), (-5i32) as u32).unwrap(),
+        0x8000_0005
+    );
+    // −0x0123_4567 is sign-magnitude 0x8123_4567: bits 30:23 = 0x02 and
+    // bits 22:16 = 0x23, so Dst holds 0x8000_0000 | 0x23 << 24 | 0x02 << 16
+    // | 0x4567.
+    assert_eq!(
+        dst::riscv_store32(bh, acc(1), (-0x0123_4567i32) as u32).unwrap(),
+        0xA302_4567
     );
     assert_eq!(
-        dst::riscv_store32(bh, acc(1), (-5i32) as u32).unwrap(),
-        stored
+        dst::riscv_load32(bh, acc(1), 0xA302_4567).unwrap(),
+        (-0x0123_4567i32) as u32
     );
+    // −0 reads as +0.
+    assert_eq!(dst::riscv_load32(bh, acc(1), 0x8000_0000).unwrap(), 0);
+    // −2^31 is clamped to −(2^31 − 1) = 0xFFFF_FFFF sign-magnitude, whose
+    // swizzle is itself.
     assert_eq!(
         dst::riscv_store32(bh, acc(1), 0x8000_0000).unwrap(),
-        dst::encode_fp32(0xFFFF_FFFF)
+        0xFFFF_FFFF
     );
+    // fmt 0: FP32 1.0 + 2^-23 (0x3F80_0001) is stored as 0x007F_0001.
     assert_eq!(
-        dst::riscv_load32(bh, acc(0), dst::encode_fp32(0x3F80_0001)).unwrap(),
+        dst::riscv_load32(bh, acc(0), 0x007F_0001).unwrap(),
         0x3F80_0001
     );
     assert_eq!(

@@ -558,10 +558,11 @@ fn dst16(c: &UnpackConfig, datum: u32, exp: u8) -> u16 {
     }
 }
 
-/// Hardware Src arrangement of a float with an `exp_bits` exponent field,
-/// derived from the value: sign 18, mantissa 17:8 (left-aligned 10 bits),
-/// exponent 7:0 (SrcASrcB.md, "Data type bit layout").
-fn src_hw_from_value(v: f64, neg: bool, exp_bits: u32, man_bits: u32, bias: i32) -> u32 {
+/// Hardware Src arrangement of a float with `man_bits` mantissa bits and
+/// exponent bias `bias`, derived from the value: sign 18, mantissa 17:8
+/// (left-aligned 10 bits), exponent 7:0 (SrcASrcB.md, "Data type bit
+/// layout").
+fn src_hw_from_value(v: f64, neg: bool, man_bits: u32, bias: i32) -> u32 {
     let sign = (neg as u32) << 18;
     if v == 0.0 {
         return sign;
@@ -578,7 +579,6 @@ fn src_hw_from_value(v: f64, neg: bool, exp_bits: u32, man_bits: u32, bias: i32)
         v.abs() / pow2(e) - 1.0
     };
     let m = (frac * pow2(man_bits as i32)) as u32;
-    let _ = exp_bits;
     sign | ((m << (10 - man_bits)) << 8) | field
 }
 
@@ -631,11 +631,7 @@ fn unpack_16bit_floats_to_src_and_dst_match_layout_tables() {
         );
         let v = fp16_value(x);
         let neg = x & 0x8000 != 0;
-        assert_eq!(
-            s.hw(),
-            src_hw_from_value(v, neg, 5, 10, 15),
-            "fp16 {x:#06x}"
-        );
+        assert_eq!(s.hw(), src_hw_from_value(v, neg, 10, 15), "fp16 {x:#06x}");
         assert_eq!(s.to_fp16(), x);
         assert_eq!(s.canonical(), ((neg as u32) << 18) | (x as u32 & 0x7FFF));
         let d = dst16(
@@ -646,7 +642,7 @@ fn unpack_16bit_floats_to_src_and_dst_match_layout_tables() {
         assert_eq!(dst::decode_fp16(d), x);
         // Dst16b FP16: sign 15, mantissa 14:5, exponent 4:0.
         assert_eq!(d as u32, {
-            let h = src_hw_from_value(v, neg, 5, 10, 15);
+            let h = src_hw_from_value(v, neg, 10, 15);
             ((h >> 18) << 15) | (((h >> 8) & 0x3FF) << 5) | (h & 0x1F)
         });
 
@@ -666,7 +662,7 @@ fn unpack_16bit_floats_to_src_and_dst_match_layout_tables() {
         );
         assert_eq!(dst::decode_bf16(d), x);
         if b.is_finite() {
-            let h = src_hw_from_value(b, neg, 8, 7, 127);
+            let h = src_hw_from_value(b, neg, 7, 127);
             assert_eq!(s.hw(), h, "bf16 {x:#06x}");
             // Dst16b BF16: sign 15, mantissa 14:8, exponent 7:0.
             assert_eq!(

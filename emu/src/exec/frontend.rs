@@ -54,9 +54,4 @@ impl FrontEnd {
         let mop = &mut self.mop;
         self.replay.next(|| mop.next(|| Ok(fetch())))
     }
-
-    /// Whether an expansion or a playback is under way.
-    pub fn is_busy(&self) -> bool {
-        self.mop.is_expanding() || matches!(self.replay.state(), ReplayState::Playing { .. })
-    }
 }

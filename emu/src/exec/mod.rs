@@ -18,7 +18,6 @@ pub mod replay;
 pub mod sync_unit;
 pub mod wait_gate;
 
-use crate::adc::{AdcPairFields, SetAdcFields, SetAdcXxFields};
 use crate::fault::{Fault, FaultKind, Result};
 use crate::isa::{self, Opcode};
 use crate::machine::Machine;
@@ -80,27 +79,6 @@ pub fn dst_addressing(cfg: &Config, state: usize) -> DstAddressing {
         remap_addrs: cfg.get(state, CfgField::DEST_ACCESS_CFG_remap_addrs) != 0,
         swizzle_32b: cfg.get(state, CfgField::DEST_ACCESS_CFG_swizzle_32b) != 0,
     }
-}
-
-/// The operand fields shared by the six XY/ZW ADC instructions.
-macro_rules! adc_pair {
-    ($i:expr) => {
-        AdcPairFields {
-            bit_mask: $i.bit_mask,
-            ..adc_pair!($i, no_mask)
-        }
-    };
-    ($i:expr, no_mask) => {
-        AdcPairFields {
-            cnt_set_mask: $i.cnt_set_mask,
-            thread_override: $i.thread_override,
-            ch0_x: $i.ch0_x,
-            ch0_y: $i.ch0_y,
-            ch1_x: $i.ch1_x,
-            ch1_y: $i.ch1_y,
-            bit_mask: 0,
-        }
-    };
 }
 
 /// One instruction at a thread's Wait Gate, with the program entry it came
@@ -405,11 +383,7 @@ impl Machine {
                 } else {
                     i.wait_res as u16
                 };
-                let block = if i.stall_res == 0 {
-                    1 << 6
-                } else {
-                    i.stall_res as u16
-                };
+                let block = wait_gate::latched_block_mask(i.stall_res);
                 *wait = Some(LatchedWait::Stall { conditions, block });
             }
             O::Semwait => {
@@ -422,11 +396,7 @@ impl Machine {
                         "SEMWAIT with ConditionMask 0 (SEMWAIT.md)",
                     ));
                 }
-                let block = if i.stall_res == 0 {
-                    1 << 6
-                } else {
-                    i.stall_res as u16
-                };
+                let block = wait_gate::latched_block_mask(i.stall_res);
                 *wait = Some(LatchedWait::Semaphore {
                     conditions: i.wait_sem_cond as u8,
                     semaphores: i.sem_sel as u8,
@@ -445,53 +415,14 @@ impl Machine {
                 let i = fields!(Semget);
                 self.semaphores.get_dec(i.sem_sel);
             }
-            O::Setadc => {
-                let i = fields!(Setadc);
-                self.adcs.setadc(
-                    t,
-                    SetAdcFields {
-                        cnt_set_mask: i.cnt_set_mask,
-                        channel_index: i.channel_index,
-                        dimension_index: i.dimension_index,
-                        value: i.value,
-                    },
-                )?;
-            }
-            O::Setadcxx => {
-                let i = fields!(Setadcxx);
-                self.adcs.setadcxx(
-                    t,
-                    SetAdcXxFields {
-                        cnt_set_mask: i.cnt_set_mask,
-                        x_start: i.x_start,
-                        x_end2: i.x_end2,
-                    },
-                )?;
-            }
-            O::Setadcxy => {
-                let i = fields!(Setadcxy);
-                self.adcs.setadcxy(t, adc_pair!(i))?;
-            }
-            O::Setadczw => {
-                let i = fields!(Setadczw);
-                self.adcs.setadczw(t, adc_pair!(i))?;
-            }
-            O::Addrcrxy => {
-                let i = fields!(Addrcrxy);
-                self.adcs.addrcrxy(t, adc_pair!(i))?;
-            }
-            O::Addrcrzw => {
-                let i = fields!(Addrcrzw);
-                self.adcs.addrcrzw(t, adc_pair!(i))?;
-            }
-            O::Incadcxy => {
-                let i = fields!(Incadcxy);
-                self.adcs.incadcxy(t, adc_pair!(i, no_mask))?;
-            }
-            O::Incadczw => {
-                let i = fields!(Incadczw);
-                self.adcs.incadczw(t, adc_pair!(i, no_mask))?;
-            }
+            O::Setadc => self.adcs.setadc(t, fields!(Setadc).into())?,
+            O::Setadcxx => self.adcs.setadcxx(t, fields!(Setadcxx).into())?,
+            O::Setadcxy => self.adcs.setadcxy(t, fields!(Setadcxy).into())?,
+            O::Setadczw => self.adcs.setadczw(t, fields!(Setadczw).into())?,
+            O::Addrcrxy => self.adcs.addrcrxy(t, fields!(Addrcrxy).into())?,
+            O::Addrcrzw => self.adcs.addrcrzw(t, fields!(Addrcrzw).into())?,
+            O::Incadcxy => self.adcs.incadcxy(t, fields!(Incadcxy).into())?,
+            O::Incadczw => self.adcs.incadczw(t, fields!(Incadczw).into())?,
             O::Pacr => crate::pack::pacr_word(self, t, word)?,
             // CLREXPHIST.md: reset the exponent histogram of every packer.
             O::Clrexphist => self.packer.clear_exponent_histograms(),

@@ -52,6 +52,16 @@ pub fn blocked_by(opcode: Opcode) -> u16 {
     }
 }
 
+/// The block mask a wait instruction latches from its 9-bit `BlockMask`
+/// field: the field, or B6 alone when it is zero (`STALLWAIT.md` and
+/// `SEMWAIT.md`, functional models, both trees).
+pub fn latched_block_mask(field: u32) -> u16 {
+    match field & block::ALL as u32 {
+        0 => block::MATRIX,
+        mask => mask as u16,
+    }
+}
+
 /// A latched wait instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LatchedWait {
@@ -120,5 +130,18 @@ pub fn conditions_met(wait: LatchedWait, seen: &Observed<'_>) -> bool {
             let s = seen.semaphores.get(i);
             !(conditions & 1 != 0 && s.value == 0 || conditions & 2 != 0 && s.value >= s.max)
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// STALLWAIT.md / SEMWAIT.md: `BlockMask ? BlockMask : (1u << 6)`.
+    #[test]
+    fn a_zero_block_mask_latches_b6() {
+        assert_eq!(latched_block_mask(0), 0x040);
+        assert_eq!(latched_block_mask(0x080), 0x080);
+        assert_eq!(latched_block_mask(0x1ff), 0x1ff);
     }
 }

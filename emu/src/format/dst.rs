@@ -192,25 +192,13 @@ fn riscv_bad_fmt(acc: RiscvDstAccess, width: u32) -> Fault {
     ))
 }
 
-/// `Dst32b` → CPU bit layout: the inverse of [`encode_fp32`].
-#[inline]
-const fn unswizzle32(x: u32) -> u32 {
-    (x & 0x8000_FFFF) | ((x & 0x7F00_0000) >> 8) | ((x & 0x00FF_0000) << 7)
-}
-
-/// CPU bit layout → `Dst32b`: the same permutation as [`encode_fp32`].
-#[inline]
-const fn swizzle32(x: u32) -> u32 {
-    (x & 0x8000_FFFF) | ((x & 0x7F80_0000) >> 7) | ((x & 0x007F_0000) << 8)
-}
-
 /// A 32-bit RISC-V load of a `Dst32b` value (`Load32` in Blackhole Dst.md).
 /// `fmt` 1 converts sign-magnitude to two's complement, −0 becoming +0.
 pub fn riscv_load32(arch: Arch, acc: RiscvDstAccess, dst32: u32) -> fault::Result<u32> {
     riscv_arch_check(arch)?;
     let mut v = dst32;
     if !acc.no_swizzle {
-        v = unswizzle32(v);
+        v = decode_fp32(v);
     }
     match RiscvDstFmt::from_code(acc.fmt) {
         Some(RiscvDstFmt::Fp32) => Ok(v),
@@ -289,7 +277,7 @@ pub fn riscv_store32(arch: Arch, acc: RiscvDstAccess, value: u32) -> fault::Resu
         _ => return Err(riscv_bad_fmt(acc, 32)),
     }
     if !acc.no_swizzle {
-        v = swizzle32(v);
+        v = encode_fp32(v);
     }
     Ok(v)
 }

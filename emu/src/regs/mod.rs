@@ -129,43 +129,112 @@ impl Stamp {
     }
 }
 
-/// The Config space: [`CONFIG_STATES`] copies of [`config_words`] words.
+/// The words of a register space made of `copies` equal copies (Config's
+/// states, ThreadConfig's threads), with the stamp that tells a reader
+/// whether anything was stored since it looked.
 ///
 /// Equality compares the architecture and the words, not the stamp. A clone
 /// has the same words and generation, and an identity of its own.
 #[derive(Debug)]
-pub struct Config {
+struct Space {
     arch: Arch,
+    /// Words in one copy.
+    per_copy: usize,
+    copies: usize,
     words: Vec<u32>,
-    /// This value's identity and store count (see [`Config::stamp`]).
     stamp: Stamp,
 }
 
-impl Clone for Config {
-    fn clone(&self) -> Config {
-        Config {
-            arch: self.arch,
+impl Clone for Space {
+    fn clone(&self) -> Space {
+        Space {
             words: self.words.clone(),
             stamp: self.stamp.for_clone(),
+            ..*self
         }
     }
 }
 
-impl PartialEq for Config {
-    fn eq(&self, other: &Config) -> bool {
+impl PartialEq for Space {
+    fn eq(&self, other: &Space) -> bool {
         self.arch == other.arch && self.words == other.words
     }
 }
 
-impl Eq for Config {}
+impl Eq for Space {}
+
+impl Space {
+    /// All zero, as after reset.
+    fn new(arch: Arch, copies: usize, per_copy: usize) -> Space {
+        Space {
+            arch,
+            per_copy,
+            copies,
+            words: vec![0; copies * per_copy],
+            stamp: Stamp::new(),
+        }
+    }
+
+    #[inline]
+    fn has_stamp(&self, stamp: &Stamp) -> bool {
+        stamp.is(&self.stamp.identity, self.stamp.generation)
+    }
+
+    fn index(&self, copy: usize, addr32: usize) -> Option<usize> {
+        (copy < self.copies && addr32 < self.per_copy).then_some(copy * self.per_copy + addr32)
+    }
+
+    fn read(&self, copy: usize, addr32: usize) -> Option<u32> {
+        self.index(copy, addr32).map(|i| self.words[i])
+    }
+
+    /// Store a whole word, advancing the generation; `false` (and nothing
+    /// stored) outside the space.
+    fn write(&mut self, copy: usize, addr32: usize, value: u32) -> bool {
+        match self.index(copy, addr32) {
+            Some(i) => {
+                self.words[i] = value;
+                self.stamp.generation = self.stamp.generation.wrapping_add(1);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A field of `copy`; a field absent on this architecture reads as 0.
+    fn get(&self, copy: usize, field: Option<RegField>) -> u32 {
+        field
+            .and_then(|f| self.read(copy, f.addr32 as usize).map(|w| f.extract(w)))
+            .unwrap_or(0)
+    }
+
+    /// Write a field of `copy`, leaving the rest of its word alone; `false`
+    /// where the field is absent or the copy does not exist.
+    fn set(&mut self, copy: usize, field: Option<RegField>, value: u32) -> bool {
+        let Some(f) = field else {
+            return false;
+        };
+        let Some(old) = self.read(copy, f.addr32 as usize) else {
+            return false;
+        };
+        self.write(copy, f.addr32 as usize, f.insert(old, value))
+    }
+}
+
+/// The Config space: [`CONFIG_STATES`] copies of [`config_words`] words.
+///
+/// Equality compares the architecture and the words, not the stamp. A clone
+/// has the same words and generation, and an identity of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    space: Space,
+}
 
 impl Config {
     /// All zero, as after reset.
     pub fn new(arch: Arch) -> Config {
         Config {
-            arch,
-            words: vec![0; CONFIG_STATES * config_words(arch)],
-            stamp: Stamp::new(),
+            space: Space::new(arch, CONFIG_STATES, config_words(arch)),
         }
     }
 
@@ -173,77 +242,54 @@ impl Config {
     /// can change a word advances it. It says nothing about another value
     /// (a clone, a replacement); [`Config::stamp`] does.
     pub fn generation(&self) -> u64 {
-        self.stamp.generation
+        self.space.stamp.generation
     }
 
     /// This value and its generation: a reader that kept the stamp from
     /// when it read the words may keep what it decoded while
     /// [`Config::has_stamp`] holds.
     pub fn stamp(&self) -> Stamp {
-        self.stamp.clone()
+        self.space.stamp.clone()
     }
 
     /// Whether `stamp` is this value's, with no store since it was taken.
     #[inline]
     pub fn has_stamp(&self, stamp: &Stamp) -> bool {
-        stamp.is(&self.stamp.identity, self.stamp.generation)
+        self.space.has_stamp(stamp)
     }
 
     pub fn arch(&self) -> Arch {
-        self.arch
-    }
-
-    fn index(&self, state: usize, addr32: usize) -> Option<usize> {
-        let n = config_words(self.arch);
-        (state < CONFIG_STATES && addr32 < n).then_some(state * n + addr32)
+        self.space.arch
     }
 
     /// The word at `addr32` of `state`, or `None` outside the space.
     pub fn read_addr32(&self, state: usize, addr32: usize) -> Option<u32> {
-        self.index(state, addr32).map(|i| self.words[i])
+        self.space.read(state, addr32)
     }
 
     /// Every word of `state`, or `None` for a state that does not exist.
     pub fn state_words(&self, state: usize) -> Option<&[u32]> {
-        let n = config_words(self.arch);
-        self.words
+        let n = self.space.per_copy;
+        self.space
+            .words
             .get(state.checked_mul(n)?..state.checked_add(1)?.checked_mul(n)?)
     }
 
     /// Store a whole word; returns `false` (and stores nothing) outside the space.
     pub fn write_addr32(&mut self, state: usize, addr32: usize, value: u32) -> bool {
-        match self.index(state, addr32) {
-            Some(i) => {
-                self.words[i] = value;
-                self.stamp.generation = self.stamp.generation.wrapping_add(1);
-                true
-            }
-            None => false,
-        }
+        self.space.write(state, addr32, value)
     }
 
     /// Read a named field of `state`; a field that does not exist on this
     /// architecture reads as 0.
     pub fn get(&self, state: usize, field: CfgField) -> u32 {
-        field
-            .on(self.arch)
-            .and_then(|f| {
-                self.read_addr32(state, f.addr32 as usize)
-                    .map(|w| f.extract(w))
-            })
-            .unwrap_or(0)
+        self.space.get(state, field.on(self.arch()))
     }
 
     /// Write a named field of `state`, leaving the rest of its word alone.
     /// Returns `false` where the field does not exist on this architecture.
     pub fn set(&mut self, state: usize, field: CfgField, value: u32) -> bool {
-        let Some(f) = field.on(self.arch) else {
-            return false;
-        };
-        let Some(old) = self.read_addr32(state, f.addr32 as usize) else {
-            return false;
-        };
-        self.write_addr32(state, f.addr32 as usize, f.insert(old, value))
+        self.space.set(state, field.on(self.arch()), value)
     }
 }
 
@@ -251,106 +297,62 @@ impl Config {
 ///
 /// Equality compares the architecture and the words, not the stamp. A clone
 /// has the same words and generation, and an identity of its own.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ThreadConfig {
-    arch: Arch,
-    words: Vec<u32>,
-    /// This value's identity and store count (see [`ThreadConfig::stamp`]).
-    stamp: Stamp,
+    space: Space,
 }
-
-impl Clone for ThreadConfig {
-    fn clone(&self) -> ThreadConfig {
-        ThreadConfig {
-            arch: self.arch,
-            words: self.words.clone(),
-            stamp: self.stamp.for_clone(),
-        }
-    }
-}
-
-impl PartialEq for ThreadConfig {
-    fn eq(&self, other: &ThreadConfig) -> bool {
-        self.arch == other.arch && self.words == other.words
-    }
-}
-
-impl Eq for ThreadConfig {}
 
 impl ThreadConfig {
     pub fn new(arch: Arch) -> ThreadConfig {
         ThreadConfig {
-            arch,
-            words: vec![0; THREADS * thread_config_words(arch)],
-            stamp: Stamp::new(),
+            space: Space::new(arch, THREADS, thread_config_words(arch)),
         }
     }
 
     /// A count of the stores made to this value so far, as
     /// [`Config::generation`].
     pub fn generation(&self) -> u64 {
-        self.stamp.generation
+        self.space.stamp.generation
     }
 
     /// This value and its generation, as [`Config::stamp`].
     pub fn stamp(&self) -> Stamp {
-        self.stamp.clone()
+        self.space.stamp.clone()
     }
 
     /// Whether `stamp` is this value's, with no store since it was taken.
     #[inline]
     pub fn has_stamp(&self, stamp: &Stamp) -> bool {
-        stamp.is(&self.stamp.identity, self.stamp.generation)
+        self.space.has_stamp(stamp)
     }
 
     pub fn arch(&self) -> Arch {
-        self.arch
-    }
-
-    fn index(&self, thread: usize, reg: usize) -> Option<usize> {
-        let n = thread_config_words(self.arch);
-        (thread < THREADS && reg < n).then_some(thread * n + reg)
+        self.space.arch
     }
 
     /// Every word of every thread: thread `t`'s register `r` at
     /// `t * thread_config_words(arch) + r`.
     pub fn words(&self) -> &[u32] {
-        &self.words
+        &self.space.words
     }
 
     pub fn read(&self, thread: usize, reg: usize) -> Option<u32> {
-        self.index(thread, reg).map(|i| self.words[i])
+        self.space.read(thread, reg)
     }
 
     /// Store a word; returns `false` (and stores nothing) outside the space.
     pub fn write(&mut self, thread: usize, reg: usize, value: u32) -> bool {
-        match self.index(thread, reg) {
-            Some(i) => {
-                self.words[i] = value;
-                self.stamp.generation = self.stamp.generation.wrapping_add(1);
-                true
-            }
-            None => false,
-        }
+        self.space.write(thread, reg, value)
     }
 
     /// A named field of `thread`'s ThreadConfig; absent fields read as 0.
     pub fn get(&self, thread: usize, field: ThreadCfgField) -> u32 {
-        field
-            .on(self.arch)
-            .and_then(|f| self.read(thread, f.addr32 as usize).map(|w| f.extract(w)))
-            .unwrap_or(0)
+        self.space.get(thread, field.on(self.arch()))
     }
 
     /// Write a named field, leaving the rest of its word alone.
     pub fn set(&mut self, thread: usize, field: ThreadCfgField, value: u32) -> bool {
-        let Some(f) = field.on(self.arch) else {
-            return false;
-        };
-        let Some(old) = self.read(thread, f.addr32 as usize) else {
-            return false;
-        };
-        self.write(thread, f.addr32 as usize, f.insert(old, value))
+        self.space.set(thread, field.on(self.arch()), value)
     }
 }
 

@@ -78,7 +78,7 @@ impl Dst {
     }
 
     /// `Dst32b[row][col]` in the `Dst32b` bit layout, given the storage row
-    /// from [`DstAddressing::adj32`].
+    /// from [`adj32`].
     pub fn read32_at(&self, storage_row: usize, col: usize) -> u32 {
         let hi = self.bits[storage_row % ROWS][col % COLS] as u32;
         let lo = self.bits[(storage_row + 8) % ROWS][col % COLS] as u32;

@@ -112,15 +112,7 @@ impl L1 {
         }
         fill(&mut self.bytes[start..end]);
         if let Some(log) = &mut self.log {
-            for (k, group) in self.bytes[start..end].chunks_exact(16).enumerate() {
-                let mut b = [0u8; 16];
-                b.copy_from_slice(group);
-                log.push(L1Write {
-                    addr: addr + 16 * k as u32,
-                    bytes: b,
-                    instruction,
-                });
-            }
+            log_groups(log, addr, &self.bytes[start..end], instruction);
         }
         true
     }
@@ -145,17 +137,22 @@ impl L1 {
             to.copy_from_slice(from);
         }
         if let Some(log) = &mut self.log {
-            for (k, group) in bytes[..len].chunks_exact(16).enumerate() {
-                let mut b = [0u8; 16];
-                b.copy_from_slice(group);
-                log.push(L1Write {
-                    addr: addr + 16 * k as u32,
-                    bytes: b,
-                    instruction,
-                });
-            }
+            log_groups(log, addr, &bytes[..len], instruction);
         }
         fit
+    }
+}
+
+/// Record `bytes`, 16 at a time, as the writes at `addr`, `addr + 16`, ...
+fn log_groups(log: &mut Vec<L1Write>, addr: u32, bytes: &[u8], instruction: u64) {
+    for (k, group) in bytes.chunks_exact(16).enumerate() {
+        let mut b = [0u8; 16];
+        b.copy_from_slice(group);
+        log.push(L1Write {
+            addr: addr + 16 * k as u32,
+            bytes: b,
+            instruction,
+        });
     }
 }
 

@@ -308,3 +308,31 @@ fn a_threads_program_split_in_pieces_runs_as_one() {
     assert_eq!(f.kind, FaultKind::InvalidInstruction);
     assert_eq!((f.thread, f.instruction_index), (Some(2), Some(3)));
 }
+
+/// `SrcReg`'s bank selectors are public fields: a value past bank 1 (set by
+/// a harness or a fuzz input) wraps like every other bank index instead of
+/// panicking when a STALLWAIT checks the AllowedClient conditions.
+#[test]
+fn out_of_range_bank_selectors_wrap_in_wait_conditions() {
+    use tensix_emu::state::src::SrcClient;
+    let mut m = Machine::new(Arch::Blackhole);
+    m.srca.unpacker_bank = 3; // bank 1
+    m.srca.banks[1].allowed_client = SrcClient::MatrixUnit;
+    m.srca.banks[0].allowed_client = SrcClient::Unpackers;
+    assert_eq!(m.srca.unpacker_side_client(), SrcClient::MatrixUnit);
+    m.srcb.matrix_bank = 2; // bank 0
+    m.srcb.banks[0].allowed_client = SrcClient::MatrixUnit;
+    assert_eq!(m.srcb.matrix_side_client(), SrcClient::MatrixUnit);
+    // STALLWAIT (Bits32.lua STALLWAIT_BH: ConditionMask [12:0], BlockMask
+    // [23:15]) on C5, "SrcA bank of the unpackers not allowed to them"
+    // (Blackhole STALLWAIT.md), blocking everything: the wrapped bank 1 is
+    // the matrix unit's, nothing releases it, and the run ends in a
+    // deadlock rather than a panic.
+    let stallwait = 0xA200_0000 | (0x1FF << 15) | (1 << 5);
+    let prog = [ThreadProgram {
+        thread: 0,
+        steps: vec![Step::Instruction(stallwait), Step::Instruction(0x5E80_3C00)],
+    }];
+    let e = m.run(&prog, Limits::default()).unwrap_err();
+    assert_eq!(e.kind, FaultKind::Deadlock, "{e}");
+}

@@ -112,10 +112,10 @@ pub fn conditions_met(wait: LatchedWait, seen: &Observed<'_>) -> bool {
                 Arch::WormholeB0 => 8,
             };
             let waiting = [
-                seen.srca.banks[seen.srca.unpacker_bank].allowed_client != SrcClient::Unpackers,
-                seen.srcb.banks[seen.srcb.unpacker_bank].allowed_client != SrcClient::Unpackers,
-                seen.srca.banks[seen.srca.matrix_bank].allowed_client != SrcClient::MatrixUnit,
-                seen.srcb.banks[seen.srcb.matrix_bank].allowed_client != SrcClient::MatrixUnit,
+                seen.srca.unpacker_side_client() != SrcClient::Unpackers,
+                seen.srcb.unpacker_side_client() != SrcClient::Unpackers,
+                seen.srca.matrix_side_client() != SrcClient::MatrixUnit,
+                seen.srcb.matrix_side_client() != SrcClient::MatrixUnit,
             ];
             !waiting
                 .iter()

@@ -59,4 +59,15 @@ impl SrcReg {
     pub fn read(&self, bank: usize, row: usize, col: usize) -> u32 {
         self.banks[bank % 2].rows[row % ROWS][col % COLS]
     }
+
+    /// Who may use the bank the unpackers are on (`AllowedClient`); the bank
+    /// index wraps like every other bank access.
+    pub fn unpacker_side_client(&self) -> SrcClient {
+        self.banks[self.unpacker_bank % 2].allowed_client
+    }
+
+    /// Who may use the bank the matrix unit is on.
+    pub fn matrix_side_client(&self) -> SrcClient {
+        self.banks[self.matrix_bank % 2].allowed_client
+    }
 }

@@ -41,6 +41,11 @@ pub fn blocked_by(opcode: Opcode) -> u16 {
         Unpacr | UnpacrNop => B0 | UNPACKER,
         Xmov => B0 | MOVER,
         Atgetm | Atrelm | Semget | Seminit | Sempost => SYNC,
+        // Blackhole STALLWAIT.md: a wait instruction is held by every block
+        // bit, so a new wait never replaces a latched one. The Wormhole B0
+        // STALLWAIT.md and SEMWAIT.md instead hold SEMWAIT only by B1 and let
+        // it replace a latched wait; this model applies the Blackhole rule to
+        // both architectures (not yet split per arch).
         Stallwait | Semwait | Streamwait => ALL,
         Cfgshiftmask | Rdcfg | Rmwcib0 | Rmwcib1 | Rmwcib2 | Rmwcib3 | Setc16 | Streamwrcfg
         | Wrcfg => CONFIG,

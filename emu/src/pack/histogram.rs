@@ -13,6 +13,7 @@
 //! guessed.
 
 use crate::fault::{Fault, Result};
+use crate::format::float::{bf16_exponent, fp16_exponent, fp32_exponent};
 use crate::format::pack::Intermediate;
 
 /// One packer's histogram.
@@ -70,9 +71,9 @@ impl ExponentHistogram {
 pub const fn exponent_field(v: Intermediate) -> Option<u32> {
     use Intermediate as I;
     Some(match v {
-        I::Fp32(x) | I::Tf32(x) => (x >> 23) & 0xFF,
-        I::Bf16(x) | I::E8m6(x) => ((x >> 7) & 0xFF) as u32,
-        I::Fp16(x) | I::E5m7(x) | I::E5m6(x) => ((x >> 10) & 0x1F) as u32,
+        I::Fp32(x) | I::Tf32(x) => fp32_exponent(x),
+        I::Bf16(x) | I::E8m6(x) => bf16_exponent(x) as u32,
+        I::Fp16(x) | I::E5m7(x) | I::E5m6(x) => fp16_exponent(x) as u32,
         I::Fp8(x) => ((x >> 2) & 0x1F) as u32,
         I::Int32(_) | I::Int16(_) | I::Int8(_) | I::UInt8(_) => return None,
     })

@@ -9,7 +9,9 @@
 //! 18, exponent field 17:10, mantissa field 9:0 (`SrcASrcB.md`; FP16 has its
 //! exponent in 14:10, Integer "8" is overlaid on FP16 with exponent 16).
 
+use super::dst::bf16_from_arrangement;
 use super::format::Format;
+use super::pack::fp32_to_fp16;
 use super::{not_modelled, undefined, Refusal};
 use crate::vector::{self, Arch, DstFormat, DstRow, SrcRow};
 
@@ -279,16 +281,14 @@ fn convert(job: &UnpackJob, raw: u32, exp: u8) -> u32 {
                 };
                 (v >> 16) << 3
             }
-            _ => fp32_to_fp16_cell(raw),
+            _ => fp16_cell(fp32_to_fp16(raw)),
         },
         F::Fp16 => fp16_cell(raw as u16),
         F::Bf16 => raw << 3,
         F::Int16 => {
             // ttsim: the 16 bits are taken as a Dst16b-arranged BF16 (so a
             // later move to Dst stores them unchanged).
-            let s = raw as u16;
-            let bf16 = (s & 0x8000) | ((s & 0xff) << 7) | ((s >> 8) & 0x7f);
-            u32::from(bf16) << 3
+            u32::from(bf16_from_arrangement(raw as u16)) << 3
         }
         F::Fp8 => fp16_cell(fp8_to_fp16(raw as u8, job.fp8_e4m3)),
         _ => {
@@ -310,20 +310,6 @@ fn convert(job: &UnpackJob, raw: u32, exp: u8) -> u32 {
 /// as they are (FP16 overlay).
 fn fp16_cell(h: u16) -> u32 {
     (u32::from(h & 0x8000) << 3) | u32::from(h & 0x7fff)
-}
-
-/// FP32 to an FP16 Src cell: exponent rebiased (below 2^-15 a signed zero,
-/// 2^17 and up the largest FP16 magnitude), mantissa truncated to 10 bits.
-fn fp32_to_fp16_cell(v: u32) -> u32 {
-    let sign = (v >> 31) << 18;
-    let e = ((v >> 23) & 0xff) as i32 - 112;
-    if e < 0 {
-        sign
-    } else if e > 31 {
-        sign | (31 << 10) | 0x3ff
-    } else {
-        sign | ((e as u32) << 10) | ((v >> 13) & 0x3ff)
-    }
 }
 
 /// A BFP8 datum with its shared exponent as BF16 (`Unpackers/FormatConversion.md`;
@@ -382,8 +368,10 @@ mod tests {
     #[test]
     fn fp16_and_int8_cells_follow_srcasrcb_md() {
         assert_eq!(fp16_cell(0xbc00), (1 << 18) | 0x3c00);
-        assert_eq!(fp32_to_fp16_cell(0x3f80_0000), 15 << 10);
-        assert_eq!(fp32_to_fp16_cell(0x7f80_0000), (31 << 10) | 0x3ff);
+        // FP32 to an FP16 cell: exponent rebiased, 2^17 and up saturating.
+        assert_eq!(fp16_cell(fp32_to_fp16(0x3f80_0000)), 15 << 10);
+        assert_eq!(fp16_cell(fp32_to_fp16(0xbf80_0000)), (1 << 18) | (15 << 10));
+        assert_eq!(fp16_cell(fp32_to_fp16(0x7f80_0000)), (31 << 10) | 0x3ff);
         assert_eq!(fp8_to_fp16(0x38, true), 0x3c00); // e4m3 1.0
         assert_eq!(fp8_to_fp16(0x3c, false), 0x3c00); // e5m2 1.0
     }

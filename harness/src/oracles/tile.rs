@@ -54,10 +54,7 @@ fn judge_fault(f: &Fault, model: &Result<(), Refusal>, what: &str) -> Result<Ver
 /// What the model says about the expected bytes of a pack, given the L1
 /// the setup leaves (read only for L1 accumulation).
 pub fn golden_pack(case: &PackTileCase, l1_before: &[u8]) -> Result<Vec<Bytes>, Refusal> {
-    let mut dst = DstImage::new(case.job.dst);
-    for r in &case.dst {
-        dst.set_row(usize::from(r.row), r.cells);
-    }
+    let dst = DstImage::from_rows(case.job.dst, &case.dst);
     golden::pack::pack(&case.job, &dst, l1_before)
 }
 
@@ -357,10 +354,7 @@ pub fn precision(
     what: &str,
 ) -> Result<(), Finding> {
     let job = &pack.job;
-    let mut dst = DstImage::new(job.dst);
-    for r in &pack.dst {
-        dst.set_row(usize::from(r.row), r.cells);
-    }
+    let dst = DstImage::from_rows(job.dst, &pack.dst);
     for face in 0..usize::from(job.faces) {
         for r in 0..usize::from(job.face_rows) {
             let row = job.first_row() + 16 * face + r;

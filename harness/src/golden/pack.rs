@@ -335,16 +335,14 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
         return not_modelled("the Dst image is not in the job's Dst mode");
     }
     let mut out = Vec::new();
+    let first_row = job.first_row();
+    // Blackhole's one stream is packer 0's; Wormhole B0's stream `i` is
+    // packer `i`'s.
     for (packer, s) in job.streams().into_iter().enumerate() {
-        let packer = if job.arch == Arch::Blackhole {
-            0
-        } else {
-            packer
-        };
         let mut datums = Vec::with_capacity(s.faces.len() * usize::from(job.face_rows) * 16);
         for face in s.faces.clone() {
             for r in 0..usize::from(job.face_rows) {
-                let row = job.first_row() + 16 * face + r;
+                let row = first_row + 16 * face + r;
                 let mask = job.edge.mask(packer, r);
                 for col in 0..16 {
                     let bits = if mask & (1 << col) != 0 {
@@ -358,19 +356,22 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
                 }
             }
         }
-        let (exps, data) = if job.out.is_bfp() {
+        let mut data = Vec::new();
+        if job.out.is_bfp() {
             let mut exps = Vec::new();
-            let mut data = Vec::new();
             for group in datums.chunks(16) {
                 let g: [u32; 16] = std::array::from_fn(|j| group[j]);
                 let (shared, mags) = bfp_group(job.out, &g);
                 exps.push(shared);
                 write_bfp(job.out, &mags, &mut data);
             }
-            (Some(exps), data)
+            pad16(&mut exps);
+            out.push(Bytes {
+                addr: s.exp_addr,
+                bytes: exps,
+            });
         } else {
             let bytes_per = (job.out.l1_bits() / 8) as usize;
-            let mut data = Vec::with_capacity(datums.len() * bytes_per);
             for (i, &v) in datums.iter().enumerate() {
                 let v = if job.l1_acc {
                     let at = s.data_addr as usize + i * bytes_per;
@@ -381,16 +382,7 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
                 };
                 data.extend_from_slice(&v.to_le_bytes()[..bytes_per]);
             }
-            (None, data)
-        };
-        if let Some(mut exps) = exps {
-            pad16(&mut exps);
-            out.push(Bytes {
-                addr: s.exp_addr,
-                bytes: exps,
-            });
         }
-        let mut data = data;
         pad16(&mut data);
         out.push(Bytes {
             addr: s.data_addr,

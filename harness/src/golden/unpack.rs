@@ -14,6 +14,7 @@ use super::format::Format;
 use super::pack::fp32_to_fp16;
 use super::{not_modelled, undefined, Refusal};
 use crate::vector::{self, Arch, DstFormat, DstRow, SrcRow};
+use std::collections::BTreeMap;
 
 /// Where an unpack writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -180,19 +181,8 @@ pub fn unpack(
     let bits = job.input.l1_bits() as usize;
     let data = job.data_addr() as usize;
     let per_face = usize::from(job.face_rows) * 16;
-    let mut cells: Vec<[u32; 16]> = Vec::new();
-    let mut rows: Vec<usize> = Vec::new();
-    let mut put = |row: usize, col: usize, v: u32| {
-        let i = match rows.iter().position(|r| *r == row) {
-            Some(i) => i,
-            None => {
-                rows.push(row);
-                cells.push(before(row));
-                rows.len() - 1
-            }
-        };
-        cells[i][col] = v;
-    };
+    // The rows written, in order, each starting from what it held.
+    let mut rows: BTreeMap<usize, [u32; 16]> = BTreeMap::new();
     for face in 0..usize::from(job.faces) {
         for i in 0..per_face {
             let g = face * per_face + i;
@@ -213,11 +203,9 @@ pub fn unpack(
                 }
                 _ => {}
             }
-            put(row, col, v);
+            rows.entry(row).or_insert_with(|| before(row))[col] = v;
         }
     }
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_by_key(|&i| rows[i]);
     Ok(match job.target {
         UnpackTarget::Dst => Unpacked::Dst(vector::Dst {
             format: if job.input == Format::Int32 {
@@ -225,21 +213,20 @@ pub fn unpack(
             } else {
                 DstFormat::Fp32
             },
-            rows: order
+            rows: rows
                 .into_iter()
-                .map(|i| DstRow {
-                    row: rows[i] as u16,
-                    cells: cells[i],
+                .map(|(row, cells)| DstRow {
+                    row: row as u16,
+                    cells,
                 })
                 .collect(),
         }),
         _ => Unpacked::Src(
-            order
-                .into_iter()
-                .map(|i| SrcRow {
+            rows.into_iter()
+                .map(|(row, cells)| SrcRow {
                     bank: 0,
-                    row: rows[i] as u8,
-                    cells: cells[i],
+                    row: row as u8,
+                    cells,
                 })
                 .collect(),
         ),

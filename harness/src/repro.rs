@@ -581,7 +581,6 @@ fn roundtrip_vector(c: &RoundTripCase, name: &str) -> Vector {
     }
     let u = UnpackTileCase {
         job: ujob,
-        l1_fill: 0,
         tile,
         before: Vec::new(),
         dst_before: Vec::new(),

@@ -212,11 +212,10 @@ pub struct PackJobSpec {
 pub struct PackTileCase {
     pub job: PackJob,
     pub form: PackForm,
-    /// Every L1 byte before setup (a canary).
-    pub l1_fill: u8,
     /// `Dst` rows in the job's view: the tile's rows and one on each side.
     pub dst: Vec<DstRow>,
-    /// L1 contents under the tile (what L1 accumulation adds to).
+    /// L1 contents under the tile (what L1 accumulation adds to, or a
+    /// canary the padding must overwrite); the rest of L1 is zero.
     pub l1: Vec<L1Range>,
 }
 
@@ -309,13 +308,7 @@ impl<'a> Arbitrary<'a> for PackTileCase {
                 });
             }
         }
-        Ok(PackTileCase {
-            job,
-            form,
-            l1_fill: 0,
-            dst,
-            l1,
-        })
+        Ok(PackTileCase { job, form, dst, l1 })
     }
 }
 
@@ -327,7 +320,6 @@ impl PackTileCase {
             self.job.arch,
             name,
             p,
-            self.l1_fill,
             self.l1.clone(),
             Some(vector::Dst {
                 format: self.job.dst,
@@ -372,8 +364,7 @@ pub fn pack_tags(job: &PackJob) -> Vec<String> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnpackTileCase {
     pub job: UnpackJob,
-    pub l1_fill: u8,
-    /// The tile's bytes, from `job.l1_addr`.
+    /// The tile's bytes, from `job.l1_addr`; the rest of L1 is zero.
     pub tile: Vec<u8>,
     /// What the target register held before (rows of bank 0, or Dst rows).
     pub before: Vec<SrcRow>,
@@ -423,7 +414,6 @@ impl<'a> Arbitrary<'a> for UnpackJob {
 impl<'a> Arbitrary<'a> for UnpackTileCase {
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
         let job: UnpackJob = u.arbitrary()?;
-        let l1_fill = 0;
         let mut tile = Vec::new();
         if job.input.is_bfp() && job.forced_exp.is_none() {
             let exps = (job.datums() / 16).div_ceil(16) * 16;
@@ -457,7 +447,6 @@ impl<'a> Arbitrary<'a> for UnpackTileCase {
         }
         Ok(UnpackTileCase {
             job,
-            l1_fill,
             tile,
             before,
             dst_before,
@@ -481,7 +470,6 @@ impl UnpackTileCase {
             self.job.arch,
             name,
             p,
-            self.l1_fill,
             vec![L1Range {
                 addr: self.job.l1_addr,
                 bytes: self.tile.clone(),

@@ -41,15 +41,6 @@ impl DstImage {
         img
     }
 
-    /// Number of rows in this view.
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     /// Set one row; rows outside the view are ignored.
     pub fn set_row(&mut self, row: usize, cells: [u32; 16]) {
         if let Some(r) = self.rows.get_mut(row) {

@@ -57,11 +57,6 @@ impl Edge {
         let c = (self.row_sets[b as usize] >> (2 * (row & 15))) & 3;
         self.masks[c as usize]
     }
-
-    /// Whether any datum of the first `faces`×`rows` can be masked.
-    pub fn is_none(&self, rows: usize) -> bool {
-        (0..4).all(|p| (0..rows).all(|r| self.mask(p, r) == 0xffff))
-    }
 }
 
 /// A tile pack, described the way tt-llk programs it.

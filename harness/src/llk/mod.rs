@@ -671,13 +671,12 @@ pub fn unpack(job: &UnpackJob) -> Programmed {
     }
 }
 
-/// A vector that runs `p` on a machine whose L1 holds `l1_fill` everywhere
-/// but `l1`, and whose `Dst` holds `dst`. `expect` is left to the caller.
+/// A vector that runs `p` on a machine whose L1 holds zero everywhere but
+/// `l1`, and whose `Dst` holds `dst`. `expect` is left to the caller.
 pub fn vector(
     arch: Arch,
     name: &str,
     p: Programmed,
-    l1_fill: u8,
     l1: Vec<vector::L1Range>,
     dst: Option<vector::Dst>,
 ) -> Vector {
@@ -690,7 +689,7 @@ pub fn vector(
         },
         tags: Vec::new(),
         setup: Setup {
-            l1_fill,
+            l1_fill: 0,
             l1,
             config: p.config,
             thread_config: p.thread_config,

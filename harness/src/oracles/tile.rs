@@ -232,7 +232,6 @@ fn unpack_vector(job: &golden::UnpackJob, packed: &Machine) -> Vector {
         job.arch,
         "fuzz/roundtrip-unpack",
         p,
-        0,
         vec![crate::vector::L1Range {
             addr: lo as u32,
             bytes: packed.l1.bytes()[lo as usize..hi as usize].to_vec(),

@@ -190,6 +190,43 @@ pub fn unpack_job(v: &Vector) -> Result<UnpackJob, String> {
         } else {
             0
         },
-        l1_addr: (get(u.base) + 1) * 16,
+        // Base_address is 32 bits wide: a vector may set any value.
+        l1_addr: get(u.base).wrapping_add(1).wrapping_shl(4),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generators::program::set_field;
+
+    #[test]
+    fn an_unpack_job_reads_back_and_any_base_address_is_accepted() {
+        let job = UnpackJob {
+            arch: Arch::Blackhole,
+            target: UnpackTarget::SrcB,
+            input: Format::Bfp8,
+            out: Format::Bfp8,
+            fp8_e4m3: false,
+            unsigned: false,
+            forced_exp: Some(7),
+            haloize: false,
+            faces: 2,
+            face_rows: 8,
+            tile: 0,
+            l1_addr: 0x2000,
+        };
+        let mut v =
+            super::super::vector(job.arch, "t", super::super::unpack(&job), Vec::new(), None);
+        assert_eq!(unpack_job(&v), Ok(job.clone()));
+        // Base_address is a 32-bit field holding (address / 16) - 1; its
+        // largest value names address 2^36, which wraps to 0 in 32 bits.
+        set_field(
+            v.arch,
+            &mut v.setup.config,
+            CfgField::THCON_SEC1_REG3_Base_address,
+            u32::MAX,
+        );
+        assert_eq!(unpack_job(&v).map(|j| j.l1_addr), Ok(0));
+    }
 }

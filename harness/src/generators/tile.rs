@@ -81,7 +81,7 @@ fn face_rows(u: &mut Unstructured<'_>) -> Result<u8> {
 /// A 16-byte aligned tile address with `bytes` of room after it, sometimes
 /// right at the end of L1.
 fn l1_addr(u: &mut Unstructured<'_>, arch: Arch, bytes: u64) -> Result<u32> {
-    let size = crate::golden::pack::l1_size(arch);
+    let size = arch.l1_size() as u64;
     let top = (size.saturating_sub(bytes) / 16).max(2) - 1;
     let unit = if u.ratio(1, 8)? {
         top
@@ -236,11 +236,13 @@ pub fn dst_row(u: &mut Unstructured<'_>, view: DstFormat) -> Result<[u32; 16]> {
     })
 }
 
-/// Little-endian bytes of `n` datums of `format` leaning on edge cases.
+/// Little-endian bytes of `n` datums of `format` leaning on edge cases,
+/// drawn a row of 16 values (or 16 bytes, for formats of 8 bits or fewer) at
+/// a time.
 fn datum_bytes(u: &mut Unstructured<'_>, format: Format, n: usize) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(n * 4);
-    let mut i = 0;
-    while i < n {
+    let len = n * format.l1_bits() as usize / 8;
+    let mut out = Vec::with_capacity(len + 64);
+    while out.len() < len {
         match format {
             Format::Fp32 | Format::Tf32 => {
                 for v in values::fp32_row(u)? {
@@ -268,8 +270,8 @@ fn datum_bytes(u: &mut Unstructured<'_>, format: Format, n: usize) -> Result<Vec
                 }
             }
         }
-        i += 16;
     }
+    out.truncate(len);
     Ok(out)
 }
 
@@ -300,11 +302,9 @@ impl<'a> Arbitrary<'a> for PackTileCase {
         if job.l1_acc {
             for s in job.streams() {
                 let datums = s.faces.len() * usize::from(job.face_rows) * 16;
-                let bytes = datum_bytes(u, job.out, datums)?;
-                let len = datums * job.out.l1_bits() as usize / 8;
                 l1.push(L1Range {
                     addr: s.data_addr,
-                    bytes: bytes[..len].to_vec(),
+                    bytes: datum_bytes(u, job.out, datums)?,
                 });
             }
         }
@@ -421,9 +421,7 @@ impl<'a> Arbitrary<'a> for UnpackTileCase {
                 tile.push(values::shared_exp(u)?);
             }
         }
-        let data = job.datums() * job.input.l1_bits() as usize / 8;
-        let bytes = datum_bytes(u, job.input, data.div_ceil(4).max(job.datums()))?;
-        tile.extend_from_slice(&bytes[..data]);
+        tile.extend(datum_bytes(u, job.input, job.datums())?);
         let mut before = Vec::new();
         let mut dst_before = Vec::new();
         if u.ratio(1, 3)? {
@@ -536,7 +534,7 @@ impl<'a> Arbitrary<'a> for RoundTripCase {
             }
         }
         let (_, end) = pack.job.window();
-        let size = crate::golden::pack::l1_size(Arch::Blackhole);
+        let size = Arch::Blackhole.l1_size() as u64;
         if end > size {
             pack.job.l1_addr -= ((end - size).div_ceil(16) * 16) as u32;
         }

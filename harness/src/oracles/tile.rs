@@ -28,7 +28,7 @@ pub fn roundtrip(case: &RoundTripCase) -> Verdict {
 }
 
 /// How a fault compares with what the model says about the job.
-fn judge_fault(f: &Fault, model: &Result<(), Refusal>, what: &str) -> Result<Verdict, Finding> {
+fn judge_fault<T>(f: &Fault, model: &Result<T, Refusal>, what: &str) -> Result<Verdict, Finding> {
     if is_hang(f) {
         return Err(Finding::new("hang", format!("{what}: {f}")));
     }
@@ -38,16 +38,36 @@ fn judge_fault(f: &Fault, model: &Result<(), Refusal>, what: &str) -> Result<Ver
     match model {
         Err(Refusal::Undefined(why)) => Ok(Verdict::Poisoned(why.clone())),
         Err(Refusal::NotModelled(why)) => Ok(Verdict::NotCovered(format!("{why} (run: {f})"))),
-        Ok(()) if f.kind == FaultKind::UndefinedBehavior => Err(Finding::new(
+        Ok(_) if f.kind == FaultKind::UndefinedBehavior => Err(Finding::new(
             "undefined behaviour on a well-defined job",
             format!(
                 "{what}\nthe golden model calls the job well defined, the emulator stopped: {f}"
             ),
         )),
-        Ok(()) => Err(Finding::new(
+        Ok(_) => Err(Finding::new(
             format!("{} fault on a well-defined job", f.kind),
             format!("{what}\nthe emulator stopped: {f}"),
         )),
+    }
+}
+
+/// A run judged against the model: a fault as [`judge_fault`] says; a clean
+/// run is legal on a job the model refuses, and on one it covers must pass
+/// `compare` against the model's result.
+fn judge<T>(
+    model: &Result<T, Refusal>,
+    fault: Option<&Fault>,
+    what: &str,
+    compare: impl FnOnce(&T) -> Result<(), Finding>,
+) -> Result<Verdict, Finding> {
+    match (fault, model) {
+        (Some(f), _) => judge_fault(f, model, what),
+        (None, Err(Refusal::Undefined(why))) => Ok(Verdict::Poisoned(why.clone())),
+        (None, Err(Refusal::NotModelled(why))) => Ok(Verdict::NotCovered(why.clone())),
+        (None, Ok(expected)) => {
+            compare(expected)?;
+            Ok(Verdict::Agree)
+        }
     }
 }
 
@@ -118,14 +138,8 @@ pub fn judge_pack(
     let window = model.as_ref().ok().map(|_| case.job.window());
     check_writes(after, window)
         .map_err(|f| Finding::new(f.kind, format!("{what}\n{}", f.report)))?;
-    Ok(match (fault, model) {
-        (Some(f), _) => judge_fault(f, &model.as_ref().map(|_| ()).map_err(Clone::clone), &what)?,
-        (None, Err(Refusal::Undefined(why))) => Verdict::Poisoned(why.clone()),
-        (None, Err(Refusal::NotModelled(why))) => Verdict::NotCovered(why.clone()),
-        (None, Ok(bytes)) => {
-            compare_l1(bytes, after, case.job.out, &what)?;
-            Verdict::Agree
-        }
+    judge(model, fault, &what, |bytes| {
+        compare_l1(bytes, after, case.job.out, &what)
     })
 }
 
@@ -213,14 +227,8 @@ pub fn judge_unpack(
             format!("{what}\nL1 write at {:#x}", w.addr),
         ));
     }
-    Ok(match (fault, model) {
-        (Some(f), _) => judge_fault(f, &model.as_ref().map(|_| ()).map_err(Clone::clone), &what)?,
-        (None, Err(Refusal::Undefined(why))) => Verdict::Poisoned(why.clone()),
-        (None, Err(Refusal::NotModelled(why))) => Verdict::NotCovered(why.clone()),
-        (None, Ok(expected)) => {
-            compare_registers(&case.job, expected, after, &what)?;
-            Verdict::Agree
-        }
+    judge(model, fault, &what, |expected| {
+        compare_registers(&case.job, expected, after, &what)
     })
 }
 
@@ -260,21 +268,13 @@ pub fn check_roundtrip(case: &RoundTripCase) -> Result<Verdict, Finding> {
     );
     let golden_bytes = golden_pack(pack, packed.l1.bytes());
     if let Some(f) = &execute(&v, &mut packed) {
-        return judge_fault(
-            f,
-            &golden_bytes.as_ref().map(|_| ()).map_err(Clone::clone),
-            &what,
-        );
+        return judge_fault(f, &golden_bytes, &what);
     }
     let uv = unpack_vector(&ujob, &packed);
     let mut unpacked = prepare(&uv)?;
     let golden_regs = golden::unpack::unpack(&ujob, packed.l1.bytes(), &[], None);
     if let Some(f) = &execute(&uv, &mut unpacked) {
-        return judge_fault(
-            f,
-            &golden_regs.as_ref().map(|_| ()).map_err(Clone::clone),
-            &what,
-        );
+        return judge_fault(f, &golden_regs, &what);
     }
     // Bit for bit against the model, when it covers both halves and agrees
     // with the emulator's pack.

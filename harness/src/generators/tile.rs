@@ -507,8 +507,8 @@ impl<'a> Arbitrary<'a> for RoundTripCase {
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
         let mut pack: PackTileCase = u.arbitrary()?;
         // Round trips are on Blackhole (the unpack model's architecture),
-        // without ReLU, edge masking or L1 accumulation, in the instruction
-        // form.
+        // without ReLU, edge masking or L1 accumulation (or the canary under
+        // the tile), in either PACR form.
         pack.job.arch = Arch::Blackhole;
         pack.job.relu = Relu::NONE;
         pack.job.edge = Edge::NONE;

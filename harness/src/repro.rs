@@ -430,6 +430,12 @@ fn unpack_vector(c: &UnpackTileCase, name: &str) -> Vector {
     v
 }
 
+/// [`targets::check`], with bytes that decode to no input of the target
+/// counted as rejected (no disagreement).
+fn check_bytes(target: &str, data: &[u8]) -> Result<Verdict, Finding> {
+    targets::check(target, data).map(|v| v.unwrap_or(Verdict::Rejected(String::new())))
+}
+
 /// Decode `artifact` for `target`, shrink it, and build the vector (or the
 /// shrunk input). `Err` when the artifact does not decode or reproduces no
 /// disagreement.
@@ -440,9 +446,7 @@ pub fn reproduce(target: &str, artifact: &[u8], budget: usize) -> Result<Reprodu
             targets::TARGETS.join(", ")
         ));
     }
-    let first = guarded(|| {
-        targets::check(target, artifact).map(|v| v.unwrap_or(Verdict::Rejected(String::new())))
-    });
+    let first = guarded(|| check_bytes(target, artifact));
     let finding = match first {
         Err(f) => f,
         Ok(v) => {
@@ -532,15 +536,9 @@ fn reproduce_quietly(
                 &kind,
                 budget,
                 |b| bytes_candidates(b),
-                |b| {
-                    targets::check(target, b).map(|v| v.unwrap_or(Verdict::Rejected(String::new())))
-                },
+                |b| check_bytes(target, b),
             );
-            let f = guarded(|| {
-                targets::check(target, &b).map(|v| v.unwrap_or(Verdict::Rejected(String::new())))
-            })
-            .err()
-            .unwrap_or(finding);
+            let f = guarded(|| check_bytes(target, &b)).err().unwrap_or(finding);
             return Ok(Reproduced::Input {
                 bytes: b,
                 finding: f,
@@ -581,7 +579,6 @@ fn roundtrip_vector(c: &RoundTripCase, name: &str) -> Vector {
     }
     let u = UnpackTileCase {
         job: ujob,
-        l1_fill: 0,
         tile,
         before: Vec::new(),
         dst_before: Vec::new(),

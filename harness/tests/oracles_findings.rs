@@ -10,9 +10,10 @@ use tensix_emu::{Fault, Machine};
 use tensix_harness::generators::from_seed;
 use tensix_harness::generators::tile::{PackTileCase, UnpackTileCase};
 use tensix_harness::golden::unpack::Unpacked;
-use tensix_harness::golden::{Bytes, Refusal, UnpackTarget};
+use tensix_harness::golden::{Bytes, Format, Refusal, UnpackTarget};
 use tensix_harness::oracles::tile::{golden_pack, golden_unpack, judge_pack, judge_unpack};
 use tensix_harness::oracles::{self, Verdict};
+use tensix_harness::vector::DstFormat;
 
 /// A generated pack case the model covers, with BFP output when `bfp`.
 fn pack_case(bfp: bool) -> PackTileCase {
@@ -152,7 +153,7 @@ fn dst_unpacks_are_compared_in_their_view() {
     let Ok(Unpacked::Dst(d)) = &model else {
         panic!("the model covers it")
     };
-    let view = if d.format == tensix_harness::vector::DstFormat::Int32 {
+    let view = if d.format == DstFormat::Int32 {
         DstView::Int32
     } else {
         DstView::Fp32
@@ -179,6 +180,7 @@ fn golden_round_trips_keep_the_documented_precision() {
     use tensix_harness::generators::tile::RoundTripCase;
     use tensix_harness::golden;
     let mut checked = 0;
+    let mut mutated = 0;
     for seed in 0..300 {
         let c: RoundTripCase = from_seed(seed, 4096);
         let Some(ujob) = c.unpack_job() else { continue };
@@ -208,7 +210,7 @@ fn golden_round_trips_keep_the_documented_precision() {
             }
             Unpacked::Dst(d) => {
                 for r in &d.rows {
-                    let view = if d.format == tensix_harness::vector::DstFormat::Int32 {
+                    let view = if d.format == DstFormat::Int32 {
                         DstView::Int32
                     } else {
                         DstView::Fp32
@@ -221,6 +223,57 @@ fn golden_round_trips_keep_the_documented_precision() {
             panic!("seed {seed}: the model's own round trip breaks the bound: {f}");
         }
         checked += 1;
+        // Lossless pairs (FormatConversion.md: the same format in and out,
+        // or BF16 and FP16 widened to FP32 in Dst): a datum one unit off in
+        // the register is beyond the bound.
+        let j = &c.pack.job;
+        let exp_field: fn(u32) -> u32 = match (j.dst, j.src, j.out, ujob.target) {
+            (DstFormat::Bf16, Format::Bf16, Format::Bf16, _) => |v| (v >> 7) & 0xff,
+            (DstFormat::Fp16, Format::Fp16, Format::Fp16, _) => |v| (v >> 10) & 0x1f,
+            (DstFormat::Fp32, Format::Fp32, Format::Fp32, UnpackTarget::Dst) => {
+                |v| (v >> 23) & 0xff
+            }
+            _ => continue,
+        };
+        let max_exp = exp_field(u32::MAX);
+        let first = j.first_row();
+        let datum = (0..usize::from(j.faces))
+            .flat_map(|f| (0..usize::from(j.face_rows)).map(move |r| (f, r)))
+            .flat_map(|(f, r)| (0..16).map(move |col| (f, r, col)))
+            .find(|&(f, r, col)| {
+                let v = c
+                    .pack
+                    .dst
+                    .iter()
+                    .find(|d| usize::from(d.row) == first + 16 * f + r)
+                    .map_or(0, |d| d.cells[col]);
+                // A normal number below the top binade (which FP16 keeps
+                // as a number but the bound leaves to the golden check).
+                (1..max_exp).contains(&exp_field(v))
+            });
+        let Some((f, r, col)) = datum else { continue };
+        let row = 16 * f + r;
+        match ujob.target {
+            UnpackTarget::Dst => {
+                let mut cells = out.read_dst_row(DstView::Fp32, row as u32);
+                cells[col] ^= 1;
+                out.write_dst_row(DstView::Fp32, row as u32, &cells)
+                    .unwrap();
+            }
+            UnpackTarget::SrcB => {
+                let cell = out.srcb.read(0, row, col);
+                out.srcb.write(0, row, col, cell ^ 1);
+            }
+            UnpackTarget::SrcA => {
+                let cell = out.srca.read(0, row, col);
+                out.srca.write(0, row, col, cell ^ 1);
+            }
+        }
+        let f = oracles::tile::precision(&c.pack, &ujob, &out, "golden")
+            .expect_err("a datum one unit off on a lossless pair");
+        assert_eq!(f.kind, "round trip beyond the documented precision");
+        mutated += 1;
     }
     assert!(checked > 100, "only {checked} round trips checked");
+    assert!(mutated > 10, "only {mutated} lossless round trips mutated");
 }

@@ -367,7 +367,7 @@ impl ProgramCase {
             Unit::Unpack => {
                 let addr = case.unpack_job.as_ref().map_or(0x1000, |j| j.l1_addr);
                 let len = u.int_in_range(0..=2048usize)?;
-                let size = crate::golden::pack::l1_size(case.arch) as usize;
+                let size = case.arch.l1_size();
                 let len = len.min(size - addr as usize);
                 let bytes = super::take(u, len).to_vec();
                 if !bytes.is_empty() {

@@ -81,7 +81,7 @@ fn face_rows(u: &mut Unstructured<'_>) -> Result<u8> {
 /// A 16-byte aligned tile address with `bytes` of room after it, sometimes
 /// right at the end of L1.
 fn l1_addr(u: &mut Unstructured<'_>, arch: Arch, bytes: u64) -> Result<u32> {
-    let size = crate::golden::pack::l1_size(arch);
+    let size = arch.l1_size() as u64;
     let top = (size.saturating_sub(bytes) / 16).max(2) - 1;
     let unit = if u.ratio(1, 8)? {
         top
@@ -212,11 +212,10 @@ pub struct PackJobSpec {
 pub struct PackTileCase {
     pub job: PackJob,
     pub form: PackForm,
-    /// Every L1 byte before setup (a canary).
-    pub l1_fill: u8,
     /// `Dst` rows in the job's view: the tile's rows and one on each side.
     pub dst: Vec<DstRow>,
-    /// L1 contents under the tile (what L1 accumulation adds to).
+    /// L1 contents under the tile (what L1 accumulation adds to, or a
+    /// canary the padding must overwrite); the rest of L1 is zero.
     pub l1: Vec<L1Range>,
 }
 
@@ -237,11 +236,13 @@ pub fn dst_row(u: &mut Unstructured<'_>, view: DstFormat) -> Result<[u32; 16]> {
     })
 }
 
-/// Little-endian bytes of `n` datums of `format` leaning on edge cases.
+/// Little-endian bytes of `n` datums of `format` leaning on edge cases,
+/// drawn a row of 16 values (or 16 bytes, for formats of 8 bits or fewer) at
+/// a time.
 fn datum_bytes(u: &mut Unstructured<'_>, format: Format, n: usize) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(n * 4);
-    let mut i = 0;
-    while i < n {
+    let len = n * format.l1_bits() as usize / 8;
+    let mut out = Vec::with_capacity(len + 64);
+    while out.len() < len {
         match format {
             Format::Fp32 | Format::Tf32 => {
                 for v in values::fp32_row(u)? {
@@ -269,8 +270,8 @@ fn datum_bytes(u: &mut Unstructured<'_>, format: Format, n: usize) -> Result<Vec
                 }
             }
         }
-        i += 16;
     }
+    out.truncate(len);
     Ok(out)
 }
 
@@ -301,21 +302,13 @@ impl<'a> Arbitrary<'a> for PackTileCase {
         if job.l1_acc {
             for s in job.streams() {
                 let datums = s.faces.len() * usize::from(job.face_rows) * 16;
-                let bytes = datum_bytes(u, job.out, datums)?;
-                let len = datums * job.out.l1_bits() as usize / 8;
                 l1.push(L1Range {
                     addr: s.data_addr,
-                    bytes: bytes[..len].to_vec(),
+                    bytes: datum_bytes(u, job.out, datums)?,
                 });
             }
         }
-        Ok(PackTileCase {
-            job,
-            form,
-            l1_fill: 0,
-            dst,
-            l1,
-        })
+        Ok(PackTileCase { job, form, dst, l1 })
     }
 }
 
@@ -327,7 +320,6 @@ impl PackTileCase {
             self.job.arch,
             name,
             p,
-            self.l1_fill,
             self.l1.clone(),
             Some(vector::Dst {
                 format: self.job.dst,
@@ -372,8 +364,7 @@ pub fn pack_tags(job: &PackJob) -> Vec<String> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnpackTileCase {
     pub job: UnpackJob,
-    pub l1_fill: u8,
-    /// The tile's bytes, from `job.l1_addr`.
+    /// The tile's bytes, from `job.l1_addr`; the rest of L1 is zero.
     pub tile: Vec<u8>,
     /// What the target register held before (rows of bank 0, or Dst rows).
     pub before: Vec<SrcRow>,
@@ -423,7 +414,6 @@ impl<'a> Arbitrary<'a> for UnpackJob {
 impl<'a> Arbitrary<'a> for UnpackTileCase {
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
         let job: UnpackJob = u.arbitrary()?;
-        let l1_fill = 0;
         let mut tile = Vec::new();
         if job.input.is_bfp() && job.forced_exp.is_none() {
             let exps = (job.datums() / 16).div_ceil(16) * 16;
@@ -431,9 +421,7 @@ impl<'a> Arbitrary<'a> for UnpackTileCase {
                 tile.push(values::shared_exp(u)?);
             }
         }
-        let data = job.datums() * job.input.l1_bits() as usize / 8;
-        let bytes = datum_bytes(u, job.input, data.div_ceil(4).max(job.datums()))?;
-        tile.extend_from_slice(&bytes[..data]);
+        tile.extend(datum_bytes(u, job.input, job.datums())?);
         let mut before = Vec::new();
         let mut dst_before = Vec::new();
         if u.ratio(1, 3)? {
@@ -457,7 +445,6 @@ impl<'a> Arbitrary<'a> for UnpackTileCase {
         }
         Ok(UnpackTileCase {
             job,
-            l1_fill,
             tile,
             before,
             dst_before,
@@ -481,7 +468,6 @@ impl UnpackTileCase {
             self.job.arch,
             name,
             p,
-            self.l1_fill,
             vec![L1Range {
                 addr: self.job.l1_addr,
                 bytes: self.tile.clone(),
@@ -521,8 +507,8 @@ impl<'a> Arbitrary<'a> for RoundTripCase {
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
         let mut pack: PackTileCase = u.arbitrary()?;
         // Round trips are on Blackhole (the unpack model's architecture),
-        // without ReLU, edge masking or L1 accumulation, in the instruction
-        // form.
+        // without ReLU, edge masking or L1 accumulation (or the canary under
+        // the tile), in either PACR form.
         pack.job.arch = Arch::Blackhole;
         pack.job.relu = Relu::NONE;
         pack.job.edge = Edge::NONE;
@@ -548,7 +534,7 @@ impl<'a> Arbitrary<'a> for RoundTripCase {
             }
         }
         let (_, end) = pack.job.window();
-        let size = crate::golden::pack::l1_size(Arch::Blackhole);
+        let size = Arch::Blackhole.l1_size() as u64;
         if end > size {
             pack.job.l1_addr -= ((end - size).div_ceil(16) * 16) as u32;
         }

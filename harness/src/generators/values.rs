@@ -274,15 +274,6 @@ pub fn shared_exp(u: &mut Unstructured<'_>) -> Result<u8> {
     }
 }
 
-/// An FP32 value, half the time from the edge table.
-pub fn fp32(u: &mut Unstructured<'_>) -> Result<u32> {
-    if u.ratio(1, 2)? {
-        pick(u, FP32_EDGES)
-    } else {
-        u.arbitrary()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,7 +23,7 @@ fn word_text(u: &mut Unstructured<'_>) -> Result<String> {
 }
 
 fn l1_ranges(u: &mut Unstructured<'_>, arch: Arch) -> Result<Vec<L1Range>> {
-    let size = crate::golden::pack::l1_size(arch) as u32;
+    let size = arch.l1_size() as u32;
     let mut at = u.int_in_range(0..=64u32)? * 16;
     let mut out = Vec::new();
     for _ in 0..u.int_in_range(0..=3)? {
@@ -51,14 +51,7 @@ fn l1_ranges(u: &mut Unstructured<'_>, arch: Arch) -> Result<Vec<L1Range>> {
 }
 
 fn dst(u: &mut Unstructured<'_>) -> Result<Dst> {
-    let format = *u.choose(&[
-        DstFormat::Bf16,
-        DstFormat::Fp16,
-        DstFormat::Raw16,
-        DstFormat::Fp32,
-        DstFormat::Int32,
-        DstFormat::Raw32,
-    ])?;
+    let format = *u.choose(&DstFormat::ALL)?;
     let mut rows = Vec::new();
     let max = format.mode().max_cell();
     let mut row = u.int_in_range(0..=8u16)?;

@@ -8,7 +8,7 @@
 //! Vectors give values in the view a RISC-V core sees (IEEE-ordered fields),
 //! or raw storage (`raw16`, `raw32`).
 
-use crate::vector::{self, DstFormat};
+use crate::vector::{self, DstFormat, DstRow};
 
 /// Rows of one `Dst` view. Rows never written hold zero (the reference
 /// README: "Dst rows that were never written read as zero in the packer").
@@ -29,20 +29,16 @@ impl DstImage {
 
     /// The rows a vector's `setup.dst` gives.
     pub fn from_vector(d: &vector::Dst) -> DstImage {
-        let mut img = DstImage::new(d.format);
-        for r in &d.rows {
-            img.set_row(r.row as usize, r.cells);
+        DstImage::from_rows(d.format, &d.rows)
+    }
+
+    /// `rows` in `format`'s view; the others zero.
+    pub fn from_rows(format: DstFormat, rows: &[DstRow]) -> DstImage {
+        let mut img = DstImage::new(format);
+        for r in rows {
+            img.set_row(usize::from(r.row), r.cells);
         }
         img
-    }
-
-    /// Number of rows in this view.
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
     }
 
     /// Set one row; rows outside the view are ignored.
@@ -78,8 +74,7 @@ impl DstImage {
 
     /// A `Dst16b` cell read as BF16 (IEEE field order).
     pub fn read_bf16(&self, row: usize, col: usize) -> u16 {
-        let s = self.storage16(row, col);
-        (s & 0x8000) | ((s & 0xff) << 7) | ((s >> 8) & 0x7f)
+        bf16_from_arrangement(self.storage16(row, col))
     }
 
     /// A `Dst16b` cell read as FP16 (IEEE field order).
@@ -91,9 +86,7 @@ impl DstImage {
     /// A `Dst32b` cell read as FP32 or sign-magnitude INT32 (same layout).
     pub fn read_32(&self, row: usize, col: usize) -> u32 {
         let s = self.storage32(row, col);
-        let hi = (s >> 16) as u16;
-        let hi = (hi & 0x8000) | ((hi & 0xff) << 7) | ((hi >> 8) & 0x7f);
-        (u32::from(hi) << 16) | (s & 0xffff)
+        (u32::from(bf16_from_arrangement((s >> 16) as u16)) << 16) | (s & 0xffff)
     }
 }
 
@@ -103,6 +96,12 @@ pub fn bf16_arrangement(x: u16) -> u16 {
     let exponent = (x >> 7) & 0xff;
     let mantissa = x & 0x7f;
     sign | (mantissa << 8) | exponent
+}
+
+/// The BF16 (IEEE order) whose `Dst16b` arrangement is `s`: the inverse of
+/// [`bf16_arrangement`].
+pub fn bf16_from_arrangement(s: u16) -> u16 {
+    (s & 0x8000) | ((s & 0xff) << 7) | ((s >> 8) & 0x7f)
 }
 
 /// FP16 (IEEE order) as `Dst16b` keeps it.
@@ -126,6 +125,7 @@ mod tests {
         assert_eq!(bf16_arrangement(0xbfc0), 0xc07f);
         // 1.0 FP16 0x3c00: exponent 15 in 4:0.
         assert_eq!(fp16_arrangement(0x3c00), 0x000f);
+        assert_eq!(bf16_from_arrangement(0xc07f), 0xbfc0);
         let mut d = DstImage::new(DstFormat::Bf16);
         d.set_row(3, [0xbfc0; 16]);
         assert_eq!(d.storage16(3, 0), 0xc07f);

@@ -57,11 +57,6 @@ impl Edge {
         let c = (self.row_sets[b as usize] >> (2 * (row & 15))) & 3;
         self.masks[c as usize]
     }
-
-    /// Whether any datum of the first `faces`×`rows` can be masked.
-    pub fn is_none(&self, rows: usize) -> bool {
-        (0..4).all(|p| (0..rows).all(|r| self.mask(p, r) == 0xffff))
-    }
 }
 
 /// A tile pack, described the way tt-llk programs it.
@@ -335,16 +330,14 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
         return not_modelled("the Dst image is not in the job's Dst mode");
     }
     let mut out = Vec::new();
+    let first_row = job.first_row();
+    // Blackhole's one stream is packer 0's; Wormhole B0's stream `i` is
+    // packer `i`'s.
     for (packer, s) in job.streams().into_iter().enumerate() {
-        let packer = if job.arch == Arch::Blackhole {
-            0
-        } else {
-            packer
-        };
         let mut datums = Vec::with_capacity(s.faces.len() * usize::from(job.face_rows) * 16);
         for face in s.faces.clone() {
             for r in 0..usize::from(job.face_rows) {
-                let row = job.first_row() + 16 * face + r;
+                let row = first_row + 16 * face + r;
                 let mask = job.edge.mask(packer, r);
                 for col in 0..16 {
                     let bits = if mask & (1 << col) != 0 {
@@ -358,19 +351,22 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
                 }
             }
         }
-        let (exps, data) = if job.out.is_bfp() {
+        let mut data = Vec::new();
+        if job.out.is_bfp() {
             let mut exps = Vec::new();
-            let mut data = Vec::new();
             for group in datums.chunks(16) {
                 let g: [u32; 16] = std::array::from_fn(|j| group[j]);
                 let (shared, mags) = bfp_group(job.out, &g);
                 exps.push(shared);
                 write_bfp(job.out, &mags, &mut data);
             }
-            (Some(exps), data)
+            pad16(&mut exps);
+            out.push(Bytes {
+                addr: s.exp_addr,
+                bytes: exps,
+            });
         } else {
             let bytes_per = (job.out.l1_bits() / 8) as usize;
-            let mut data = Vec::with_capacity(datums.len() * bytes_per);
             for (i, &v) in datums.iter().enumerate() {
                 let v = if job.l1_acc {
                     let at = s.data_addr as usize + i * bytes_per;
@@ -381,16 +377,7 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
                 };
                 data.extend_from_slice(&v.to_le_bytes()[..bytes_per]);
             }
-            (None, data)
-        };
-        if let Some(mut exps) = exps {
-            pad16(&mut exps);
-            out.push(Bytes {
-                addr: s.exp_addr,
-                bytes: exps,
-            });
         }
-        let mut data = data;
         pad16(&mut data);
         out.push(Bytes {
             addr: s.data_addr,
@@ -527,22 +514,15 @@ fn fp16_round_to_e5m6(x: u16) -> u16 {
 }
 
 /// Blackhole: a BF16 `Dst16b` datum read as FP16 with `Round_10b_mant`
-/// (ttsim; not in the documents' table). The exponent is rebiased: values
-/// below 2^-15 become a signed zero, values of 2^16 and up (and infinity, NaN)
-/// saturate to the largest FP16 magnitude, and the seven mantissa bits carry
-/// over exactly. A value in [2^-15, 2^-14) keeps exponent field 0 (the
-/// documents' "mishandled" range for a narrowing exponent).
+/// (ttsim; not in the documents' table): the FP16 exponent narrowing of
+/// [`narrow_to_fp16`], under which the seven mantissa bits carry over
+/// exactly.
 fn bf16_to_fp16(x: u16) -> u16 {
-    let sign = x & 0x8000;
-    let e = i32::from((x >> 7) & 0xff) - 112;
-    let m = x & 0x7f;
-    if e < 0 {
-        sign
-    } else if e > 31 {
-        sign | 0x7fff
-    } else {
-        sign | ((e as u16) << 10) | (m << 3)
-    }
+    narrow_to_fp16(
+        x & 0x8000 != 0,
+        u32::from((x >> 7) & 0xff),
+        u32::from(x & 0x7f) << 3,
+    )
 }
 
 /// INT32 to INT8 with shift 0: saturate the sign-magnitude value to
@@ -682,7 +662,9 @@ fn tf32_to_fp16(v: u32) -> u16 {
     narrow_to_fp16(v & (1 << 18) != 0, (v >> 10) & 0xff, v & 0x3ff)
 }
 
-fn fp32_to_fp16(v: u32) -> u16 {
+/// FP32 narrowed to FP16 as [`narrow_to_fp16`] says: the packer's late
+/// conversion, and the unpacker's FP32 → FP16 (`Unpackers/FormatConversion.md`).
+pub(super) fn fp32_to_fp16(v: u32) -> u16 {
     narrow_to_fp16(v >> 31 != 0, (v >> 23) & 0xff, (v >> 13) & 0x3ff)
 }
 
@@ -810,13 +792,7 @@ fn acc_bf16(a: u16, b: u16) -> u16 {
     if e >= 255 {
         return sign | 0x7f80;
     }
-    let m = bits & ((1 << 52) - 1);
-    let drop = 52 - 7;
-    let kept = m >> drop;
-    let rest = m & ((1 << drop) - 1);
-    let half = 1u64 << (drop - 1);
-    let up = rest > half || (rest == half && kept & 1 == 1);
-    let magnitude = ((e as u64) << 7) + kept + u64::from(up);
+    let magnitude = ((e as u64) << 7) + round_half_even(bits & ((1 << 52) - 1), 52 - 7);
     sign | magnitude as u16
 }
 
@@ -828,14 +804,11 @@ fn acc_bf16(a: u16, b: u16) -> u16 {
 /// exponent field 0 gives a signed zero, and below that the largest magnitude.
 fn acc_fp16(a: u16, b: u16) -> u16 {
     let widen = |x: u16| -> f32 {
-        let magnitude = u32::from(x & 0x7fff);
-        let sign = u32::from(x & 0x8000) << 16;
-        let bits = if magnitude >= 0x400 {
-            sign | ((magnitude << 13) + (112 << 23))
+        f32::from_bits(if x & 0x7fff >= 0x400 {
+            fp16_to_fp32(x)
         } else {
-            sign
-        };
-        f32::from_bits(bits)
+            u32::from(x & 0x8000) << 16
+        })
     };
     let sum = (widen(a) + widen(b)).to_bits();
     let sign = ((sum >> 16) & 0x8000) as u16;
@@ -846,14 +819,17 @@ fn acc_fp16(a: u16, b: u16) -> u16 {
     if e <= 0 {
         return sign | if e < 0 { 0x7fff } else { 0 };
     }
-    let m = sum & 0x7f_ffff;
-    let drop = 23 - 10;
+    let packed = ((e as u64) << 10) + round_half_even(u64::from(sum & 0x7f_ffff), 23 - 10);
+    sign | packed.min(0x7fff) as u16
+}
+
+/// A mantissa `m` with its `drop` low bits rounded off to nearest, ties to
+/// even; a carry out of the kept bits is left for the exponent field above.
+fn round_half_even(m: u64, drop: u32) -> u64 {
     let kept = m >> drop;
     let rest = m & ((1 << drop) - 1);
-    let half = 1u32 << (drop - 1);
-    let up = rest > half || (rest == half && kept & 1 == 1);
-    let packed = ((e as u32) << 10) + kept + u32::from(up);
-    sign | packed.min(0x7fff) as u16
+    let half = 1u64 << (drop - 1);
+    kept + u64::from(rest > half || (rest == half && kept & 1 == 1))
 }
 
 #[cfg(test)]
@@ -918,5 +894,12 @@ mod tests {
         assert_eq!(acc_bf16(0x3f80, 0x4000), 0x4040);
         assert_eq!(acc_bf16(0x7f80, 0xff80), 0x7fc0);
         assert_eq!(acc_fp16(0x3c00, 0x4000), 0x4200); // 1 + 2 = 3
+                                                      // Exact ties round to even: 1 + 2^-8 is halfway between BF16 1.0
+                                                      // and its successor (keeps 1.0); the successor plus 2^-8 goes up.
+        assert_eq!(acc_bf16(0x3f80, 0x3b80), 0x3f80);
+        assert_eq!(acc_bf16(0x3f81, 0x3b80), 0x3f82);
+        // Likewise 2^-11 (FP16 0x1000) added to 1.0 and to its successor.
+        assert_eq!(acc_fp16(0x3c00, 0x1000), 0x3c00);
+        assert_eq!(acc_fp16(0x3c01, 0x1000), 0x3c02);
     }
 }

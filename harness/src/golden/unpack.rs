@@ -9,9 +9,12 @@
 //! 18, exponent field 17:10, mantissa field 9:0 (`SrcASrcB.md`; FP16 has its
 //! exponent in 14:10, Integer "8" is overlaid on FP16 with exponent 16).
 
+use super::dst::bf16_from_arrangement;
 use super::format::Format;
+use super::pack::fp32_to_fp16;
 use super::{not_modelled, undefined, Refusal};
 use crate::vector::{self, Arch, DstFormat, DstRow, SrcRow};
+use std::collections::BTreeMap;
 
 /// Where an unpack writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -178,19 +181,8 @@ pub fn unpack(
     let bits = job.input.l1_bits() as usize;
     let data = job.data_addr() as usize;
     let per_face = usize::from(job.face_rows) * 16;
-    let mut cells: Vec<[u32; 16]> = Vec::new();
-    let mut rows: Vec<usize> = Vec::new();
-    let mut put = |row: usize, col: usize, v: u32| {
-        let i = match rows.iter().position(|r| *r == row) {
-            Some(i) => i,
-            None => {
-                rows.push(row);
-                cells.push(before(row));
-                rows.len() - 1
-            }
-        };
-        cells[i][col] = v;
-    };
+    // The rows written, in order, each starting from what it held.
+    let mut rows: BTreeMap<usize, [u32; 16]> = BTreeMap::new();
     for face in 0..usize::from(job.faces) {
         for i in 0..per_face {
             let g = face * per_face + i;
@@ -211,11 +203,9 @@ pub fn unpack(
                 }
                 _ => {}
             }
-            put(row, col, v);
+            rows.entry(row).or_insert_with(|| before(row))[col] = v;
         }
     }
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_by_key(|&i| rows[i]);
     Ok(match job.target {
         UnpackTarget::Dst => Unpacked::Dst(vector::Dst {
             format: if job.input == Format::Int32 {
@@ -223,21 +213,20 @@ pub fn unpack(
             } else {
                 DstFormat::Fp32
             },
-            rows: order
+            rows: rows
                 .into_iter()
-                .map(|i| DstRow {
-                    row: rows[i] as u16,
-                    cells: cells[i],
+                .map(|(row, cells)| DstRow {
+                    row: row as u16,
+                    cells,
                 })
                 .collect(),
         }),
         _ => Unpacked::Src(
-            order
-                .into_iter()
-                .map(|i| SrcRow {
+            rows.into_iter()
+                .map(|(row, cells)| SrcRow {
                     bank: 0,
-                    row: rows[i] as u8,
-                    cells: cells[i],
+                    row: row as u8,
+                    cells,
                 })
                 .collect(),
         ),
@@ -279,16 +268,14 @@ fn convert(job: &UnpackJob, raw: u32, exp: u8) -> u32 {
                 };
                 (v >> 16) << 3
             }
-            _ => fp32_to_fp16_cell(raw),
+            _ => fp16_cell(fp32_to_fp16(raw)),
         },
         F::Fp16 => fp16_cell(raw as u16),
         F::Bf16 => raw << 3,
         F::Int16 => {
             // ttsim: the 16 bits are taken as a Dst16b-arranged BF16 (so a
             // later move to Dst stores them unchanged).
-            let s = raw as u16;
-            let bf16 = (s & 0x8000) | ((s & 0xff) << 7) | ((s >> 8) & 0x7f);
-            u32::from(bf16) << 3
+            u32::from(bf16_from_arrangement(raw as u16)) << 3
         }
         F::Fp8 => fp16_cell(fp8_to_fp16(raw as u8, job.fp8_e4m3)),
         _ => {
@@ -310,20 +297,6 @@ fn convert(job: &UnpackJob, raw: u32, exp: u8) -> u32 {
 /// as they are (FP16 overlay).
 fn fp16_cell(h: u16) -> u32 {
     (u32::from(h & 0x8000) << 3) | u32::from(h & 0x7fff)
-}
-
-/// FP32 to an FP16 Src cell: exponent rebiased (below 2^-15 a signed zero,
-/// 2^17 and up the largest FP16 magnitude), mantissa truncated to 10 bits.
-fn fp32_to_fp16_cell(v: u32) -> u32 {
-    let sign = (v >> 31) << 18;
-    let e = ((v >> 23) & 0xff) as i32 - 112;
-    if e < 0 {
-        sign
-    } else if e > 31 {
-        sign | (31 << 10) | 0x3ff
-    } else {
-        sign | ((e as u32) << 10) | ((v >> 13) & 0x3ff)
-    }
 }
 
 /// A BFP8 datum with its shared exponent as BF16 (`Unpackers/FormatConversion.md`;
@@ -382,8 +355,10 @@ mod tests {
     #[test]
     fn fp16_and_int8_cells_follow_srcasrcb_md() {
         assert_eq!(fp16_cell(0xbc00), (1 << 18) | 0x3c00);
-        assert_eq!(fp32_to_fp16_cell(0x3f80_0000), 15 << 10);
-        assert_eq!(fp32_to_fp16_cell(0x7f80_0000), (31 << 10) | 0x3ff);
+        // FP32 to an FP16 cell: exponent rebiased, 2^17 and up saturating.
+        assert_eq!(fp16_cell(fp32_to_fp16(0x3f80_0000)), 15 << 10);
+        assert_eq!(fp16_cell(fp32_to_fp16(0xbf80_0000)), (1 << 18) | (15 << 10));
+        assert_eq!(fp16_cell(fp32_to_fp16(0x7f80_0000)), (31 << 10) | 0x3ff);
         assert_eq!(fp8_to_fp16(0x38, true), 0x3c00); // e4m3 1.0
         assert_eq!(fp8_to_fp16(0x3c, false), 0x3c00); // e5m2 1.0
     }

@@ -40,34 +40,29 @@ pub struct Programmed {
 }
 
 /// Config words under construction, written in address order.
-#[derive(Default)]
 struct Words {
-    arch: Option<Arch>,
+    arch: Arch,
     words: BTreeMap<u32, u32>,
 }
 
 impl Words {
     fn new(arch: Arch) -> Words {
         Words {
-            arch: Some(arch),
+            arch,
             words: BTreeMap::new(),
         }
     }
 
-    fn arch(&self) -> Arch {
-        self.arch.unwrap_or(Arch::Blackhole)
-    }
-
     /// Make sure the word holding `field` is written, even if zero.
     fn touch(&mut self, field: CfgField) {
-        if let Some(f) = field.on(self.arch()) {
+        if let Some(f) = field.on(self.arch) {
             self.words.entry(u32::from(f.addr32)).or_insert(0);
         }
     }
 
     /// Set `field` in its word.
     fn set(&mut self, field: CfgField, value: u32) {
-        if let Some(f) = field.on(self.arch()) {
+        if let Some(f) = field.on(self.arch) {
             let w = self.words.entry(u32::from(f.addr32)).or_insert(0);
             *w = f.insert(*w, value);
         }
@@ -497,6 +492,60 @@ fn packer_words(w: &mut Words, job: &PackJob) {
     }
 }
 
+/// The Config fields of one unpacker that an LLK unpack programs.
+pub(crate) struct Unpacker {
+    /// First word of the tile descriptor; the second is the word after it.
+    pub descriptor: CfgField,
+    pub lf8: CfgField,
+    pub out: CfgField,
+    pub throttle: CfgField,
+    pub haloize: CfgField,
+    pub disable_zero_compress: [CfgField; 2],
+    /// `Unpack_if_sel_cntx0`: unpacker 0 only (straight to `Dst`).
+    pub if_sel: Option<CfgField>,
+    pub force_shared_exp: CfgField,
+    pub shared_exp: CfgField,
+    pub unsigned: CfgField,
+    pub base: CfgField,
+}
+
+/// Unpacker 0 (`THCON_SEC0_*`, SrcA or `Dst`) and unpacker 1 (`THCON_SEC1_*`,
+/// SrcB).
+pub(crate) const UNPACKERS: [Unpacker; 2] = [
+    Unpacker {
+        descriptor: CfgField::THCON_SEC0_REG0_TileDescriptor,
+        lf8: CfgField::THCON_SEC0_REG1_Unp_LF8_4b_exp,
+        out: CfgField::THCON_SEC0_REG2_Out_data_format,
+        throttle: CfgField::THCON_SEC0_REG2_Throttle_mode,
+        haloize: CfgField::THCON_SEC0_REG2_Haloize_mode,
+        disable_zero_compress: [
+            CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx0,
+            CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx1,
+        ],
+        if_sel: Some(CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx0),
+        force_shared_exp: CfgField::THCON_SEC0_REG2_Force_shared_exp,
+        shared_exp: CfgField::UNP0_FORCED_SHARED_EXP_shared_exp,
+        unsigned: CfgField::ALU_FORMAT_SPEC_REG0_SrcAUnsigned,
+        base: CfgField::THCON_SEC0_REG3_Base_address,
+    },
+    Unpacker {
+        descriptor: CfgField::THCON_SEC1_REG0_TileDescriptor,
+        lf8: CfgField::THCON_SEC1_REG1_Unp_LF8_4b_exp,
+        out: CfgField::THCON_SEC1_REG2_Out_data_format,
+        throttle: CfgField::THCON_SEC1_REG2_Throttle_mode,
+        haloize: CfgField::THCON_SEC1_REG2_Haloize_mode,
+        disable_zero_compress: [
+            CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx0,
+            CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx1,
+        ],
+        if_sel: None,
+        force_shared_exp: CfgField::THCON_SEC1_REG2_Force_shared_exp,
+        shared_exp: CfgField::UNP1_FORCED_SHARED_EXP_shared_exp,
+        unsigned: CfgField::ALU_FORMAT_SPEC_REG0_SrcBUnsigned,
+        base: CfgField::THCON_SEC1_REG3_Base_address,
+    },
+];
+
 /// The Config words, ThreadConfig words and thread-0 program of an unpack:
 /// one UNPACR per face, the last one handing the bank to the math thread
 /// (`SetDatValid`) when the target is SrcA or SrcB.
@@ -505,30 +554,17 @@ pub fn unpack(job: &UnpackJob) -> Programmed {
     let arch = job.arch;
     let mut w = Words::new(arch);
     let b = job.target == UnpackTarget::SrcB;
+    let u = &UNPACKERS[usize::from(b)];
     let out_bytes = job.out.l1_bits().div_ceil(8);
     let x_dim = u32::from(job.face_rows) * 16;
     if job.unsigned {
-        w.set(
-            if b {
-                C::ALU_FORMAT_SPEC_REG0_SrcBUnsigned
-            } else {
-                C::ALU_FORMAT_SPEC_REG0_SrcAUnsigned
-            },
-            1,
-        );
+        w.set(u.unsigned, 1);
     } else {
         w.touch(C::ALU_FORMAT_SPEC_REG0_SrcAUnsigned);
     }
     w.set(C::UNP0_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr, 1);
     if let Some(e) = job.forced_exp {
-        w.set(
-            if b {
-                C::UNP1_FORCED_SHARED_EXP_shared_exp
-            } else {
-                C::UNP0_FORCED_SHARED_EXP_shared_exp
-            },
-            u32::from(e),
-        );
+        w.set(u.shared_exp, u32::from(e));
     }
     w.set(C::UNP0_ADDR_CTRL_ZW_REG_1_Zstride, 256 * out_bytes);
     w.set(C::UNP1_ADDR_CTRL_ZW_REG_1_Zstride, 256 * out_bytes);
@@ -543,69 +579,32 @@ pub fn unpack(job: &UnpackJob) -> Programmed {
     w.set(C::THCON_SEC0_REG5_Tile_x_dim_cntx0, x_dim);
     w.set(C::THCON_SEC0_REG5_Tile_x_dim_cntx1, x_dim);
     let descriptor = job.input.code() | 0x10 | if b { x_dim << 16 } else { 0 };
-    let (desc0, desc1_addr, lf8, out, halo, dzc0, dzc1, if_sel, force, base) = if b {
-        (
-            C::THCON_SEC1_REG0_TileDescriptor,
-            u32::from(
-                C::THCON_SEC1_REG0_TileDescriptor
-                    .on(arch)
-                    .map_or(0, |f| f.addr32),
-            ) + 1,
-            C::THCON_SEC1_REG1_Unp_LF8_4b_exp,
-            C::THCON_SEC1_REG2_Out_data_format,
-            C::THCON_SEC1_REG2_Haloize_mode,
-            C::THCON_SEC1_REG2_Disable_zero_compress_cntx0,
-            C::THCON_SEC1_REG2_Disable_zero_compress_cntx1,
-            None,
-            C::THCON_SEC1_REG2_Force_shared_exp,
-            C::THCON_SEC1_REG3_Base_address,
-        )
-    } else {
-        (
-            C::THCON_SEC0_REG0_TileDescriptor,
-            u32::from(
-                C::THCON_SEC0_REG0_TileDescriptor
-                    .on(arch)
-                    .map_or(0, |f| f.addr32),
-            ) + 1,
-            C::THCON_SEC0_REG1_Unp_LF8_4b_exp,
-            C::THCON_SEC0_REG2_Out_data_format,
-            C::THCON_SEC0_REG2_Haloize_mode,
-            C::THCON_SEC0_REG2_Disable_zero_compress_cntx0,
-            C::THCON_SEC0_REG2_Disable_zero_compress_cntx1,
-            Some(C::THCON_SEC0_REG2_Unpack_if_sel_cntx0),
-            C::THCON_SEC0_REG2_Force_shared_exp,
-            C::THCON_SEC0_REG3_Base_address,
-        )
-    };
-    w.set(desc0, descriptor);
+    w.set(u.descriptor, descriptor);
     // Second descriptor word: Y dimension 1 (bits 7:0), Z dimension = faces
     // (bits 23:16) (`UNPACR_Regular.md`, tile descriptor).
-    w.words.insert(desc1_addr, 1 | (u32::from(job.faces) << 16));
-    w.touch(lf8);
+    if let Some(f) = u.descriptor.on(arch) {
+        w.words
+            .insert(u32::from(f.addr32) + 1, 1 | (u32::from(job.faces) << 16));
+    }
+    w.touch(u.lf8);
     if job.fp8_e4m3 {
-        w.set(lf8, 1);
+        w.set(u.lf8, 1);
     }
-    w.set(out, job.out.code());
-    w.set(
-        match (b, arch) {
-            (true, _) => C::THCON_SEC1_REG2_Throttle_mode,
-            _ => C::THCON_SEC0_REG2_Throttle_mode,
-        },
-        2,
-    );
+    w.set(u.out, job.out.code());
+    w.set(u.throttle, 2);
     if job.haloize {
-        w.set(halo, 1);
+        w.set(u.haloize, 1);
     }
-    w.set(dzc0, 1);
-    w.set(dzc1, 1);
-    if let (Some(f), UnpackTarget::Dst) = (if_sel, job.target) {
+    for dzc in u.disable_zero_compress {
+        w.set(dzc, 1);
+    }
+    if let (Some(f), UnpackTarget::Dst) = (u.if_sel, job.target) {
         w.set(f, 1);
     }
     if job.forced_exp.is_some() {
-        w.set(force, 1);
+        w.set(u.force_shared_exp, 1);
     }
-    w.set(base, job.l1_addr / 16 - 1);
+    w.set(u.base, job.l1_addr / 16 - 1);
 
     use ThreadCfgField as T;
     let thread_config = vec![
@@ -671,13 +670,12 @@ pub fn unpack(job: &UnpackJob) -> Programmed {
     }
 }
 
-/// A vector that runs `p` on a machine whose L1 holds `l1_fill` everywhere
-/// but `l1`, and whose `Dst` holds `dst`. `expect` is left to the caller.
+/// A vector that runs `p` on a machine whose L1 holds zero everywhere but
+/// `l1`, and whose `Dst` holds `dst`. `expect` is left to the caller.
 pub fn vector(
     arch: Arch,
     name: &str,
     p: Programmed,
-    l1_fill: u8,
     l1: Vec<vector::L1Range>,
     dst: Option<vector::Dst>,
 ) -> Vector {
@@ -690,7 +688,7 @@ pub fn vector(
         },
         tags: Vec::new(),
         setup: Setup {
-            l1_fill,
+            l1_fill: 0,
             l1,
             config: p.config,
             thread_config: p.thread_config,

@@ -2,7 +2,7 @@
 //! the inverse of [`super::pack`] and [`super::unpack`]. Used to check the
 //! golden model against recorded vectors and to describe a vector by its job.
 
-use super::PackForm;
+use super::{PackForm, UNPACKERS};
 use crate::golden::{Edge, Format, PackJob, Relu, UnpackJob, UnpackTarget};
 use crate::vector::{Arch, DstFormat, Step, Vector};
 use tensix_emu::isa::{self, Instruction};
@@ -158,41 +158,15 @@ pub fn unpack_job(v: &Vector) -> Result<UnpackJob, String> {
         .iter()
         .filter(|i| matches!(i, Instruction::Unpacr(_)))
         .count();
-    let (desc, out, lf8, halo, force, base) = if b {
-        (
-            C::THCON_SEC1_REG0_TileDescriptor,
-            C::THCON_SEC1_REG2_Out_data_format,
-            C::THCON_SEC1_REG1_Unp_LF8_4b_exp,
-            C::THCON_SEC1_REG2_Haloize_mode,
-            C::THCON_SEC1_REG2_Force_shared_exp,
-            C::THCON_SEC1_REG3_Base_address,
-        )
-    } else {
-        (
-            C::THCON_SEC0_REG0_TileDescriptor,
-            C::THCON_SEC0_REG2_Out_data_format,
-            C::THCON_SEC0_REG1_Unp_LF8_4b_exp,
-            C::THCON_SEC0_REG2_Haloize_mode,
-            C::THCON_SEC0_REG2_Force_shared_exp,
-            C::THCON_SEC0_REG3_Base_address,
-        )
-    };
-    let descriptor = get(desc);
-    let to_dst = !b && get(C::THCON_SEC0_REG2_Unpack_if_sel_cntx0) != 0;
+    let u = &UNPACKERS[usize::from(b)];
+    let descriptor = get(u.descriptor);
+    let to_dst = u.if_sel.is_some_and(|f| get(f) != 0);
     let x_dim = if b {
         descriptor >> 16
     } else {
         get(C::THCON_SEC0_REG5_Tile_x_dim_cntx0)
     };
-    let forced = if get(force) != 0 {
-        Some(get(if b {
-            C::UNP1_FORCED_SHARED_EXP_shared_exp
-        } else {
-            C::UNP0_FORCED_SHARED_EXP_shared_exp
-        }) as u8)
-    } else {
-        None
-    };
+    let forced = (get(u.force_shared_exp) != 0).then(|| get(u.shared_exp) as u8);
     let dest = get(C::THCON_SEC0_REG5_Dest_cntx0_address);
     Ok(UnpackJob {
         arch: v.arch,
@@ -204,15 +178,11 @@ pub fn unpack_job(v: &Vector) -> Result<UnpackJob, String> {
             UnpackTarget::SrcA
         },
         input: format(descriptor & 15, "InDataFormat")?,
-        out: format(get(out), "Out_data_format")?,
-        fp8_e4m3: get(lf8) != 0,
-        unsigned: get(if b {
-            C::ALU_FORMAT_SPEC_REG0_SrcBUnsigned
-        } else {
-            C::ALU_FORMAT_SPEC_REG0_SrcAUnsigned
-        }) != 0,
+        out: format(get(u.out), "Out_data_format")?,
+        fp8_e4m3: get(u.lf8) != 0,
+        unsigned: get(u.unsigned) != 0,
         forced_exp: forced,
-        haloize: get(halo) != 0,
+        haloize: get(u.haloize) != 0,
         faces: faces as u8,
         face_rows: (x_dim / 16) as u8,
         tile: if to_dst {
@@ -220,6 +190,43 @@ pub fn unpack_job(v: &Vector) -> Result<UnpackJob, String> {
         } else {
             0
         },
-        l1_addr: (get(base) + 1) * 16,
+        // Base_address is 32 bits wide: a vector may set any value.
+        l1_addr: get(u.base).wrapping_add(1).wrapping_shl(4),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generators::program::set_field;
+
+    #[test]
+    fn an_unpack_job_reads_back_and_any_base_address_is_accepted() {
+        let job = UnpackJob {
+            arch: Arch::Blackhole,
+            target: UnpackTarget::SrcB,
+            input: Format::Bfp8,
+            out: Format::Bfp8,
+            fp8_e4m3: false,
+            unsigned: false,
+            forced_exp: Some(7),
+            haloize: false,
+            faces: 2,
+            face_rows: 8,
+            tile: 0,
+            l1_addr: 0x2000,
+        };
+        let mut v =
+            super::super::vector(job.arch, "t", super::super::unpack(&job), Vec::new(), None);
+        assert_eq!(unpack_job(&v), Ok(job.clone()));
+        // Base_address is a 32-bit field holding (address / 16) - 1; its
+        // largest value names address 2^36, which wraps to 0 in 32 bits.
+        set_field(
+            v.arch,
+            &mut v.setup.config,
+            CfgField::THCON_SEC1_REG3_Base_address,
+            u32::MAX,
+        );
+        assert_eq!(unpack_job(&v).map(|j| j.l1_addr), Ok(0));
+    }
 }

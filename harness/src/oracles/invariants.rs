@@ -34,6 +34,43 @@ fn plain_layout(m: &Machine) -> bool {
         && matches!(get(CfgField::THCON_SEC0_REG1_Downsample_mask), 0 | 0xffff)
 }
 
+/// How much of a pack case is still the tt-llk programming of its job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Llk {
+    /// No tt-llk job, or other instructions were spliced into its program.
+    Changed,
+    /// The program is one of the job's tt-llk forms; config words may have
+    /// been perturbed.
+    Program,
+    /// Program, config, ThreadConfig and MOP config all as tt-llk writes them.
+    Untouched,
+}
+
+/// Compare `case` with the tt-llk programmings of its pack job (built once
+/// per case: both invariants below ask).
+fn llk_shape(case: &ProgramCase) -> Llk {
+    let Some(job) = case.pack_job.as_ref() else {
+        return Llk::Changed;
+    };
+    let mut shape = Llk::Changed;
+    for form in [
+        crate::llk::PackForm::Instructions,
+        crate::llk::PackForm::Mop,
+    ] {
+        let p = crate::llk::pack(job, form);
+        if p.program.run == case.program {
+            if p.config == case.config
+                && p.thread_config == case.thread_config
+                && p.mop_config.first().map(|c| c.words) == case.mop
+            {
+                return Llk::Untouched;
+            }
+            shape = Llk::Program;
+        }
+    }
+    shape
+}
+
 /// The L1 bytes a tt-llk-shaped pack's streams can reach, read from the
 /// config the run ended with: from packer 0's first address up to the end
 /// of the exponent section plus the largest data the tile can make.
@@ -41,9 +78,9 @@ fn plain_layout(m: &Machine) -> bool {
 /// Only for an untouched tt-llk job (its own program, config, ThreadConfig
 /// and MOP config): a spliced WRCFG, ADC instruction or extra PACR, or a
 /// perturbed config word, legitimately moves the streams elsewhere.
-fn pack_window(case: &ProgramCase, m: &Machine) -> Option<(u64, u64)> {
+fn pack_window(case: &ProgramCase, shape: Llk, m: &Machine) -> Option<(u64, u64)> {
     let job = case.pack_job.as_ref()?;
-    if !plain_layout(m) || !untouched_llk(case, job) {
+    if shape != Llk::Untouched || !plain_layout(m) {
         return None;
     }
     let (lo, _) = job.window();
@@ -59,39 +96,17 @@ fn pack_window(case: &ProgramCase, m: &Machine) -> Option<(u64, u64)> {
     Some((lo, lo + 16 * exp_units + data + per_packer + 16 * exp_units))
 }
 
-/// Whether `case` is exactly one of the tt-llk programmings of `job`.
-fn untouched_llk(case: &ProgramCase, job: &crate::golden::PackJob) -> bool {
-    [
-        crate::llk::PackForm::Instructions,
-        crate::llk::PackForm::Mop,
-    ]
-    .into_iter()
-    .any(|form| {
-        let p = crate::llk::pack(job, form);
-        p.program.run == case.program
-            && p.config == case.config
-            && p.thread_config == case.thread_config
-            && p.mop_config.first().map(|c| c.words) == case.mop
-    })
-}
-
 /// For a tt-llk-shaped Blackhole pack to a BFP format: each group's exponent
 /// is the largest of its datums', so the datum that has it keeps its top
 /// magnitude bit (`FormatConversion.md`, "To BFP8": the shared exponent is
 /// the maximum; that datum's hidden bit lands in the top magnitude bit).
-fn check_shared_exponents(case: &ProgramCase, m: &Machine) -> Result<(), Finding> {
+fn check_shared_exponents(case: &ProgramCase, shape: Llk, m: &Machine) -> Result<(), Finding> {
     let Some(job) = case.pack_job.as_ref() else {
         return Ok(());
     };
     // Only for the tt-llk program itself: other instructions spliced in
     // may move the streams.
-    let pristine = [
-        crate::llk::PackForm::Instructions,
-        crate::llk::PackForm::Mop,
-    ]
-    .into_iter()
-    .any(|form| crate::llk::pack(job, form).program.run == case.program);
-    if job.arch != Arch::Blackhole || !pristine || !plain_layout(m) {
+    if job.arch != Arch::Blackhole || shape == Llk::Changed || !plain_layout(m) {
         return Ok(());
     }
     let cfg = |f: CfgField| m.config.get(0, f);
@@ -153,8 +168,9 @@ pub fn check_program(case: &ProgramCase) -> Result<Verdict, Finding> {
     });
     let mut after = prepare(&v)?;
     let fault = execute(&v, &mut after);
+    let shape = llk_shape(case);
     let window = if case.unit == Unit::Pack {
-        pack_window(case, &after)
+        pack_window(case, shape, &after)
     } else {
         None
     };
@@ -186,7 +202,7 @@ pub fn check_program(case: &ProgramCase) -> Result<Verdict, Finding> {
             k => Verdict::Stopped(k),
         },
         None => {
-            check_shared_exponents(case, &after)?;
+            check_shared_exponents(case, shape, &after)?;
             Verdict::Agree
         }
     };
@@ -235,10 +251,12 @@ mod tests {
                         .write16(b.addr + 16 * i as u32, chunk.try_into().unwrap(), 0));
                 }
             }
-            let window = pack_window(&case, &m);
+            let shape = llk_shape(&case);
+            assert_eq!(shape, Llk::Untouched, "seed {seed}");
+            let window = pack_window(&case, shape, &m);
             windows += usize::from(window.is_some());
             check_writes(&m, window).unwrap();
-            check_shared_exponents(&case, &m).unwrap();
+            check_shared_exponents(&case, shape, &m).unwrap();
             checked += 1;
             // An emulator that took a shared exponent one above the group's
             // largest would halve every magnitude of the group.
@@ -255,7 +273,8 @@ mod tests {
                         *d = (*d & 0x80) | ((*d & 0x7f) >> 1);
                     }
                     m.l1.write16(data as u32, group, 0);
-                    let f = check_shared_exponents(&case, &m).expect_err("a raised exponent");
+                    let f =
+                        check_shared_exponents(&case, shape, &m).expect_err("a raised exponent");
                     assert_eq!(f.kind, "shared exponent is not the group's largest");
                     mutated += 1;
                 }

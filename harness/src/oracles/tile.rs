@@ -28,7 +28,7 @@ pub fn roundtrip(case: &RoundTripCase) -> Verdict {
 }
 
 /// How a fault compares with what the model says about the job.
-fn judge_fault(f: &Fault, model: &Result<(), Refusal>, what: &str) -> Result<Verdict, Finding> {
+fn judge_fault<T>(f: &Fault, model: &Result<T, Refusal>, what: &str) -> Result<Verdict, Finding> {
     if is_hang(f) {
         return Err(Finding::new("hang", format!("{what}: {f}")));
     }
@@ -38,26 +38,43 @@ fn judge_fault(f: &Fault, model: &Result<(), Refusal>, what: &str) -> Result<Ver
     match model {
         Err(Refusal::Undefined(why)) => Ok(Verdict::Poisoned(why.clone())),
         Err(Refusal::NotModelled(why)) => Ok(Verdict::NotCovered(format!("{why} (run: {f})"))),
-        Ok(()) if f.kind == FaultKind::UndefinedBehavior => Err(Finding::new(
+        Ok(_) if f.kind == FaultKind::UndefinedBehavior => Err(Finding::new(
             "undefined behaviour on a well-defined job",
             format!(
                 "{what}\nthe golden model calls the job well defined, the emulator stopped: {f}"
             ),
         )),
-        Ok(()) => Err(Finding::new(
+        Ok(_) => Err(Finding::new(
             format!("{} fault on a well-defined job", f.kind),
             format!("{what}\nthe emulator stopped: {f}"),
         )),
     }
 }
 
+/// A run judged against the model: a fault as [`judge_fault`] says; a clean
+/// run is legal on a job the model refuses, and on one it covers must pass
+/// `compare` against the model's result.
+fn judge<T>(
+    model: &Result<T, Refusal>,
+    fault: Option<&Fault>,
+    what: &str,
+    compare: impl FnOnce(&T) -> Result<(), Finding>,
+) -> Result<Verdict, Finding> {
+    match (fault, model) {
+        (Some(f), _) => judge_fault(f, model, what),
+        (None, Err(Refusal::Undefined(why))) => Ok(Verdict::Poisoned(why.clone())),
+        (None, Err(Refusal::NotModelled(why))) => Ok(Verdict::NotCovered(why.clone())),
+        (None, Ok(expected)) => {
+            compare(expected)?;
+            Ok(Verdict::Agree)
+        }
+    }
+}
+
 /// What the model says about the expected bytes of a pack, given the L1
 /// the setup leaves (read only for L1 accumulation).
 pub fn golden_pack(case: &PackTileCase, l1_before: &[u8]) -> Result<Vec<Bytes>, Refusal> {
-    let mut dst = DstImage::new(case.job.dst);
-    for r in &case.dst {
-        dst.set_row(usize::from(r.row), r.cells);
-    }
+    let dst = DstImage::from_rows(case.job.dst, &case.dst);
     golden::pack::pack(&case.job, &dst, l1_before)
 }
 
@@ -121,14 +138,8 @@ pub fn judge_pack(
     let window = model.as_ref().ok().map(|_| case.job.window());
     check_writes(after, window)
         .map_err(|f| Finding::new(f.kind, format!("{what}\n{}", f.report)))?;
-    Ok(match (fault, model) {
-        (Some(f), _) => judge_fault(f, &model.as_ref().map(|_| ()).map_err(Clone::clone), &what)?,
-        (None, Err(Refusal::Undefined(why))) => Verdict::Poisoned(why.clone()),
-        (None, Err(Refusal::NotModelled(why))) => Verdict::NotCovered(why.clone()),
-        (None, Ok(bytes)) => {
-            compare_l1(bytes, after, case.job.out, &what)?;
-            Verdict::Agree
-        }
+    judge(model, fault, &what, |bytes| {
+        compare_l1(bytes, after, case.job.out, &what)
     })
 }
 
@@ -216,14 +227,8 @@ pub fn judge_unpack(
             format!("{what}\nL1 write at {:#x}", w.addr),
         ));
     }
-    Ok(match (fault, model) {
-        (Some(f), _) => judge_fault(f, &model.as_ref().map(|_| ()).map_err(Clone::clone), &what)?,
-        (None, Err(Refusal::Undefined(why))) => Verdict::Poisoned(why.clone()),
-        (None, Err(Refusal::NotModelled(why))) => Verdict::NotCovered(why.clone()),
-        (None, Ok(expected)) => {
-            compare_registers(&case.job, expected, after, &what)?;
-            Verdict::Agree
-        }
+    judge(model, fault, &what, |expected| {
+        compare_registers(&case.job, expected, after, &what)
     })
 }
 
@@ -235,7 +240,6 @@ fn unpack_vector(job: &golden::UnpackJob, packed: &Machine) -> Vector {
         job.arch,
         "fuzz/roundtrip-unpack",
         p,
-        0,
         vec![crate::vector::L1Range {
             addr: lo as u32,
             bytes: packed.l1.bytes()[lo as usize..hi as usize].to_vec(),
@@ -264,21 +268,13 @@ pub fn check_roundtrip(case: &RoundTripCase) -> Result<Verdict, Finding> {
     );
     let golden_bytes = golden_pack(pack, packed.l1.bytes());
     if let Some(f) = &execute(&v, &mut packed) {
-        return judge_fault(
-            f,
-            &golden_bytes.as_ref().map(|_| ()).map_err(Clone::clone),
-            &what,
-        );
+        return judge_fault(f, &golden_bytes, &what);
     }
     let uv = unpack_vector(&ujob, &packed);
     let mut unpacked = prepare(&uv)?;
     let golden_regs = golden::unpack::unpack(&ujob, packed.l1.bytes(), &[], None);
     if let Some(f) = &execute(&uv, &mut unpacked) {
-        return judge_fault(
-            f,
-            &golden_regs.as_ref().map(|_| ()).map_err(Clone::clone),
-            &what,
-        );
+        return judge_fault(f, &golden_regs, &what);
     }
     // Bit for bit against the model, when it covers both halves and agrees
     // with the emulator's pack.
@@ -357,40 +353,38 @@ pub fn precision(
     what: &str,
 ) -> Result<(), Finding> {
     let job = &pack.job;
-    let mut dst = DstImage::new(job.dst);
-    for r in &pack.dst {
-        dst.set_row(usize::from(r.row), r.cells);
+    // Integer outputs are exact or saturate: the golden comparison checks
+    // them.
+    if matches!(job.out, Format::Int8 | Format::Int16 | Format::Int32) {
+        return Ok(());
     }
+    // Inputs beyond what the output format holds saturate; they are checked
+    // by the golden comparison instead.
+    let (lo, hi) = match job.out {
+        Format::Fp16 => (-14, 15),
+        Format::Fp8 => (-6, 8),
+        _ => (-126, 127),
+    };
+    let dst = DstImage::from_rows(job.dst, &pack.dst);
     for face in 0..usize::from(job.faces) {
         for r in 0..usize::from(job.face_rows) {
             let row = job.first_row() + 16 * face + r;
-            let inputs: Vec<Option<(f64, i32)>> = (0..16)
-                .map(|c| input_value(job.dst, dst.value(row, c)))
-                .collect();
+            let out_row = face * 16 + r;
+            let cells: [u32; 16] = match ujob.target {
+                UnpackTarget::Dst => m.read_dst_row(DstView::Fp32, out_row as u32),
+                UnpackTarget::SrcB => std::array::from_fn(|c| m.srcb.read(0, out_row, c)),
+                UnpackTarget::SrcA => std::array::from_fn(|c| m.srca.read(0, out_row, c)),
+            };
             // The BFP group's shared exponent: the largest input exponent,
             // infinity and NaN included (they count as exponent 255).
             let shared = (0..16)
                 .filter_map(|c| input_exponent(job.dst, dst.value(row, c)))
                 .max();
-            for (c, x) in inputs.iter().enumerate() {
-                let Some((x, e)) = *x else { continue };
-                let out_row = face * 16 + r;
-                let cell = match ujob.target {
-                    UnpackTarget::Dst => m.read_dst_row(DstView::Fp32, out_row as u32)[c],
-                    UnpackTarget::SrcB => m.srcb.read(0, out_row, c),
-                    UnpackTarget::SrcA => m.srca.read(0, out_row, c),
+            for (c, &cell) in cells.iter().enumerate() {
+                let Some((x, e)) = input_value(job.dst, dst.value(row, c)) else {
+                    continue;
                 };
-                // Inputs beyond what the output format holds saturate; they
-                // are checked by the golden comparison instead.
-                let (lo, hi) = match job.out {
-                    Format::Fp16 => (-14, 15),
-                    Format::Fp8 => (-6, 8),
-                    _ => (-126, 127),
-                };
-                if e < lo
-                    || e > hi
-                    || matches!(job.out, Format::Int8 | Format::Int16 | Format::Int32)
-                {
+                if e < lo || e > hi {
                     continue;
                 }
                 let y = match output_value(ujob, cell) {

@@ -130,7 +130,7 @@ fn repro(target: &str, artifact: &Path, dir: &Path, budget: usize, force: bool) 
     match result {
         Reproduced::Vector { vector, fails_now } => {
             let path = dir.join(format!("{target}-{short}.yaml"));
-            if let Err(e) = output::write_new(&path, &vector.to_yaml(), force) {
+            if let Err(e) = output::write_new(&path, vector.to_yaml(), force) {
                 return unusable(e);
             }
             let steps: usize = vector.program.iter().map(|p| p.run.len()).sum();
@@ -156,7 +156,7 @@ fn repro(target: &str, artifact: &Path, dir: &Path, budget: usize, force: bool) 
             finding,
         } => {
             let path = dir.join(format!("{target}-{short}"));
-            if let Err(e) = repro::write_bytes(&path, &input, force) {
+            if let Err(e) = output::write_new(&path, &input, force) {
                 return unusable(e);
             }
             out(&format!(

@@ -9,16 +9,16 @@ use std::path::Path;
 /// Marker this tool puts in every report it writes.
 pub const REPORT_MARK: &str = "tensix-conformance";
 
-/// Write `contents` to `path` atomically. Refuses to replace an existing file
-/// unless `force` is set.
-pub fn write_new(path: &Path, contents: &str, force: bool) -> Result<(), String> {
+/// Write `contents` (text or bytes) to `path` atomically. Refuses to replace
+/// an existing file unless `force` is set.
+pub fn write_new(path: &Path, contents: impl AsRef<[u8]>, force: bool) -> Result<(), String> {
     if path.exists() && !force {
         return Err(format!(
             "{} exists; pass --force to overwrite it",
             path.display()
         ));
     }
-    write_atomic(path, contents)
+    write_atomic(path, contents.as_ref())
 }
 
 /// Write a report: like [`write_new`], but a file this tool wrote earlier
@@ -28,7 +28,7 @@ pub fn write_report(path: &Path, contents: &str, force: bool) -> Result<(), Stri
     write_new(path, contents, force || ours)
 }
 
-fn write_atomic(path: &Path, contents: &str) -> Result<(), String> {
+fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), String> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -43,7 +43,7 @@ fn write_atomic(path: &Path, contents: &str) -> Result<(), String> {
     ));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(contents.as_bytes())?;
+        f.write_all(contents)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();

@@ -586,28 +586,6 @@ fn roundtrip_vector(c: &RoundTripCase, name: &str) -> Vector {
     unpack_vector(&u, name)
 }
 
-/// Write `bytes` to `path` through a temporary file beside it, refusing to
-/// replace an existing file unless `force`.
-pub fn write_bytes(path: &std::path::Path, bytes: &[u8], force: bool) -> Result<(), String> {
-    if path.exists() && !force {
-        return Err(format!(
-            "{} exists; pass --force to overwrite it",
-            path.display()
-        ));
-    }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let tmp = dir.join(format!(".repro.tmp-{}", std::process::id()));
-    std::fs::write(&tmp, bytes)
-        .and_then(|_| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("{}: {e}", path.display())
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

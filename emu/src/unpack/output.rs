@@ -51,18 +51,15 @@ pub struct OutputPlan {
     pub arch: Arch,
 }
 
-fn is_32(f: DataFormat) -> bool {
-    matches!(
-        f,
-        DataFormat::Float32 | DataFormat::Tf32 | DataFormat::Int32
-    )
-}
-
-fn is_16(f: DataFormat) -> bool {
-    matches!(
-        f,
-        DataFormat::Float16 | DataFormat::Float16B | DataFormat::Int16
-    )
+/// Bytes of one output datum as the output address generator counts them:
+/// 4 for the 32-bit formats, 2 for the 16-bit ones, 1 for the rest
+/// (`UNPACR_Regular.md`, "Determine initial output address").
+pub fn datum_bytes(f: DataFormat) -> u32 {
+    match f.datum_bits() {
+        32 => 4,
+        16 => 2,
+        _ => 1,
+    }
 }
 
 /// The four output counters of channel 1 (`ADCs[CurrentThread]`): Y, Z, W.
@@ -89,25 +86,16 @@ pub fn plan(
         .wrapping_add(c.y.wrapping_mul(s.out_ystride))
         .wrapping_add(c.z.wrapping_mul(s.out_zstride))
         .wrapping_add(c.w.wrapping_mul(s.out_wstride));
-    if is_32(s.out_format) {
-        if out & 3 != 0 {
-            return Err(Fault::undefined(format!(
-                "UNPACR output byte address {out:#x} is not 4-byte aligned for {} \
-                 (UNPACR_Regular.md: OutAddr & 3)",
-                s.out_format
-            )));
-        }
-        out >>= 2;
-    } else if is_16(s.out_format) {
-        if out & 1 != 0 {
-            return Err(Fault::undefined(format!(
-                "UNPACR output byte address {out:#x} is not 2-byte aligned for {} \
-                 (UNPACR_Regular.md: OutAddr & 1)",
-                s.out_format
-            )));
-        }
-        out >>= 1;
+    let bytes = datum_bytes(s.out_format);
+    if out % bytes != 0 {
+        return Err(Fault::undefined(format!(
+            "UNPACR output byte address {out:#x} is not {bytes}-byte aligned for {} \
+             (UNPACR_Regular.md: OutAddr & {})",
+            s.out_format,
+            bytes - 1
+        )));
     }
+    out /= bytes;
     if multi_context && unpacker == 0 {
         if s.unpack_to_dst || s.add_dest_addr_cntr {
             out = out.wrapping_add(s.context_out_addr);
@@ -126,7 +114,7 @@ pub fn plan(
     let target = match (unpacker, s.unpack_to_dst) {
         (1, _) => Target::SrcB,
         (_, false) => Target::SrcA,
-        (_, true) if is_32(s.out_format) => Target::Dst32,
+        (_, true) if bytes == 4 => Target::Dst32,
         (_, true) => Target::Dst16,
     };
     if s.unpack_to_dst && (col_shift != 0 || transpose) {

@@ -54,6 +54,19 @@ pub enum Unpacked {
     Dst32(u32),
 }
 
+impl Unpacked {
+    /// The bits the target register stores: the canonical `Src` cell, the
+    /// `DstBits` cell or the `Dst32b` value.
+    #[inline(always)]
+    pub const fn bits(self) -> u32 {
+        match self {
+            Unpacked::Src(c) => c.canonical(),
+            Unpacked::Dst16(x) => x as u32,
+            Unpacked::Dst32(x) => x,
+        }
+    }
+}
+
 /// The unpacker's FP32 → FP16 conversion (`FP32ToFP16`, which the ISA page
 /// uses without defining): saturate to `±0x7FFF` when the rebiased exponent
 /// exceeds 31 (infinity and NaN included), give a signed zero below 2^-15,

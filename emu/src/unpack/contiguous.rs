@@ -9,7 +9,7 @@ use super::descriptor::Settings;
 use super::input::InputPlan;
 use super::output::{OutputPlan, Registers, Target};
 use crate::fault::Result;
-use crate::format::unpack::{Conversion, Unpacked};
+use crate::format::unpack::Conversion;
 use crate::state::dst::{adj16, adj32};
 
 /// Run the main loop if this instruction is the contiguous case; `None`
@@ -97,11 +97,7 @@ fn run<const BYTES: usize>(
         let value = if all_zero {
             0
         } else {
-            match conversion.apply(bits, exp)? {
-                Unpacked::Src(c) => c.canonical(),
-                Unpacked::Dst16(x) => x as u32,
-                Unpacked::Dst32(x) => x,
-            }
+            conversion.apply(bits, exp)?.bits()
         };
         let row = addr / 16;
         let col = (addr & 15) as usize;

@@ -10,7 +10,7 @@ use super::output::{self, OutputCounters, OutputStream, Registers};
 use crate::adc::{CounterOp, Dim, Unit};
 use crate::exec::Issue;
 use crate::fault::{Fault, Result};
-use crate::format::unpack::{Conversion, UnpackConfig, Unpacked};
+use crate::format::unpack::{Conversion, UnpackConfig};
 use crate::isa::Unpacr;
 use crate::machine::Machine;
 
@@ -206,14 +206,6 @@ fn check_modes(s: &Settings, i: &input::InputPlan, o: &output::OutputPlan) -> Re
     Ok(())
 }
 
-fn raw(u: Unpacked) -> u32 {
-    match u {
-        Unpacked::Src(c) => c.canonical(),
-        Unpacked::Dst16(x) => x as u32,
-        Unpacked::Dst32(x) => x,
-    }
-}
-
 /// The main unpack loop: read, convert, then write the datum with its
 /// decompression and upsampling zeroes.
 fn main_loop(
@@ -259,7 +251,7 @@ fn main_loop(
         let (mut value, zeroes) = if op.all_zero {
             (0, 0)
         } else {
-            (raw(conversion.apply(d.bits, d.exp)?), d.zeroes)
+            (conversion.apply(d.bits, d.exp)?.bits(), d.zeroes)
         };
         for _ in 0..=zeroes {
             if drop != 0 {

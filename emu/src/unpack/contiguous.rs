@@ -24,8 +24,8 @@ pub(super) fn try_run(
     o: &OutputPlan,
 ) -> Option<Result<()>> {
     let n = i.input_datums;
+    // Uncompressed (no zero-run stream, hence no DecompressDrop either).
     let eligible = i.deltas.is_none()
-        && i.drop == 0
         && matches!(i.datum_bits, 8 | 16 | 32)
         && i.datums >= 0
         && i.datums % 8 == 0

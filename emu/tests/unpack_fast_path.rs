@@ -11,14 +11,7 @@ use tensix_emu::isa::{decode, encode, Instruction};
 use tensix_emu::regs::{CfgField as C, ThreadCfgField as T};
 use tensix_emu::unpack::{self, program::TileUnpack};
 use tensix_emu::{Arch, Limits, Machine, Step, ThreadProgram};
-
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use unpack_common::splitmix;
 
 const PAIRS: [(F, F); 14] = [
     (F::Float16B, F::Float16B),

@@ -7,7 +7,7 @@
 
 use super::descriptor::Settings;
 use super::input::InputPlan;
-use super::output::{OutputPlan, Registers, Target};
+use super::output::{may_straddle_row_63, OutputPlan, Registers, Target};
 use crate::fault::Result;
 use crate::format::unpack::Conversion;
 use crate::state::dst::{adj16, adj32};
@@ -56,8 +56,7 @@ pub(super) fn try_run(
         if !o.ovrd_with_addr || first < 4 {
             return None;
         }
-        let (a, b) = (first - 4 + o.src_row, last - 4 + o.src_row);
-        if b >= 64 && a < 64 && a % 8 != 0 {
+        if may_straddle_row_63(first - 4 + o.src_row, last - 4 + o.src_row) {
             return None;
         }
     }

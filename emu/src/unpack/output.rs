@@ -242,15 +242,10 @@ impl OutputStream {
         Ok(())
     }
 
-    /// `SrcA` rows past 63 wrap to row 0 when a write burst starts past row
-    /// 63, but are dropped when a burst that started at or below row 63 runs
-    /// past it (UNPACR_Regular.md, `SetOvrdWithAddr`). Bursts are up to 8
-    /// rows, so an instruction whose first row is a multiple of 8 never has
-    /// one that straddles row 63; otherwise the burst boundaries depend on
-    /// the throttle mode, which is not modelled.
+    /// Refuse a `SrcA` write that [`may_straddle_row_63`].
     fn check_burst(&mut self, unwrapped: u32) -> Result<()> {
         let first = *self.first_srca_row.get_or_insert(unwrapped);
-        if unwrapped >= 64 && first < 64 && first % 8 != 0 {
+        if may_straddle_row_63(first, unwrapped) {
             return Err(Fault::unsupported(format!(
                 "UNPACR's SrcA writes run from row {first} past row 63; silicon drops or wraps them \
                  depending on write-burst boundaries, which this emulator does not model \
@@ -259,4 +254,17 @@ impl OutputStream {
         }
         Ok(())
     }
+}
+
+/// Whether an instruction whose `SrcA` writes (with `SetOvrdWithAddr`,
+/// before the wrap) start at row `first` may, by row `row`, have a write
+/// burst that straddles row 63. Rows past 63 wrap to row 0 when a burst
+/// starts past row 63, but are dropped when a burst that started at or
+/// below row 63 runs past it (UNPACR_Regular.md, `SetOvrdWithAddr`). Bursts
+/// are up to 8 rows, so starting on a multiple of 8 no burst straddles row
+/// 63; otherwise the burst boundaries depend on the throttle mode, which is
+/// not modelled.
+#[inline]
+pub(super) fn may_straddle_row_63(first: u32, row: u32) -> bool {
+    row >= 64 && first < 64 && first % 8 != 0
 }

@@ -7,18 +7,11 @@
 mod unpack_common;
 
 use tensix_emu::format::DataFormat as F;
-use tensix_emu::isa::{decode, Instruction};
+use tensix_emu::isa::{decode, encode, Instruction};
 use tensix_emu::regs::{CfgField as C, ThreadCfgField as T};
 use tensix_emu::unpack::{self, program::TileUnpack};
 use tensix_emu::{Arch, Limits, Machine, Step, ThreadProgram};
-
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use unpack_common::splitmix;
 
 const PAIRS: [(F, F); 14] = [
     (F::Float16B, F::Float16B),
@@ -60,7 +53,7 @@ fn case(arch: Arch, seed: u64) -> (Machine, ThreadProgram) {
     j.configure(&mut m).unwrap();
     let sec = |a: C, b: C| if unpacker == 0 { a } else { b };
     // Now and then a mode the fast path must decline.
-    match r() % 8 {
+    match r() % 12 {
         0 => {
             m.config.set(
                 0,
@@ -108,7 +101,10 @@ fn case(arch: Arch, seed: u64) -> (Machine, ThreadProgram) {
             );
         }
         3 => {
-            m.thread_config.set(0, T::SRCA_SET_SetOvrdWithAddr, 0);
+            // Flip what `configure` chose: SrcA rows without it (declined),
+            // Dst rows with it (`Row &= 15`).
+            m.thread_config
+                .set(0, T::SRCA_SET_SetOvrdWithAddr, to_dst as u32);
         }
         4 => {
             m.config.set(
@@ -129,16 +125,122 @@ fn case(arch: Arch, seed: u64) -> (Machine, ThreadProgram) {
                 1,
             );
         }
+        6 => {
+            m.config.set(
+                0,
+                sec(
+                    C::THCON_SEC0_REG2_Haloize_mode,
+                    C::THCON_SEC1_REG2_Haloize_mode,
+                ),
+                1,
+            );
+        }
+        7 => {
+            // A column shift (unpacker 0, context 0).
+            m.config.set(
+                0,
+                sec(
+                    C::THCON_SEC0_REG2_Shift_amount_cntx0,
+                    C::THCON_SEC1_REG2_Shift_amount_cntx0,
+                ),
+                1 + (r() % 15) as u32,
+            );
+        }
+        8 => {
+            m.config.set(
+                0,
+                sec(
+                    C::THCON_SEC0_REG2_Tileize_mode,
+                    C::THCON_SEC1_REG2_Tileize_mode,
+                ),
+                1,
+            );
+            m.config.set(
+                0,
+                sec(
+                    C::THCON_SEC0_REG2_Shift_amount_cntx1,
+                    C::THCON_SEC1_REG2_Shift_amount_cntx1,
+                ),
+                (r() % 4) as u32,
+            );
+        }
+        9 => {
+            // Compressed input: a row start index array at the tile's
+            // start (face k is datums rsi[k]..rsi[k + 1]), small enough that
+            // the datums and zero runs after it stay in the random bytes.
+            m.config.set(
+                0,
+                sec(
+                    C::THCON_SEC0_REG2_Disable_zero_compress_cntx0,
+                    C::THCON_SEC1_REG2_Disable_zero_compress_cntx0,
+                ),
+                0,
+            );
+            let mut rsi = Vec::new();
+            let mut at = 0u16;
+            for _ in 0..=4 {
+                rsi.extend_from_slice(&at.to_le_bytes());
+                at += (r() % 48) as u16;
+            }
+            m.write_l1(j.l1_addr, &rsi).unwrap();
+        }
         _ => {}
     }
+    // Independently of the above, what the fast path must carry into its
+    // writes as the general loop does: a `SrcRow` that steps after every
+    // UNPACR (`Unpack_Src_Reg_Set_Upd`, `SRCA_SET_Base` / `SRCB_SET_Base`),
+    // the unpacker's other bank, and Blackhole's `Dst` address remapping.
+    if r() % 3 == 0 {
+        m.config.set(
+            0,
+            sec(
+                C::THCON_SEC0_REG2_Unpack_Src_Reg_Set_Upd,
+                C::THCON_SEC1_REG2_Unpack_Src_Reg_Set_Upd,
+            ),
+            1,
+        );
+        let base = if unpacker == 0 {
+            T::SRCA_SET_Base
+        } else {
+            T::SRCB_SET_Base
+        };
+        m.thread_config.set(0, base, (r() % 4) as u32);
+    }
+    if r() % 4 == 0 {
+        m.srca.unpacker_bank = 1;
+        m.srcb.unpacker_bank = 1;
+    }
+    if r() % 4 == 0 {
+        m.config
+            .set(0, C::DEST_ACCESS_CFG_remap_addrs, (r() % 2) as u32);
+        m.config
+            .set(0, C::DEST_ACCESS_CFG_swizzle_32b, (r() % 2) as u32);
+    }
     let mut p = j.program(arch).unwrap();
-    // Random channel 0 X start and channel 1 X end.
-    let x0 = r() % 64;
-    let x1 = r() % 512;
-    p.steps.insert(
-        3,
-        Step::Instruction(0x5E00_0000 | (1 << (21 + unpacker)) | ((x1 as u32) << 10) | x0 as u32),
-    );
+    // Now and then every UNPACR writes zeroes (`ZeroWrite2`).
+    if r() % 6 == 0 {
+        for step in &mut p.steps {
+            if let Step::Instruction(w) = step {
+                if let Ok(Instruction::Unpacr(mut u)) = decode(arch, *w) {
+                    u.zero_write2 = 1;
+                    *w = encode(arch, &Instruction::Unpacr(u)).unwrap();
+                }
+            }
+        }
+    }
+    // Mostly a random channel 0 X start and channel 1 X end; otherwise the
+    // job's whole rows (which compressed input reads by the row start index
+    // array alone, with no leading datums dropped).
+    if r() % 4 != 0 {
+        let x0 = r() % 64;
+        let x1 = r() % 512;
+        p.steps.insert(
+            3,
+            Step::Instruction(
+                0x5E00_0000 | (1 << (21 + unpacker)) | ((x1 as u32) << 10) | x0 as u32,
+            ),
+        );
+    }
     (m, p)
 }
 

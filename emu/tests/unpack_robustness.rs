@@ -8,14 +8,7 @@ mod unpack_common;
 
 use tensix_emu::regs::{config_words, thread_config_words};
 use tensix_emu::{Arch, FaultKind, Limits, Machine, Step, ThreadProgram};
-
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use unpack_common::splitmix;
 
 /// The Config words that hold unpacker state (`UNP0_*` to the end of
 /// `THCON_SEC1`), per architecture.

@@ -54,6 +54,19 @@ pub enum Unpacked {
     Dst32(u32),
 }
 
+impl Unpacked {
+    /// The bits the target register stores: the canonical `Src` cell, the
+    /// `DstBits` cell or the `Dst32b` value.
+    #[inline(always)]
+    pub const fn bits(self) -> u32 {
+        match self {
+            Unpacked::Src(c) => c.canonical(),
+            Unpacked::Dst16(x) => x as u32,
+            Unpacked::Dst32(x) => x,
+        }
+    }
+}
+
 /// The unpacker's FP32 → FP16 conversion (`FP32ToFP16`, which the ISA page
 /// uses without defining): saturate to `±0x7FFF` when the rebiased exponent
 /// exceeds 31 (infinity and NaN included), give a signed zero below 2^-15,
@@ -221,14 +234,10 @@ impl Conversion {
         })
     }
 
-    /// Whether the result is a `Dst32b` value.
-    pub const fn is_dst32(self) -> bool {
-        matches!(self, Conversion::Dst32)
-    }
-
-    /// Convert one datum (`datum` holds the input format's bits; `exp` is the
-    /// shared exponent for BFP input, ignored otherwise). Only BFP8a-family
-    /// input can fail, when the normalised exponent leaves the 5-bit range.
+    /// Convert one datum (`datum` holds the input format's bits, anything
+    /// above them ignored; `exp` is the shared exponent for BFP input,
+    /// ignored otherwise). Only BFP8a-family input can fail, when the
+    /// normalised exponent leaves the 5-bit range.
     #[inline(always)]
     pub fn apply(self, datum: u32, exp: u8) -> fault::Result<Unpacked> {
         let (half, bits, to_dst) = match self {
@@ -281,9 +290,10 @@ impl Conversion {
     }
 }
 
-/// Convert one L1 datum. `datum` holds the datum's bits (masked to the input
-/// format's width); `exp` is the shared exponent for BFP input (from the
-/// exponent section or `FORCED_SHARED_EXP_shared_exp`), ignored otherwise.
+/// Convert one L1 datum. `datum` holds the datum's bits (bits above the
+/// input format's width are ignored); `exp` is the shared exponent for BFP
+/// input (from the exponent section or `FORCED_SHARED_EXP_shared_exp`),
+/// ignored otherwise.
 ///
 /// This is `FormatConversion` of the `UNPACR` functional model as the stored
 /// page gives it, without Blackhole's FP8 e5m2 special case (use
@@ -298,12 +308,6 @@ impl Conversion {
 /// * INT32 and FP32 can only go to `Dst`; INT16 goes to `Dst` unchanged or to
 ///   Src with its high byte moved up three bits.
 pub fn unpack_datum(cfg: &UnpackConfig, datum: u32, exp: u8) -> fault::Result<Unpacked> {
-    let bits = cfg.in_format.datum_bits();
-    let datum = if bits == 32 {
-        datum
-    } else {
-        datum & ((1u32 << bits) - 1)
-    };
     Conversion::new(Arch::WormholeB0, cfg)?.apply(datum, exp)
 }
 

@@ -7,9 +7,9 @@
 
 use super::descriptor::Settings;
 use super::input::InputPlan;
-use super::output::{OutputPlan, Registers, Target};
+use super::output::{may_straddle_row_63, OutputPlan, Registers, Target};
 use crate::fault::Result;
-use crate::format::unpack::{Conversion, Unpacked};
+use crate::format::unpack::Conversion;
 use crate::state::dst::{adj16, adj32};
 
 /// Run the main loop if this instruction is the contiguous case; `None`
@@ -24,8 +24,8 @@ pub(super) fn try_run(
     o: &OutputPlan,
 ) -> Option<Result<()>> {
     let n = i.input_datums;
+    // Uncompressed (no zero-run stream, hence no DecompressDrop either).
     let eligible = i.deltas.is_none()
-        && i.drop == 0
         && matches!(i.datum_bits, 8 | 16 | 32)
         && i.datums >= 0
         && i.datums % 8 == 0
@@ -56,8 +56,7 @@ pub(super) fn try_run(
         if !o.ovrd_with_addr || first < 4 {
             return None;
         }
-        let (a, b) = (first - 4 + o.src_row, last - 4 + o.src_row);
-        if b >= 64 && a < 64 && a % 8 != 0 {
+        if may_straddle_row_63(first - 4 + o.src_row, last - 4 + o.src_row) {
             return None;
         }
     }
@@ -97,11 +96,7 @@ fn run<const BYTES: usize>(
         let value = if all_zero {
             0
         } else {
-            match conversion.apply(bits, exp)? {
-                Unpacked::Src(c) => c.canonical(),
-                Unpacked::Dst16(x) => x as u32,
-                Unpacked::Dst32(x) => x,
-            }
+            conversion.apply(bits, exp)?.bits()
         };
         let row = addr / 16;
         let col = (addr & 15) as usize;

@@ -23,7 +23,6 @@ use crate::exec::Issue;
 use crate::fault::{Fault, Result};
 use crate::isa::UnpacrNop;
 use crate::machine::Machine;
-use crate::state::SrcClient;
 
 /// What a cleared bank is filled with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,7 +146,7 @@ pub fn unpacr_nop(m: &mut Machine, thread: usize, i: &UnpacrNop) -> Result<Issue
             } else {
                 s.matrix_bank
             };
-            if s.banks[wait_bank & 1].allowed_client != SrcClient::Unpackers {
+            if !handshake::unpackers_own(s, wait_bank) {
                 return Ok(Issue::Wait);
             }
             handshake::fill_bank(m, unpacker, cell);

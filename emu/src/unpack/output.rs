@@ -51,18 +51,15 @@ pub struct OutputPlan {
     pub arch: Arch,
 }
 
-fn is_32(f: DataFormat) -> bool {
-    matches!(
-        f,
-        DataFormat::Float32 | DataFormat::Tf32 | DataFormat::Int32
-    )
-}
-
-fn is_16(f: DataFormat) -> bool {
-    matches!(
-        f,
-        DataFormat::Float16 | DataFormat::Float16B | DataFormat::Int16
-    )
+/// Bytes of one output datum as the output address generator counts them:
+/// 4 for the 32-bit formats, 2 for the 16-bit ones, 1 for the rest
+/// (`UNPACR_Regular.md`, "Determine initial output address").
+pub fn datum_bytes(f: DataFormat) -> u32 {
+    match f.datum_bits() {
+        32 => 4,
+        16 => 2,
+        _ => 1,
+    }
 }
 
 /// The four output counters of channel 1 (`ADCs[CurrentThread]`): Y, Z, W.
@@ -89,25 +86,16 @@ pub fn plan(
         .wrapping_add(c.y.wrapping_mul(s.out_ystride))
         .wrapping_add(c.z.wrapping_mul(s.out_zstride))
         .wrapping_add(c.w.wrapping_mul(s.out_wstride));
-    if is_32(s.out_format) {
-        if out & 3 != 0 {
-            return Err(Fault::undefined(format!(
-                "UNPACR output byte address {out:#x} is not 4-byte aligned for {} \
-                 (UNPACR_Regular.md: OutAddr & 3)",
-                s.out_format
-            )));
-        }
-        out >>= 2;
-    } else if is_16(s.out_format) {
-        if out & 1 != 0 {
-            return Err(Fault::undefined(format!(
-                "UNPACR output byte address {out:#x} is not 2-byte aligned for {} \
-                 (UNPACR_Regular.md: OutAddr & 1)",
-                s.out_format
-            )));
-        }
-        out >>= 1;
+    let bytes = datum_bytes(s.out_format);
+    if out % bytes != 0 {
+        return Err(Fault::undefined(format!(
+            "UNPACR output byte address {out:#x} is not {bytes}-byte aligned for {} \
+             (UNPACR_Regular.md: OutAddr & {})",
+            s.out_format,
+            bytes - 1
+        )));
     }
+    out /= bytes;
     if multi_context && unpacker == 0 {
         if s.unpack_to_dst || s.add_dest_addr_cntr {
             out = out.wrapping_add(s.context_out_addr);
@@ -126,7 +114,7 @@ pub fn plan(
     let target = match (unpacker, s.unpack_to_dst) {
         (1, _) => Target::SrcB,
         (_, false) => Target::SrcA,
-        (_, true) if is_32(s.out_format) => Target::Dst32,
+        (_, true) if bytes == 4 => Target::Dst32,
         (_, true) => Target::Dst16,
     };
     if s.unpack_to_dst && (col_shift != 0 || transpose) {
@@ -254,15 +242,10 @@ impl OutputStream {
         Ok(())
     }
 
-    /// `SrcA` rows past 63 wrap to row 0 when a write burst starts past row
-    /// 63, but are dropped when a burst that started at or below row 63 runs
-    /// past it (UNPACR_Regular.md, `SetOvrdWithAddr`). Bursts are up to 8
-    /// rows, so an instruction whose first row is a multiple of 8 never has
-    /// one that straddles row 63; otherwise the burst boundaries depend on
-    /// the throttle mode, which is not modelled.
+    /// Refuse a `SrcA` write that [`may_straddle_row_63`].
     fn check_burst(&mut self, unwrapped: u32) -> Result<()> {
         let first = *self.first_srca_row.get_or_insert(unwrapped);
-        if unwrapped >= 64 && first < 64 && first % 8 != 0 {
+        if may_straddle_row_63(first, unwrapped) {
             return Err(Fault::unsupported(format!(
                 "UNPACR's SrcA writes run from row {first} past row 63; silicon drops or wraps them \
                  depending on write-burst boundaries, which this emulator does not model \
@@ -271,4 +254,17 @@ impl OutputStream {
         }
         Ok(())
     }
+}
+
+/// Whether an instruction whose `SrcA` writes (with `SetOvrdWithAddr`,
+/// before the wrap) start at row `first` may, by row `row`, have a write
+/// burst that straddles row 63. Rows past 63 wrap to row 0 when a burst
+/// starts past row 63, but are dropped when a burst that started at or
+/// below row 63 runs past it (UNPACR_Regular.md, `SetOvrdWithAddr`). Bursts
+/// are up to 8 rows, so starting on a multiple of 8 no burst straddles row
+/// 63; otherwise the burst boundaries depend on the throttle mode, which is
+/// not modelled.
+#[inline]
+pub(super) fn may_straddle_row_63(first: u32, row: u32) -> bool {
+    row >= 64 && first < 64 && first % 8 != 0
 }

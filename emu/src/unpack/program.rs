@@ -46,12 +46,7 @@ impl TileUnpack {
     /// Bytes of one face of the output format, as the output address
     /// generator counts them (`Zstride`).
     fn face_stride(&self) -> u32 {
-        let per = match self.out_format.datum_bits() {
-            32 => 4,
-            16 => 2,
-            _ => 1,
-        };
-        self.face_datums() * per
+        self.face_datums() * super::output::datum_bytes(self.out_format)
     }
 
     fn check(&self) -> Result<(), SetupError> {

@@ -10,7 +10,7 @@ use super::output::{self, OutputCounters, OutputStream, Registers};
 use crate::adc::{CounterOp, Dim, Unit};
 use crate::exec::Issue;
 use crate::fault::{Fault, Result};
-use crate::format::unpack::{Conversion, UnpackConfig, Unpacked};
+use crate::format::unpack::{Conversion, UnpackConfig};
 use crate::isa::Unpacr;
 use crate::machine::Machine;
 
@@ -86,14 +86,6 @@ impl UnpacrOp {
     }
 }
 
-fn adc_unit(unpacker: usize) -> Unit {
-    if unpacker == 0 {
-        Unit::Unpacker0
-    } else {
-        Unit::Unpacker1
-    }
-}
-
 /// Execute one `UNPACR` for `thread`. Returns [`Issue::Wait`], changing
 /// nothing, while the bank it must write belongs to the matrix unit.
 pub fn unpacr(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
@@ -131,7 +123,8 @@ fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Iss
              no source describes the non-power-of-two count",
         ));
     }
-    let unit = adc_unit(op.unpacker);
+    let unit = Unit::unpacker(op.unpacker as u32)
+        .ok_or_else(|| Fault::undefined("UNPACR names an unpacker other than 0 and 1"))?;
     let [xy0, xy1] = m
         .adcs
         .values(sel.adc, unit)
@@ -182,7 +175,7 @@ fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Iss
         return Ok(Issue::Wait);
     }
     main_loop(m, &op, &s, conversion, in_plan, out_plan, fast)?;
-    update_counters(m, thread, &op, &sel, &s)?;
+    update_counters(m, thread, unit, &op, &sel, &s)?;
     Ok(Issue::Done)
 }
 
@@ -204,14 +197,6 @@ fn check_modes(s: &Settings, i: &input::InputPlan, o: &output::OutputPlan) -> Re
         ));
     }
     Ok(())
-}
-
-fn raw(u: Unpacked) -> u32 {
-    match u {
-        Unpacked::Src(c) => c.canonical(),
-        Unpacked::Dst16(x) => x as u32,
-        Unpacked::Dst32(x) => x,
-    }
 }
 
 /// The main unpack loop: read, convert, then write the datum with its
@@ -259,7 +244,7 @@ fn main_loop(
         let (mut value, zeroes) = if op.all_zero {
             (0, 0)
         } else {
-            (raw(conversion.apply(d.bits, d.exp)?), d.zeroes)
+            (conversion.apply(d.bits, d.exp)?.bits(), d.zeroes)
         };
         for _ in 0..=zeroes {
             if drop != 0 {
@@ -282,6 +267,7 @@ fn main_loop(
 fn update_counters(
     m: &mut Machine,
     thread: usize,
+    unit: Unit,
     op: &UnpacrOp,
     sel: &Selection,
     s: &Settings,
@@ -290,7 +276,6 @@ fn update_counters(
         m.unpackers.units[op.unpacker].context_counter[thread] =
             context::next_context(sel.context, s.context_count);
     }
-    let unit = adc_unit(op.unpacker);
     for set in 0..crate::adc::ADC_SETS {
         if set == thread || set == sel.adc {
             let a = &mut m.adcs;

@@ -133,3 +133,13 @@ pub fn ramp(first: u16, n: usize) -> Vec<u16> {
 pub fn bf16_cell(b: u16) -> u32 {
     (b as u32) << 3
 }
+
+/// SplitMix64: a deterministic stream of random words for the generated
+/// cases (no global state, no OS randomness).
+pub fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

@@ -166,6 +166,11 @@ fn main() {
     // the text.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let (batches, iters) = if quick { (1, 1) } else { (31, 200) };
+    // `PACK_BENCH_BATCHES=n` runs more batches (for a profiler).
+    let batches = std::env::var("PACK_BENCH_BATCHES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(batches);
     let programs = program();
     println!(
         "{:<16} {:>12} {:>14} {:>12} {:>14} {:>8}",

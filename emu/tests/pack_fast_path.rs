@@ -346,3 +346,138 @@ fn whole_rows_match_the_per_datum_path() {
     }
     assert!(compared > 150, "only {compared} cases ran to completion");
 }
+
+/// The BFP outputs on Blackhole, where whole rows with an empty
+/// shared-exponent assembler go a group per row and a PACR at a time
+/// (Packers/FormatConversion.md, "one shared 8b exponent per 16 datums";
+/// OutputAddressGenerator.md for the exponent and data streams), against the
+/// per-datum path: both exponent forms and all three widths; a group left
+/// partly filled by an earlier PACR (and sometimes completed by the next);
+/// exponent and data streams that start at the same address
+/// (`Exp_section_size` 0); a start address that the FIFO wraps; output that
+/// runs past the end of L1.
+#[test]
+fn bfp_groups_match_the_per_datum_path() {
+    use tensix_emu::regs::ThreadCfgField as T;
+    let arch = Arch::Blackhole;
+    let mut rng = Lcg(0x5EED_0004);
+    let mut completed = 0;
+    let mut l1_end = 0;
+    for k in 0..300 {
+        // (Read_32b_data, Dstacc = In_data_format, Out_data_format, bytes
+        // per input datum).
+        let (wide, dstacc, out, bytes) = [
+            (false, 5, 6, 2),  // BF16 -> BFP8_b
+            (false, 6, 7, 1),  // E8M6 -> BFP4_b
+            (false, 6, 15, 1), // E8M6 -> BFP2_b
+            (false, 2, 2, 1),  // E5M6 -> BFP8a
+            (false, 1, 3, 2),  // FP16 -> BFP4a
+            (false, 1, 11, 2), // FP16 -> BFP2a
+            (true, 0, 7, 4),   // FP32 -> BFP4_b
+            (true, 5, 6, 2),   // FP32 rounded to BF16 -> BFP8_b
+        ][k % 8];
+        let mut m = machine(arch);
+        m.l1.bytes_mut().fill(0x5A);
+        formats(&mut m, dstacc, dstacc, out);
+        set(&mut m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
+        set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
+        set(&mut m, C::PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 256 * bytes);
+        set(
+            &mut m,
+            C::THCON_SEC0_REG1_Exp_section_size,
+            [0, 1, 4][rng.below(3) as usize],
+        );
+        let top = (m.l1.len() / 16) as u32;
+        let dest = match rng.below(4) {
+            // Some groups fit before the end of L1, the rest do not.
+            0 => top - 4 - rng.below(16),
+            _ => 0x100 + rng.below(64),
+        };
+        l1_end += (dest > 0x1000) as u32;
+        set(&mut m, C::THCON_SEC0_REG1_L1_Dest_addr, dest);
+        if rng.below(4) == 0 {
+            // The start lies past the FIFO limit (32-byte units) and wraps
+            // back by the FIFO size.
+            set(&mut m, C::THCON_SEC0_REG9_Pack_0_2_limit_address, 0x60);
+            set(&mut m, C::THCON_SEC0_REG9_Pack_0_2_fifo_size, 0x40);
+        }
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YsrcIncr, 4);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YdstIncr, 4);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_YsrcClear, 1);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, 1);
+        let ordinary = rng.below(2) == 0;
+        for row in 0..64 {
+            let vals: [u32; 16] = std::array::from_fn(|_| {
+                if ordinary {
+                    rng.normal32()
+                } else {
+                    rng.datum32()
+                }
+            });
+            if wide {
+                m.write_dst_row(DstView::Raw32, row, &vals).unwrap();
+            } else {
+                let v = vals.map(|x| x >> 16);
+                m.write_dst_row(DstView::Raw16, row, &v).unwrap();
+            }
+        }
+        let mut words = Vec::new();
+        if rng.below(3) == 0 {
+            // A first PACR of `n` datums leaves a partial group in the
+            // assembler; sometimes a second one completes it.
+            let n = 1 + rng.below(15);
+            let one_row = Pacr {
+                read_intf_sel: 1,
+                ..Pacr::default()
+            };
+            words.push(setadcxx(arch, 0, n - 1));
+            words.push(pacr_word(arch, one_row));
+            if rng.below(2) == 0 {
+                words.push(setadcxx(arch, n, 15));
+                words.push(pacr_word(arch, one_row));
+            }
+        }
+        words.push(setadcxx(arch, 0, 15));
+        let sel = [0, 15, 1, 3, 5, 7, 10][rng.below(7) as usize];
+        for face in 0..2 {
+            for quad in 0..4 {
+                let last = (face == 1 && quad == 3) as u32;
+                words.push(pacr_word(
+                    arch,
+                    Pacr {
+                        read_intf_sel: sel,
+                        addr_mode: (quad == 3) as u32,
+                        last,
+                        ..Pacr::default()
+                    },
+                ));
+            }
+        }
+        let mut general = m.clone();
+        general.packer.force_general_path = true;
+        m.l1.enable_log();
+        general.l1.enable_log();
+        let a = run(&mut m, &words);
+        let b = run(&mut general, &words);
+        assert_eq!(a, b, "case {k}: the faults differ");
+        assert!(
+            m.l1.bytes() == general.l1.bytes(),
+            "case {k} (sel {sel:#b}): L1 differs"
+        );
+        // The same 16-byte writes in the same order.
+        assert_eq!(m.l1.log(), general.l1.log(), "case {k}");
+        assert_eq!(
+            m.adcs.values(PACK, Unit::Packers),
+            general.adcs.values(PACK, Unit::Packers)
+        );
+        let (x, y) = (m.packer.unit(0).unwrap(), general.packer.unit(0).unwrap());
+        assert_eq!(x.streams, y.streams, "case {k}");
+        assert_eq!(x.tile_position, y.tile_position, "case {k}");
+        assert_eq!(x.bfp.pending(), y.bfp.pending(), "case {k}");
+        completed += a.is_ok() as u32;
+    }
+    // Enough of each kind ran: complete tiles, and tiles stopped by the end
+    // of L1 or by a partial group at Last.
+    assert!(completed > 100, "only {completed} cases ran to completion");
+    assert!(l1_end > 40, "only {l1_end} cases near the end of L1");
+}

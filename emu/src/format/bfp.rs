@@ -27,7 +27,7 @@ pub struct BfpGroup {
 /// Exponent field and 7-bit mantissa of a packer BFP input element: a BF16
 /// pattern for the "B" forms, an E5M7 pattern (FP16 layout, low three
 /// mantissa bits ignored) for the "a" forms.
-#[inline]
+#[inline(always)]
 const fn element_fields(exp: BfpExp, elem: u16) -> (u32, u32) {
     match exp {
         BfpExp::B => (((elem >> 7) & 0xFF) as u32, (elem & 0x7F) as u32),
@@ -49,26 +49,19 @@ const fn element_fields(exp: BfpExp, elem: u16) -> (u32, u32) {
 /// Packers/FormatConversion.md documents the rounding mode as "round-to-nearest
 /// with ties away from zero" (deterministic case); stochastic rounding is not
 /// modelled.
-#[inline]
+#[inline(always)]
 pub const fn bfp8_datum(exp: BfpExp, elem: u16, shared_exp: u32) -> u8 {
     let (own, man) = element_fields(exp, elem);
-    let m = man | if own != 0 { 0x80 } else { 0 };
+    let m = man | ((own != 0) as u32) << 7;
     let shift = shared_exp.wrapping_sub(own);
-    let mag = if shift >= 8 {
-        0
-    } else {
-        let r = (m + (1 << shift)) >> (shift + 1);
-        if r == 128 {
-            127
-        } else {
-            r
-        }
-    };
-    if mag == 0 {
-        0
-    } else {
-        (((elem >> 8) & 0x80) as u32 | mag) as u8
-    }
+    // Written without branches (the shift varies from datum to datum). A
+    // shift of 8 or more leaves nothing: (m + 2^8) >> 9 is 0 for m < 2^8.
+    let s = if shift > 8 { 8 } else { shift };
+    let r = (m + (1 << s)) >> (s + 1);
+    // At most 128 (m = 255, no shift), which clamps to 127.
+    let mag = r - (r >> 7);
+    let sign = ((elem >> 8) & 0x80) as u32 & (((mag != 0) as u32) << 7);
+    (sign | mag) as u8
 }
 
 /// Reduce a BFP8 datum to `width` by truncating the magnitude, dropping the
@@ -76,15 +69,12 @@ pub const fn bfp8_datum(exp: BfpExp, elem: u16, shared_exp: u32) -> u8 {
 /// rounded BFP8 value this way (Packers/FormatConversion.md, "Late format
 /// conversion": "Converted to BFP8 ..., then truncate to BFP4 or BFP2"; the
 /// device facts confirm the order).
-#[inline]
+#[inline(always)]
 pub const fn bfp8_truncate(datum: u8, width: BfpWidth) -> u8 {
     let drop = 8 - width.datum_bits();
     let mag = (datum & 0x7F) >> drop;
-    if mag == 0 {
-        0
-    } else {
-        ((datum & 0x80) >> drop) | mag
-    }
+    let sign = ((datum & 0x80) >> drop) & (((mag != 0) as u8) << (7 - drop));
+    sign | mag
 }
 
 /// Assemble one group of 16 packer elements (BF16 patterns for `BfpExp::B`,
@@ -94,22 +84,40 @@ pub const fn bfp8_truncate(datum: u8, width: BfpWidth) -> u8 {
 /// with 255 (infinity and NaN patterns) counting as an ordinary exponent
 /// (device facts; ttsim does the same). For the "a" forms it is the largest
 /// 5-bit field, stored zero-extended.
+#[inline]
 pub fn bfp_assemble(exp: BfpExp, width: BfpWidth, elems: &[u16; 16]) -> BfpGroup {
+    let mut g = BfpGroup::default();
+    bfp_assemble_into(exp, width, elems, &mut g);
+    g
+}
+
+/// [`bfp_assemble`] into `out`.
+pub fn bfp_assemble_into(exp: BfpExp, width: BfpWidth, elems: &[u16; 16], out: &mut BfpGroup) {
+    // One copy of the rule per form and width, each compiled with its field
+    // layout and truncation fixed.
+    use BfpExp::{A, B};
+    use BfpWidth::{Bits2, Bits4, Bits8};
+    match (exp, width) {
+        (B, Bits8) => assemble_as(B, Bits8, elems, out),
+        (B, Bits4) => assemble_as(B, Bits4, elems, out),
+        (B, Bits2) => assemble_as(B, Bits2, elems, out),
+        (A, Bits8) => assemble_as(A, Bits8, elems, out),
+        (A, Bits4) => assemble_as(A, Bits4, elems, out),
+        (A, Bits2) => assemble_as(A, Bits2, elems, out),
+    }
+}
+
+#[inline(always)]
+fn assemble_as(exp: BfpExp, width: BfpWidth, elems: &[u16; 16], out: &mut BfpGroup) {
     let mut shared = 0;
     for &e in elems {
         let (own, _) = element_fields(exp, e);
-        if own > shared {
-            shared = own;
-        }
+        shared = shared.max(own);
     }
-    let mut datums = [0u8; 16];
-    for (d, &e) in datums.iter_mut().zip(elems) {
+    for (d, &e) in out.datums.iter_mut().zip(elems) {
         *d = bfp8_truncate(bfp8_datum(exp, e, shared), width);
     }
-    BfpGroup {
-        shared_exp: shared as u8,
-        datums,
-    }
+    out.shared_exp = shared as u8;
 }
 
 /// Write 16 datums of `width` into `out` (16, 8 or 4 bytes), least
@@ -117,14 +125,27 @@ pub fn bfp_assemble(exp: BfpExp, width: BfpWidth, elems: &[u16; 16]) -> BfpGroup
 ///
 /// # Panics
 /// If `out` is shorter than [`BfpWidth::group_bytes`].
+#[inline]
 pub fn bfp_pack_datums(width: BfpWidth, datums: &[u8; 16], out: &mut [u8]) {
-    let bits = width.datum_bits() as usize;
-    let per_byte = 8 / bits;
-    let mask = ((1u16 << bits) - 1) as u8;
-    let out = &mut out[..width.group_bytes()];
-    out.fill(0);
-    for (i, &d) in datums.iter().enumerate() {
-        out[i / per_byte] |= (d & mask) << ((i % per_byte) * bits);
+    match width {
+        BfpWidth::Bits8 => out[..16].copy_from_slice(datums),
+        BfpWidth::Bits4 => pack_narrow::<4>(datums, &mut out[..8]),
+        BfpWidth::Bits2 => pack_narrow::<2>(datums, &mut out[..4]),
+    }
+}
+
+/// [`bfp_pack_datums`] for `BITS` (4 or 2) bits per datum: each byte holds
+/// `8 / BITS` consecutive datums, the first in the low bits.
+#[inline(always)]
+fn pack_narrow<const BITS: usize>(datums: &[u8; 16], out: &mut [u8]) {
+    let per_byte = 8 / BITS;
+    let mask = ((1u16 << BITS) - 1) as u8;
+    for (o, ds) in out.iter_mut().zip(datums.chunks_exact(per_byte)) {
+        let mut b = 0;
+        for (j, d) in ds.iter().enumerate() {
+            b |= (d & mask) << (j * BITS);
+        }
+        *o = b;
     }
 }
 

@@ -516,6 +516,68 @@ impl EarlyConversion {
     }
 }
 
+impl EarlyConversion {
+    /// Whether this conversion produces a float intermediate, the only kind
+    /// the late conversion to a BFP format accepts ([`bfp_element`]).
+    pub fn feeds_bfp(self) -> bool {
+        self.apply(0).wide().is_some()
+    }
+
+    /// [`bfp_element`] of [`EarlyConversion::apply`] for each of a row's
+    /// 16 cells. The conversion and the exponent form are matched once,
+    /// outside the loop; the first datum the late conversion refuses stops
+    /// the row with its fault.
+    pub fn bfp_elements(
+        self,
+        exp: BfpExp,
+        cells: &[u32; 16],
+        out: &mut [u16; 16],
+    ) -> fault::Result<()> {
+        use EarlyConversion as E;
+        macro_rules! each {
+            ($($v:pat),* $(,)?) => {
+                match (self, exp) {
+                    $((e @ $v, BfpExp::B) => {
+                        for (o, c) in out.iter_mut().zip(cells) {
+                            *o = bfp_element(e.apply(*c), BfpExp::B)?;
+                        }
+                    }
+                    (e @ $v, BfpExp::A) => {
+                        for (o, c) in out.iter_mut().zip(cells) {
+                            *o = bfp_element(e.apply(*c), BfpExp::A)?;
+                        }
+                    })*
+                }
+            };
+        }
+        each!(
+            E::Int32Identity,
+            E::Fp32Identity,
+            E::Fp32ToTf32,
+            E::Fp32TruncateToBf16,
+            E::Fp32ToBf16,
+            E::Fp32ToE8m6,
+            E::Int32ToInt8Raw { .. },
+            E::Int32ToInt8Descaled { .. },
+            E::Fp32ToFp16ViaTf32,
+            E::Dst32HighToInt16,
+            E::Bf16Identity,
+            E::Bf16Round,
+            E::Bf16ToTf32,
+            E::Bf16ToE8m6,
+            E::Bf16ToFp16Blackhole,
+            E::Fp16Identity,
+            E::Fp16Round,
+            E::Fp16TruncateToE5m7,
+            E::Fp16ToE5m6,
+            E::Fp16TruncateToFp8,
+            E::Float16ToInt8Sign,
+            E::Int16Identity,
+        );
+        Ok(())
+    }
+}
+
 #[inline]
 const fn int8(b: u8, unsigned: bool) -> Intermediate {
     if unsigned {
@@ -683,15 +745,21 @@ pub const fn fp16_to_fp8_e4m3(x: u16) -> u8 {
 /// for the "a" forms ("Converted to E5M7 (saturate if there is narrowing of
 /// exponent, then truncate if there is narrowing of mantissa)"). Feed 16 of
 /// these to [`super::bfp::bfp_assemble`]. Integer intermediates are "No".
+#[inline]
 pub fn bfp_element(value: Intermediate, exp: BfpExp) -> fault::Result<u16> {
     let Some(w) = value.wide() else {
-        return Err(Fault::undefined(format!(
-            "the packer cannot convert intermediate {} to a BFP format",
-            value.format()
-        )));
+        return Err(not_bfp_convertible(value));
     };
     Ok(match exp {
         BfpExp::B => (wide_to_e8(w, 7) >> 16) as u16,
         BfpExp::A => wide_to_e5(w, 7),
     })
+}
+
+#[cold]
+fn not_bfp_convertible(value: Intermediate) -> Fault {
+    Fault::undefined(format!(
+        "the packer cannot convert intermediate {} to a BFP format",
+        value.format()
+    ))
 }

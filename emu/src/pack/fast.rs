@@ -8,7 +8,7 @@
 use super::late::{emit_group, Late};
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::fault::Result;
-use crate::format::bfp::bfp_assemble;
+use crate::format::bfp::{bfp_assemble, bfp_assemble_into, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
 use crate::format::pack::{
@@ -51,7 +51,7 @@ impl Stages {
             return None;
         }
         let Late::Plain { to, .. } = self.late else {
-            return Some(Kernel::Bfp);
+            return self.early.feeds_bfp().then_some(Kernel::Bfp);
         };
         Some(match (self.early, to) {
             (EarlyConversion::Bf16Round, DataFormat::Float16B) => Kernel::Bf16RoundToBf16,
@@ -252,6 +252,10 @@ impl Context<'_> {
         let (to, fp8, bytes) = match st.late {
             Late::Plain { to, fp8, bytes } => (to, fp8, bytes),
             Late::Bfp { exp, width } => {
+                if col0 == 0 && end == 16 && sink.bfp.pending() == 0 {
+                    self.bfp_whole_rows(st, sink, dst, rows, exp, width)?;
+                    return Ok(true);
+                }
                 for row in rows {
                     let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, *row);
                     bfp_row(st, sink, &cells[col0..end], exp, width)?;
@@ -293,6 +297,45 @@ impl Context<'_> {
 }
 
 impl Context<'_> {
+    /// Whole rows (at most [`BATCH_ROWS`]) with the BFP assembler empty:
+    /// each row is one group. Each step runs over all the rows before the
+    /// next (elements, then groups, then output), so that no step waits on
+    /// the stores of the one before it. A conversion fault comes after the
+    /// groups of the rows before it are written, as row by row.
+    fn bfp_whole_rows(
+        &self,
+        st: &Stages,
+        sink: &mut Sink<'_>,
+        dst: &Dst,
+        rows: &[u32],
+        exp: BfpExp,
+        width: BfpWidth,
+    ) -> Result<()> {
+        let sh = self.shared;
+        let wide = st.early.reads_32b();
+        let rows = &rows[..rows.len().min(BATCH_ROWS)];
+        let mut elems = [[0u16; 16]; BATCH_ROWS];
+        let mut fault = None;
+        let mut done = 0;
+        for (row, e) in rows.iter().zip(&mut elems) {
+            let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, *row);
+            if let Err(f) = st.early.bfp_elements(exp, &cells, e) {
+                fault = Some(f);
+                break;
+            }
+            done += 1;
+        }
+        let mut groups = [BfpGroup::default(); BATCH_ROWS];
+        for (g, e) in groups.iter_mut().zip(&elems[..done]) {
+            bfp_assemble_into(exp, width, e, g);
+        }
+        for g in &groups[..done] {
+            emit_group(sink.streams, sink.l1, width, g, sink.tag)?;
+            sink.emitted += 16;
+        }
+        fault.map_or(Ok(()), Err)
+    }
+
     /// Whole rows through a fixed-format kernel, written straight into L1
     /// when the data stream allows it ([`OutStream::fill_direct`]); returns
     /// whether they were.
@@ -341,8 +384,8 @@ impl Context<'_> {
 }
 
 /// One row's datums through the early conversion, BFP element conversion and
-/// the shared-exponent assembler, a whole group at once when the assembler
-/// is empty and the row is 16 datums.
+/// the shared-exponent assembler: a whole group at once when the assembler
+/// is empty and the row is 16 datums, datum by datum otherwise.
 #[inline]
 fn bfp_row(
     st: &Stages,
@@ -351,21 +394,21 @@ fn bfp_row(
     exp: BfpExp,
     width: BfpWidth,
 ) -> Result<()> {
-    let mut vals = [Intermediate::Fp32(0); 16];
-    st.early.apply_row(cells, &mut vals);
-    let vals = &vals[..cells.len()];
-    if sink.bfp.pending() == 0 && vals.len() == 16 {
-        let mut elems = [0u16; 16];
-        for (e, v) in elems.iter_mut().zip(vals) {
-            *e = bfp_element(*v, exp)?;
+    match <&[u32; 16]>::try_from(cells) {
+        Ok(row) if sink.bfp.pending() == 0 => {
+            let mut elems = [0u16; 16];
+            st.early.bfp_elements(exp, row, &mut elems)?;
+            let g = bfp_assemble(exp, width, &elems);
+            emit_group(sink.streams, sink.l1, width, &g, sink.tag)?;
         }
-        let g = bfp_assemble(exp, width, &elems);
-        emit_group(sink.streams, sink.l1, width, &g, sink.tag)?;
-    } else {
-        for v in vals {
-            let e = bfp_element(*v, exp)?;
-            if let Some(g) = sink.bfp.push(exp, width, e)? {
-                emit_group(sink.streams, sink.l1, width, &g, sink.tag)?;
+        _ => {
+            let mut vals = [Intermediate::Fp32(0); 16];
+            st.early.apply_row(cells, &mut vals);
+            for v in &vals[..cells.len()] {
+                let e = bfp_element(*v, exp)?;
+                if let Some(g) = sink.bfp.push(exp, width, e)? {
+                    emit_group(sink.streams, sink.l1, width, &g, sink.tag)?;
+                }
             }
         }
     }

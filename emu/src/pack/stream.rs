@@ -60,6 +60,12 @@ impl OutStream {
         acc: Option<AccFormat>,
         tag: u64,
     ) -> Result<()> {
+        if self.fill + bytes.len() < 16 {
+            // The buffer does not fill: nothing reaches L1.
+            self.buf[self.fill..self.fill + bytes.len()].copy_from_slice(bytes);
+            self.fill += bytes.len();
+            return Ok(());
+        }
         let mut rest = bytes;
         if self.fill > 0 {
             let take = (16 - self.fill).min(rest.len());

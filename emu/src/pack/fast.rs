@@ -144,12 +144,15 @@ impl Kernel {
 #[inline(always)]
 fn bf16_round_row(cells: &[u16; 16]) -> [u16; 16] {
     let mut v = [0u16; 16];
-    let mut specials = 0u16;
+    let mut specials = false;
     for (v, c) in v.iter_mut().zip(cells) {
         *v = decode_bf16(*c);
-        specials |= u16::from(!is_normal_bf16(*v));
     }
-    if specials != 0 {
+    for c in cells {
+        // The `Dst16b` arrangement keeps the exponent in the low byte.
+        specials |= !is_normal_dst_bf16(*c);
+    }
+    if specials {
         for x in &mut v {
             *x = bf16_round(*x);
         }
@@ -159,10 +162,18 @@ fn bf16_round_row(cells: &[u16; 16]) -> [u16; 16] {
 
 /// Whether BF16 `x` has an exponent field other than 0 and 255: a normal,
 /// finite value, which [`bf16_round`] leaves as it is.
-#[inline]
+#[cfg(test)]
 const fn is_normal_bf16(x: u16) -> bool {
     let exp = x & 0x7F80;
     exp != 0 && exp != 0x7F80
+}
+
+/// Whether the `Dst16b` BF16 cell `c` (exponent in bits 7:0) holds an
+/// exponent field other than 0 and 255: a normal, finite value, which
+/// [`bf16_round`] leaves as it is.
+#[inline]
+const fn is_normal_dst_bf16(c: u16) -> bool {
+    (c.wrapping_add(1) & 0xFF) > 1
 }
 
 /// `vals` as little-endian bytes at the start of `out`; the bytes written,
@@ -430,6 +441,20 @@ mod tests {
                 assert_eq!(bf16_round(x), x, "{x:#06x}");
                 normal += 1;
             }
+        }
+        assert_eq!(normal, 2 * 254 * 128);
+    }
+
+    /// The check on the stored arrangement agrees with the check on the
+    /// decoded value, for all 65536 patterns (Dst.md, "Data type bit
+    /// layout": BF16 is stored with its exponent in the low byte).
+    #[test]
+    fn normal_check_on_stored_cells_matches_the_decoded_check() {
+        let mut normal = 0;
+        for c in 0..=u16::MAX {
+            let want = is_normal_bf16(decode_bf16(c));
+            assert_eq!(is_normal_dst_bf16(c), want, "{c:#06x}");
+            normal += want as u32;
         }
         assert_eq!(normal, 2 * 254 * 128);
     }

@@ -44,8 +44,9 @@ pub struct OutputInputs {
     pub performing_compression: bool,
 }
 
-/// Assign fresh stream addresses where needed, as the instruction starts.
-/// Returns the address (16-byte units) the data stream would start at.
+/// Assign fresh stream addresses where needed, as the instruction starts
+/// (`NeedsNewAddress`: a stream keeps its address until `Last` or `Flush`,
+/// so most instructions assign none).
 #[inline]
 pub fn start(
     shared: &Shared,
@@ -53,7 +54,24 @@ pub fn start(
     packer: usize,
     inputs: &OutputInputs,
     streams: &mut Streams,
-) -> u32 {
+) {
+    if streams.data.needs_new_address
+        || (inputs.performing_compression && streams.rsi.needs_new_address)
+        || (pk.out_format_code & 2 != 0 && streams.exp.needs_new_address)
+    {
+        assign(shared, pk, packer, inputs, streams);
+    }
+}
+
+/// [`start`] once some stream needs an address: the address generator's
+/// functional model, each stream taking its address where it needs one.
+fn assign(
+    shared: &Shared,
+    pk: &PackerConfig,
+    packer: usize,
+    inputs: &OutputInputs,
+    streams: &mut Streams,
+) {
     let mut addr = initial_addr(pk);
     if packer != 0 && inputs.packer0_initial & 0x8000_0000 != 0 {
         addr = addr.wrapping_add(inputs.packer0_initial);
@@ -78,7 +96,6 @@ pub fn start(
         addr = addr.wrapping_add(pk.exp_section_size);
     }
     streams.data.assign(addr);
-    addr
 }
 
 /// Whether packer `packer` compresses: `Disable_zero_compress` clear, or with

@@ -21,6 +21,7 @@ pub mod wait_gate;
 use crate::fault::{Fault, FaultKind, Result};
 use crate::isa::{self, Opcode};
 use crate::machine::Machine;
+use crate::pack::readout;
 use crate::regs::{CfgField, Config, THREADS};
 use crate::state::dst::DstAddressing;
 use wait_gate::{LatchedWait, Observed};
@@ -363,14 +364,20 @@ impl Machine {
             O::Setdmareg => {
                 let i = fields!(Setdmareg);
                 if i.set_signals_mode != 0 {
-                    return Err(Fault::unimplemented(
-                        "SETDMAREG with SetSignalsMode (reading packer/unpacker signals) is not modelled",
-                    ));
+                    // SETDMAREG_Special.md: packer state into GPRs.
+                    let r = readout::SpecialRead::new(
+                        i.reg_index_16b,
+                        i.payload_sig_sel,
+                        i.payload_sig_sel_size,
+                    );
+                    let arch = self.arch();
+                    readout::setdmareg_special(arch, &self.packer, &mut self.gprs, t, &r)?;
+                } else {
+                    // SETDMAREG (immediate form): ResultHalfReg [6:0] gets NewValue [23:8].
+                    let value = i.payload_sig_sel | (i.payload_sig_sel_size << 14);
+                    self.gprs
+                        .set_half(t, i.reg_index_16b as usize, value as u16);
                 }
-                // SETDMAREG (immediate form): ResultHalfReg [6:0] gets NewValue [23:8].
-                let value = i.payload_sig_sel | (i.payload_sig_sel_size << 14);
-                self.gprs
-                    .set_half(t, i.reg_index_16b as usize, value as u16);
             }
             O::Stallwait => {
                 let i = fields!(Stallwait);

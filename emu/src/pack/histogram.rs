@@ -1,16 +1,17 @@
 //! The exponent histogram: a side channel recording the exponents of the
 //! datums a packer fetches from `Dst`.
 //!
-//! The page that defines it, tt-isa-documentation
-//! `WormholeB0/.../Packers/ExponentHistogram.md`, is not among the stored
-//! sources. Its content as quoted by Tenstorrent's own silicon probe
-//! (tt-llk, `tests/python_tests/...pack_exp_histogram...`): per packer a
-//! `uint8_t ExponentHistogram[32]`, incremented for every datum fetched from
-//! `Dst` while any thread's `ENABLE_ACC_STATS_Enable` is set, at bin
-//! `Exponent & 31`; reset by `CLREXPHIST`; read by `SETDMAREG` (two halves,
-//! and packer 0's running maximum exponent). What a full 8-bit bin does is
-//! left open there, so a readout of a bin past 255 is refused rather than
-//! guessed.
+//! `SETDMAREG_Special.md` (tt-isa-documentation
+//! `WormholeB0/TensixTile/TensixCoprocessor/`) describes it as an array of
+//! 32 bytes per packer, each a saturating counter, indexed by the low five
+//! bits of the exponent (useful mostly for 5-bit exponents), beside a
+//! running maximum exponent; `SETDMAREG` reads the bins of any packer and
+//! the maximum of packer 0 ([`super::readout`]). The page that defines the counting,
+//! `Packers/ExponentHistogram.md`, is not among the stored sources; as
+//! quoted by Tenstorrent's silicon probe (tt-llk,
+//! `tests/python_tests/...pack_exp_histogram...`), a datum counts when it is
+//! fetched from `Dst` while any thread's `ENABLE_ACC_STATS_Enable` is set,
+//! and `CLREXPHIST` resets the counters.
 
 use crate::fault::{Fault, Result};
 use crate::format::float::{bf16_exponent, fp16_exponent, fp32_exponent};
@@ -19,7 +20,7 @@ use crate::format::pack::Intermediate;
 /// One packer's histogram.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExponentHistogram {
-    counts: [u32; 32],
+    counts: [u8; 32],
     max_exponent: u32,
 }
 
@@ -46,19 +47,9 @@ impl ExponentHistogram {
         Ok(())
     }
 
-    /// The 32 bins. `Unimplemented` when a bin has counted past 255, since
-    /// whether the 8-bit bins wrap or saturate is not documented.
-    pub fn bins(&self) -> Result<[u8; 32]> {
-        let mut out = [0u8; 32];
-        for (o, c) in out.iter_mut().zip(self.counts) {
-            *o = u8::try_from(c).map_err(|_| {
-                Fault::unimplemented(format!(
-                    "exponent histogram bin counted {c} datums; whether a uint8_t bin wraps or \
-                     saturates is not documented"
-                ))
-            })?;
-        }
-        Ok(out)
+    /// The 32 bins, each saturating at 255 (SETDMAREG_Special.md).
+    pub fn bins(&self) -> [u8; 32] {
+        self.counts
     }
 
     /// The largest exponent field recorded since the last reset.

@@ -36,6 +36,7 @@ pub mod l1_acc;
 pub mod late;
 pub mod output;
 mod prepared;
+pub mod readout;
 pub mod relu;
 pub mod stream;
 pub mod threshold;

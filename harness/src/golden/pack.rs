@@ -32,9 +32,13 @@ impl Relu {
 /// Edge masking (`Packers/EdgeMasking.md`) with the face-set mapping off:
 /// packer `i` uses row-set mapping `(select >> 2i) & 3`, whose 2-bit entry for
 /// the datum's row in its face picks one of the four column masks. A clear
-/// mask bit replaces the datum with zero.
+/// mask bit replaces the datum with zero, or with −∞ when `PCK_EDGE_MODE_mode`
+/// is set; the replacement stands in for the early conversion's result, so
+/// ReLU and the late conversion still act on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Edge {
+    /// `PCK_EDGE_MODE_mode`: masked datums become −∞ instead of zero.
+    pub neg_inf: bool,
     /// `PCK_EDGE_OFFSET_SEC[0..4].mask`.
     pub masks: [u16; 4],
     /// `TILE_ROW_SET_MAPPING[0..4]`: sixteen 2-bit entries per word.
@@ -46,6 +50,7 @@ pub struct Edge {
 impl Edge {
     /// Every column of every row passes (tt-llk's default).
     pub const NONE: Edge = Edge {
+        neg_inf: false,
         masks: [0xffff; 4],
         row_sets: [0; 4],
         select: 0,
@@ -180,6 +185,13 @@ impl PackJob {
         (start, end)
     }
 
+    /// Whether the edge mask clears any column of any row this job packs.
+    pub fn masks_something(&self) -> bool {
+        self.streams().iter().enumerate().any(|(packer, _)| {
+            (0..usize::from(self.face_rows)).any(|r| self.edge.mask(packer, r) != 0xffff)
+        })
+    }
+
     /// Whether the model covers this job, and whether it is well defined.
     pub fn check(&self) -> Result<(), Refusal> {
         use Format as F;
@@ -192,6 +204,13 @@ impl PackJob {
             (false, F::Fp16, F::Fp32 | F::Fp16 | F::Bf16) => true,
             (false, F::Fp16, F::Fp8) => bh,
             (false, F::Bfp8a, F::Bfp8) => true,
+            // BFP8a/BFP4a/BFP2a from the 5-bit-exponent intermediates
+            // (FormatConversion.md, "Late format conversion": the datum goes
+            // to E5M7, then to BFP8a, then is truncated to BFP4a or BFP2a).
+            // ttsim refuses every "a" output, so the page alone defines these.
+            // From BF16, TF32 or FP32 the E5M7 step narrows the exponent, and
+            // the page leaves 2^-15 < |x| < 2^-14 "mishandled": not modelled.
+            (false, F::Fp16 | F::Bfp8a, F::Bfp8a | F::Bfp4a | F::Bfp2a) => true,
             (false, F::Bf16, F::Fp32 | F::Bf16 | F::Bfp8 | F::Bfp4 | F::Bfp2) => true,
             (false, F::Bfp8, F::Fp32 | F::Bf16 | F::Bfp8 | F::Bfp4) => true,
             (false, F::Int16, F::Int16) => true,
@@ -266,6 +285,30 @@ impl PackJob {
                 }
             }
             _ => return not_modelled("STACC_RELU_ApplyRelu above 3"),
+        }
+        if self.relu.mode == 3
+            && self.src == F::Bfp8a
+            && is_a_bfp(self.out)
+            && self.relu.threshold & 0x7c00 == 0
+            && self.relu.threshold & 0x3ff != 0
+        {
+            // The clamp makes an E5M6 denormal; widening its mantissa to E5M7
+            // keeps denormals (FormatConversion.md, late conversion table),
+            // but the page does not say how BFP8a assembly reads one.
+            return not_modelled(
+                "ReLU clamp to an FP16 denormal threshold into a BFP \"a\" output",
+            );
+        }
+        if self.edge.neg_inf
+            && matches!(self.src, F::Int32 | F::Int16 | F::Int8)
+            && self.masks_something()
+        {
+            // EdgeMasking.md substitutes -inf, which no integer format has;
+            // the page does not say what an integer lane receives.
+            return not_modelled(format!(
+                "edge masking to -inf with the integer intermediate {}",
+                self.src.name()
+            ));
         }
         if !matches!(self.faces, 1 | 2 | 4) {
             return not_modelled(format!("{} faces", self.faces));
@@ -342,6 +385,10 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
                 for col in 0..16 {
                     let bits = if mask & (1 << col) != 0 {
                         late(job, relu(job, early(job, dst, row, col)))
+                    } else if job.edge.neg_inf {
+                        // EdgeMasking.md: -inf takes the early conversion's
+                        // place; ReLU and the late conversion follow.
+                        late(job, relu(job, negative_infinity(job)))
                     } else {
                         // EdgeMasking.md: the datum becomes zero, which every
                         // later stage keeps as the all-zero pattern.
@@ -454,6 +501,29 @@ fn early(job: &PackJob, dst: &DstImage, row: usize, col: usize) -> Datum {
             F::Bfp8a => Datum::Fp16(fp16_round_to_e5m6(dst.read_fp16(row, col))),
             _ => Datum::Int16(dst.storage16(row, col)),
         }
+    }
+}
+
+/// −∞ in the job's intermediate format, the datum a masked position yields
+/// with `PCK_EDGE_MODE_mode` (`EdgeMasking.md`). The 8-bit-exponent types
+/// have an infinity: exponent 255, mantissa 0 (`FloatBitPatterns.md`). The
+/// 5-bit-exponent types have none: `FloatBitPatterns.md` ("FP16", note ‡)
+/// names exponent 31 with an all-ones mantissa as the pattern that stands
+/// for ±∞ (what the matrix unit writes for magnitudes too large), and
+/// `FormatConversion.md` saturates an infinity narrowed to five exponent
+/// bits to that same largest pattern; E5M6 keeps only its six mantissa bits
+/// of it. (IEEE's −∞ pattern, 0xFC00, is the number −2^16 on Tensix.) The
+/// integer intermediates have no −∞ and are refused by [`PackJob::check`].
+fn negative_infinity(job: &PackJob) -> Datum {
+    use Format as F;
+    let wide = job.dst.mode() == DstMode::Bits32;
+    match job.src {
+        F::Fp32 => Datum::Wide(0xff80_0000),
+        F::Fp16 if wide => Datum::Tf32((1 << 18) | (0xff << 10)),
+        F::Fp16 => Datum::Fp16(0xffff),
+        F::Bfp8a => Datum::Fp16(0xfff0),
+        F::Bf16 | F::Bfp8 => Datum::Bf16(0xff80),
+        _ => Datum::Wide(0),
     }
 }
 
@@ -583,6 +653,7 @@ fn late(job: &PackJob, d: Datum) -> u32 {
         (Datum::Fp16(v), F::Fp32) => fp16_to_fp32(v),
         (Datum::Fp16(v), F::Bf16 | F::Bfp8) => u32::from(fp16_to_bf16(v)),
         (Datum::Fp16(v), F::Fp8) => u32::from(fp16_to_e4m3(v)),
+        (Datum::Fp16(v), F::Bfp8a | F::Bfp4a | F::Bfp2a) => u32::from(fp16_to_e5m7(v)),
         (Datum::Tf32(v), F::Fp16) => u32::from(tf32_to_fp16(v)),
         (Datum::Tf32(v), F::Fp8) => u32::from(fp16_to_e4m3(tf32_to_fp16(v))),
         (Datum::Wide(v), F::Fp16) => u32::from(fp32_to_fp16(v)),
@@ -623,6 +694,28 @@ fn fp16_to_bf16(v: u16) -> u16 {
     } else {
         (v & 0x8000) | ((e + 112) << 7) | ((v & 0x3ff) >> 3)
     }
+}
+
+/// FP16 (or E5M6) to E5M7, the step before BFP8a assembly
+/// (`FormatConversion.md`, "To BFP8a"): the exponent keeps its five bits, the
+/// mantissa is truncated to seven (FP16) or widened (E5M6). An FP16 denormal
+/// is flushed to zero (mantissa narrows, exponent same width: "Denormals
+/// flushed to zero"); [`PackJob::check`] keeps E5M6 denormals away. Returned
+/// in the BF16 field positions (sign 15, exponent 11:7, mantissa 6:0) the
+/// block assembly reads, the exponent zero-extended to eight bits as the
+/// exponent stream stores it (`FormatConversion.md`, "BFP8a / BFP4a / BFP2a").
+fn fp16_to_e5m7(v: u16) -> u16 {
+    let e = (v >> 10) & 0x1f;
+    if e == 0 {
+        0
+    } else {
+        (v & 0x8000) | (e << 7) | ((v & 0x3ff) >> 3)
+    }
+}
+
+/// The "a" block-float outputs (5-bit shared exponent).
+fn is_a_bfp(f: Format) -> bool {
+    matches!(f, Format::Bfp8a | Format::Bfp4a | Format::Bfp2a)
 }
 
 /// FP16 to FP8 E4M3 (Blackhole `Pac_LF8_4b_exp`, as ttsim models it):
@@ -686,6 +779,14 @@ fn fp32_to_bf16_truncated(v: u32) -> u16 {
 /// rounded to 7 magnitude bits, ties away from zero, a carry to 128 clamping
 /// to 127; BFP4 and BFP2 keep the top 3 or 1 bits of that. A zero magnitude
 /// is written without its sign. Returns the exponent and the datums.
+///
+/// The "a" forms take E5M7 datums (see [`fp16_to_e5m7`]) through the same
+/// steps with a 5-bit exponent: `FormatConversion.md` gives BFP8a the same
+/// shape ("round to BFP8a with one shared 5b exponent per 16 datums", ties
+/// away from zero, BFP4a/BFP2a truncated from it). The max-exponent rule, the
+/// clamp of a carry to 127 and the unsigned zero are the device facts for
+/// BFP8, carried over: no source says the 5-bit form differs, and a signed
+/// zero magnitude would mean −2^16 in BFP8a (`FloatBitPatterns.md`).
 fn bfp_group(out: Format, g: &[u32; 16]) -> (u8, [u8; 16]) {
     let exp = |p: u32| (p >> 7) & 0xff;
     let shared = g.iter().map(|&p| exp(p)).max().unwrap_or(0);

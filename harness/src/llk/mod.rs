@@ -389,6 +389,11 @@ fn edge_words(w: &mut Words, job: &PackJob) {
     if e.select != 0 {
         w.set(C::PCK_EDGE_TILE_ROW_SET_SELECT_select, u32::from(e.select));
     }
+    if e.neg_inf {
+        // tt-llk's reduce setup (`llk_pack_reduce_mask_config`) turns the
+        // −∞ fill on with a read-modify-write of this one field.
+        w.set(C::PCK_EDGE_MODE_mode, 1);
+    }
 }
 
 /// The per-packer words: `THCON_SEC0_REG1` (Blackhole's one packer) or the

@@ -96,6 +96,7 @@ pub fn pack_job(v: &Vector) -> Result<(PackJob, PackForm), String> {
             .unwrap_or(0)
     };
     let edge = Edge {
+        neg_inf: get(C::PCK_EDGE_MODE_mode) != 0,
         masks: [
             get(C::PCK_EDGE_OFFSET_SEC0_mask) as u16,
             get(C::PCK_EDGE_OFFSET_SEC1_mask) as u16,

@@ -51,6 +51,23 @@ fn unpack_tile_diff_over_seeds() {
     mostly_compared(&t);
 }
 
+/// BFP8a/BFP4a/BFP2a tiles (five-bit shared exponents,
+/// `FloatBitPatterns.md`'s BFP8aToFP16) reach real comparisons, not only
+/// undefined exponents.
+#[test]
+fn bfp_a_unpacks_are_compared() {
+    let mut t = Tally::default();
+    for seed in 0..seeds() * 16 {
+        let case: UnpackTileCase = from_seed(seed, 4096);
+        if case.job.input.is_bfp() && case.job.input.is_a_form() {
+            t.add(&oracles::unpack_tile_diff(&case));
+        }
+    }
+    eprintln!("unpack_tile_diff, BFP a forms: {t}");
+    assert!(t.get("agree") * 2 >= t.total(), "{t}");
+    assert!(t.get("agree") >= 10, "{t}");
+}
+
 #[test]
 fn roundtrip_over_seeds() {
     let t = tally::<RoundTripCase>("roundtrip", 4096, oracles::roundtrip);

@@ -101,7 +101,17 @@ impl UnpackJob {
             (F::Fp32, F::Tf32 | F::Bf16 | F::Fp16, T::SrcA | T::SrcB) => true,
             (F::Int32, F::Int32, T::Dst) => true,
             (
-                F::Bfp8 | F::Bfp4 | F::Bfp2 | F::Fp16 | F::Bf16 | F::Int16 | F::Fp8 | F::Int8,
+                F::Bfp8
+                | F::Bfp4
+                | F::Bfp2
+                | F::Bfp8a
+                | F::Bfp4a
+                | F::Bfp2a
+                | F::Fp16
+                | F::Bf16
+                | F::Int16
+                | F::Fp8
+                | F::Int8,
                 _,
                 T::SrcA | T::SrcB,
             ) => self.out == self.input,
@@ -192,7 +202,7 @@ pub fn unpack(
                 Some(e) => e,
                 None => l1.get(job.l1_addr as usize + g / 16).copied().unwrap_or(0),
             };
-            let v = convert(job, raw, exp);
+            let v = convert(job, raw, exp)?;
             let (mut row, mut col) = (face * 16 + i / 16, i % 16);
             match job.target {
                 UnpackTarget::Dst => row += usize::from(job.tile) * 64,
@@ -248,13 +258,26 @@ fn read_bits(l1: &[u8], at: usize, bits: usize) -> u32 {
 
 /// One L1 datum converted to the register's representation: a 19-bit Src
 /// cell, or a `Dst32b` value (FP32 / sign-magnitude INT32).
-fn convert(job: &UnpackJob, raw: u32, exp: u8) -> u32 {
+fn convert(job: &UnpackJob, raw: u32, exp: u8) -> Result<u32, Refusal> {
     use Format as F;
     let to_dst = job.target == UnpackTarget::Dst;
-    match job.input {
+    Ok(match job.input {
         F::Bfp8 | F::Bfp4 | F::Bfp2 => {
             let bfp8 = raw << (8 - job.input.l1_bits());
             u32::from(bfp8_to_bf16(bfp8 as u8, exp)) << 3
+        }
+        F::Bfp8a | F::Bfp4a | F::Bfp2a => {
+            let bfp8a = raw << (8 - job.input.l1_bits());
+            match bfp8a_to_fp16(bfp8a as u8, exp) {
+                Some(h) => fp16_cell(h),
+                None => {
+                    return undefined(format!(
+                        "a {} datum {raw:#x} with shared exponent {exp:#04x} normalises to an \
+                         exponent outside five bits (FloatBitPatterns.md, BFP8aToFP16)",
+                        job.input.name()
+                    ))
+                }
+            }
         }
         F::Fp32 | F::Int32 if to_dst => raw,
         F::Fp32 => match job.out {
@@ -290,7 +313,7 @@ fn convert(job: &UnpackJob, raw: u32, exp: u8) -> u32 {
             let h = magnitude | if magnitude != 0 { 16 << 10 } else { 0 } | (sign << 8);
             fp16_cell(h)
         }
-    }
+    })
 }
 
 /// An FP16 datum in a Src cell: sign to bit 18, exponent and mantissa fields
@@ -315,6 +338,29 @@ fn bfp8_to_bf16(x: u8, exp: u8) -> u16 {
     let normal = (magnitude << lz) & 0xff;
     let e = exp.wrapping_sub(lz as u8);
     (sign << 15) | (u16::from(e) << 7) | (normal & 0x7e)
+}
+
+/// A BFP8a datum with its shared exponent as FP16 (`FloatBitPatterns.md`,
+/// "BFP8aToFP16"): as [`bfp8_to_bf16`], with a 10-bit mantissa field and the
+/// five-bit exponent of FP16. The shared exponent's high three bits are
+/// expected to be zero; where the normalised exponent is not a five-bit
+/// value (those bits set, or the subtraction running below zero), the page
+/// calls the result undefined, and so this gives `None`. A zero magnitude is
+/// +0, or 0xFC00 (the Tensix meaning is -2^16) when the sign bit is set, for
+/// any exponent.
+fn bfp8a_to_fp16(x: u8, exp: u8) -> Option<u16> {
+    let sign = u16::from(x >> 7);
+    let magnitude = (x << 1) as u16 & 0xff;
+    if magnitude == 0 {
+        return Some(if sign != 0 { 0xfc00 } else { 0 });
+    }
+    let lz = magnitude.leading_zeros() - 8;
+    let normal = (magnitude << lz) & 0xff;
+    let e = exp.wrapping_sub(lz as u8);
+    if e & 0xe0 != 0 {
+        return None;
+    }
+    Some((sign << 15) | (u16::from(e) << 10) | ((normal & 0x7e) << 3))
 }
 
 /// FP8 to FP16 (Blackhole). E4M3: exponent rebiased by 8 (0 stays 0), the
@@ -350,6 +396,23 @@ mod tests {
         assert_eq!(bfp8_to_bf16(64, 127), 0x3f80);
         assert_eq!(bfp8_to_bf16(0x80 | 96, 127), 0xbfc0); // -1.5
         assert_eq!(bfp8_to_bf16(1, 127), 0x3c80); // 1/64
+    }
+
+    #[test]
+    fn bfp8a_unpack_follows_float_bit_patterns() {
+        // FloatBitPatterns.md, BFP8a table: Mag / 2^6 * 2^(Exp - 15).
+        // 64 at exponent 15 is 1.0 (FP16 0x3c00); 96 is 1.5 (0x3e00).
+        assert_eq!(bfp8a_to_fp16(64, 15), Some(0x3c00));
+        assert_eq!(bfp8a_to_fp16(0x80 | 96, 15), Some(0xbe00));
+        // 1 at exponent 15 is 2^-6 (exponent field 9).
+        assert_eq!(bfp8a_to_fp16(1, 15), Some(9 << 10));
+        // Sign 1, magnitude 0: -2^16, written 0xfc00, whatever the exponent.
+        assert_eq!(bfp8a_to_fp16(0x80, 0xff), Some(0xfc00));
+        assert_eq!(bfp8a_to_fp16(0, 3), Some(0));
+        // Normalising 1 at exponent 3 needs exponent -3: undefined, as is an
+        // exponent byte with its high bits set.
+        assert_eq!(bfp8a_to_fp16(1, 3), None);
+        assert_eq!(bfp8a_to_fp16(64, 0x2f), None);
     }
 
     #[test]

@@ -333,7 +333,7 @@ fn output_value(job: &golden::UnpackJob, cell: u32) -> Option<f64> {
     match (job.target, job.out) {
         (UnpackTarget::Dst, Format::Fp32 | Format::Tf32) => value(cell, 8, 23, true).map(|v| v.0),
         (UnpackTarget::Dst, _) => None,
-        (_, Format::Fp16 | Format::Fp8) => {
+        (_, Format::Fp16 | Format::Fp8 | Format::Bfp8a | Format::Bfp4a | Format::Bfp2a) => {
             value(cell & 0x7fff, 5, 10, false)
                 .map(|(v, _)| if cell & (1 << 18) != 0 { -v } else { v })
         }
@@ -361,7 +361,7 @@ pub fn precision(
     // Inputs beyond what the output format holds saturate; they are checked
     // by the golden comparison instead.
     let (lo, hi) = match job.out {
-        Format::Fp16 => (-14, 15),
+        Format::Fp16 | Format::Bfp8a | Format::Bfp4a | Format::Bfp2a => (-14, 15),
         Format::Fp8 => (-6, 8),
         _ => (-126, 127),
     };
@@ -404,7 +404,12 @@ pub fn precision(
                 };
                 // Error the late conversion and the unpack may add.
                 let late = match job.out {
-                    Format::Bfp8 | Format::Bfp4 | Format::Bfp2 => {
+                    Format::Bfp8
+                    | Format::Bfp4
+                    | Format::Bfp2
+                    | Format::Bfp8a
+                    | Format::Bfp4a
+                    | Format::Bfp2a => {
                         let width = job.out.l1_bits() as i32 - 1;
                         2.0 * step(width - 1, shared.unwrap_or(e))
                     }

@@ -410,7 +410,7 @@ impl Adcs {
 
     /// [`Adcs::apply`] for each of `steps`, on `unit` of ADC set `index`:
     /// both channels' Y and Z counters at once.
-    #[inline]
+    #[inline(always)]
     pub fn step_yz(&mut self, index: usize, unit: Unit, steps: &YzSteps) -> Result<()> {
         let (y_mask, z_mask) = (Dim::Y.mask(self.arch), Dim::Z.mask(self.arch));
         let Some(set) = self.sets.get_mut(index) else {

@@ -176,6 +176,21 @@ pub enum CounterOp {
     Clear,
 }
 
+/// The steps `PACR` makes to the packers' Y and Z counters of one ADC set
+/// once its addresses are formed (see [`Adcs::apply`]): `[channel][0]` for
+/// the channel's Y counter, `[channel][1]` for its Z counter; channel 0 from
+/// `ADDR_MOD_PACK_SEC`'s `src` fields, channel 1 from its `dst` fields.
+/// Applied by [`Adcs::step_yz`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct YzSteps(pub [[CounterOp; 2]; 2]);
+
+impl Default for YzSteps {
+    /// Steps that change nothing.
+    fn default() -> YzSteps {
+        YzSteps([[CounterOp::Increment(0); 2]; 2])
+    }
+}
+
 /// Decoded fields of `SETADC` (opcode 0x50). Bit positions from
 /// `Diagrams/Src/Bits32.lua`; names as in tenstorrent/ttsim's instruction
 /// table.
@@ -390,6 +405,23 @@ impl Adcs {
         let mask = dim.mask(self.arch);
         let counter = self.counter_mut(index, unit, channel, dim)?;
         step(counter, op, mask);
+        Ok(())
+    }
+
+    /// [`Adcs::apply`] for each of `steps`, on `unit` of ADC set `index`:
+    /// both channels' Y and Z counters at once.
+    #[inline(always)]
+    pub fn step_yz(&mut self, index: usize, unit: Unit, steps: &YzSteps) -> Result<()> {
+        let (y_mask, z_mask) = (Dim::Y.mask(self.arch), Dim::Z.mask(self.arch));
+        let Some(set) = self.sets.get_mut(index) else {
+            return Err(no_such_set(index));
+        };
+        let [c0, c1] = &mut set[unit.index()].channels;
+        let [[y0, z0], [y1, z1]] = steps.0;
+        step(&mut c0.counters[Dim::Y.index()], y0, y_mask);
+        step(&mut c0.counters[Dim::Z.index()], z0, z_mask);
+        step(&mut c1.counters[Dim::Y.index()], y1, y_mask);
+        step(&mut c1.counters[Dim::Z.index()], z1, z_mask);
         Ok(())
     }
 

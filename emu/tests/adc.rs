@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 use tensix_emu::adc::{
-    AdcPairFields, Adcs, CounterOp, Dim, SetAdcFields, SetAdcXxFields, Unit, ADC_SETS,
+    AdcPairFields, Adcs, CounterOp, Dim, SetAdcFields, SetAdcXxFields, Unit, YzSteps, ADC_SETS,
 };
 use tensix_emu::isa;
 use tensix_emu::{Arch, FaultKind};
@@ -553,5 +553,45 @@ proptest! {
         let cr = adcs.cr_values(1, Unit::Packers).unwrap();
         prop_assert_eq!(v, [[set[0] + inc[0], set[1] + inc[1], 0, 0], [set[2] + inc[2], set[3] + inc[3], 0, 0]]);
         prop_assert_eq!(cr, [[set[0], set[1], 0, 0], [set[2], set[3], 0, 0]]);
+    }
+
+    /// `step_yz` (the packer's `ADDR_MOD_PACK_SEC` steps, both channels at
+    /// once) leaves every counter as `apply` of the same four operations
+    /// does, from any counter state, and refuses the same ADC sets.
+    #[test]
+    fn yz_steps_match_apply(
+        arch_bh in any::<bool>(),
+        index in 0usize..4,
+        unit in 0usize..3,
+        state in prop::array::uniform16(any::<u32>()),
+        kinds in prop::array::uniform4(0u8..4),
+        operands in prop::array::uniform4(any::<u32>()),
+    ) {
+        let arch = if arch_bh { Arch::Blackhole } else { Arch::WormholeB0 };
+        let unit = Unit::ALL[unit];
+        let mut a = Adcs::new(arch);
+        for (k, chunk) in state.chunks_exact(2).enumerate() {
+            let (i, ch, d) = (k / 4 % ADC_SETS, k / 2 % 2, Dim::ALL[k % 4]);
+            for u in Unit::ALL {
+                a.load(i, u, ch, d, chunk[0], chunk[1]).unwrap();
+            }
+        }
+        let mut b = a.clone();
+        let op = |k: usize| match kinds[k] {
+            0 => CounterOp::Set(operands[k]),
+            1 => CounterOp::Increment(operands[k]),
+            2 => CounterOp::CarriageReturn(operands[k]),
+            _ => CounterOp::Clear,
+        };
+        let ops = [[op(0), op(1)], [op(2), op(3)]];
+        let stepped = a.step_yz(index, unit, &YzSteps(ops));
+        let mut applied = Ok(());
+        for (ch, [y, z]) in ops.into_iter().enumerate() {
+            applied = applied
+                .and_then(|_| b.apply(index, unit, ch, Dim::Y, y))
+                .and_then(|_| b.apply(index, unit, ch, Dim::Z, z));
+        }
+        prop_assert_eq!(stepped.is_ok(), applied.is_ok());
+        prop_assert_eq!(a, b);
     }
 }

@@ -481,3 +481,154 @@ fn bfp_groups_match_the_per_datum_path() {
     assert!(completed > 100, "only {completed} cases ran to completion");
     assert!(l1_end > 40, "only {l1_end} cases near the end of L1");
 }
+
+/// The express path (a Blackhole PACR whose read interfaces each take a
+/// whole row through a fixed-format kernel straight into L1) against the
+/// per-datum path, around every condition it depends on: whole rows from
+/// column 0 or not (`SETADCXX` start and end), a data-stream buffer left
+/// partly filled, output that the FIFO wraps or that runs past the end of
+/// L1, `Last` in the middle of a program and at its end, read interfaces
+/// that leave their group of four rows (a fault, or with the check off the
+/// rows ttsim v1.10.0 reads), rows never written, `Dst` address remapping,
+/// and counter steps that clear, carriage-return and increment. Every case
+/// compares the faults, all of L1 and the 16-byte writes in order, the ADC
+/// values and carriage-return copies, and the packer's state.
+#[test]
+fn express_path_matches_the_per_datum_path() {
+    use tensix_emu::regs::ThreadCfgField as T;
+    let arch = Arch::Blackhole;
+    let mut rng = Lcg(0x5EED_0005);
+    let (mut completed, mut faulted, mut crossed) = (0, 0, 0);
+    for k in 0..400 {
+        let (wide, dstacc, out, bytes) =
+            [(false, 5, 5, 2), (true, 5, 5, 2), (true, 0, 0, 4)][k % 3];
+        let mut m = machine(arch);
+        m.l1.bytes_mut().fill(0x5A);
+        formats(&mut m, dstacc, dstacc, out);
+        set(&mut m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
+        set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
+        set(&mut m, C::PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 256 * bytes);
+        let top = (m.l1.len() / 16) as u32;
+        let dest = match rng.below(5) {
+            // Some rows fit before the end of L1, the rest do not.
+            0 => top - 2 - rng.below(12),
+            _ => 0x100 + rng.below(64),
+        };
+        set(&mut m, C::THCON_SEC0_REG1_L1_Dest_addr, dest);
+        if rng.below(4) == 0 {
+            // The start lies past the FIFO limit (32-byte units) and wraps
+            // back by the FIFO size.
+            set(&mut m, C::THCON_SEC0_REG9_Pack_0_2_limit_address, 0x60);
+            set(&mut m, C::THCON_SEC0_REG9_Pack_0_2_fifo_size, 0x40);
+        }
+        if rng.below(4) == 0 {
+            set(&mut m, C::DEST_ACCESS_CFG_remap_addrs, 1);
+        }
+        // AddrMod 0: the next rows (by 4, or by 2 so that four interfaces
+        // leave their group); 1: back to row 0 of the next face; 2: a
+        // carriage return.
+        let step = if rng.below(4) == 0 { 2 } else { 4 };
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YsrcIncr, step);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YdstIncr, step);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_YsrcClear, 1);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, 1);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC2_YsrcCR, 1);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC2_YsrcIncr, 8);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC2_ZdstIncr, 1);
+        let crossing_allowed = rng.below(2) == 0;
+        m.packer.allow_read_interface_group_crossing = crossing_allowed;
+        for row in 0..64 {
+            if rng.below(8) == 0 {
+                continue; // never written: read as zeros
+            }
+            let vals: [u32; 16] = std::array::from_fn(|_| {
+                if rng.below(2) == 0 {
+                    rng.normal32()
+                } else {
+                    rng.datum32()
+                }
+            });
+            if wide {
+                m.write_dst_row(DstView::Raw32, row, &vals).unwrap();
+            } else {
+                let v = vals.map(|x| x >> 16);
+                m.write_dst_row(DstView::Raw16, row, &v).unwrap();
+            }
+        }
+        let mut words = Vec::new();
+        if rng.below(4) == 0 {
+            // A first PACR of part of a row leaves bytes in the buffer (or,
+            // for an even count of 32-bit datums, whole groups).
+            words.push(setadcxx(arch, 0, rng.below(15)));
+            words.push(pacr_word(
+                arch,
+                Pacr {
+                    read_intf_sel: 1,
+                    ..Pacr::default()
+                },
+            ));
+        }
+        let sel = [0, 15, 1, 3, 5, 7, 10, 12][rng.below(8) as usize];
+        for tile in 0..2 {
+            // Mostly whole rows; sometimes from a later column or fewer.
+            let (x0, x1) = match rng.below(6) {
+                0 => (1 + rng.below(15), 15),
+                1 => (0, rng.below(15)),
+                _ => (0, 15),
+            };
+            words.push(setadcxx(arch, x0, x1));
+            for quad in 0..4 {
+                let addr_mode = match quad {
+                    3 => 1,
+                    _ if rng.below(6) == 0 => 2,
+                    _ => 0,
+                };
+                words.push(pacr_word(
+                    arch,
+                    Pacr {
+                        read_intf_sel: sel,
+                        addr_mode,
+                        last: (quad == 3 && (tile == 1 || rng.below(2) == 0)) as u32,
+                        ..Pacr::default()
+                    },
+                ));
+            }
+        }
+        let mut general = m.clone();
+        general.packer.force_general_path = true;
+        m.l1.enable_log();
+        general.l1.enable_log();
+        let a = run(&mut m, &words);
+        let b = run(&mut general, &words);
+        assert_eq!(a, b, "case {k}: the faults differ");
+        assert!(
+            m.l1.bytes() == general.l1.bytes(),
+            "case {k} (sel {sel:#b}): L1 differs"
+        );
+        assert_eq!(m.l1.log(), general.l1.log(), "case {k}");
+        assert_eq!(
+            m.adcs.values(PACK, Unit::Packers),
+            general.adcs.values(PACK, Unit::Packers),
+            "case {k}"
+        );
+        assert_eq!(
+            m.adcs.cr_values(PACK, Unit::Packers),
+            general.adcs.cr_values(PACK, Unit::Packers),
+            "case {k}"
+        );
+        assert_eq!(m.packer.unit(0), general.packer.unit(0), "case {k}");
+        match &a {
+            Ok(()) => completed += 1,
+            Err(f) if f.rule.contains("aligned group of four") => crossed += 1,
+            Err(_) => faulted += 1,
+        }
+    }
+    // Enough of each kind: complete runs, runs stopped by the end of L1, and
+    // read interfaces leaving their group with the check on.
+    assert!(completed > 150, "only {completed} cases ran to completion");
+    assert!(
+        faulted > 20,
+        "only {faulted} cases stopped at the end of L1"
+    );
+    assert!(crossed > 10, "only {crossed} cases crossed a row group");
+}

@@ -8,6 +8,7 @@
 //! sampled when the instruction starts and some later; this model samples all
 //! of them at the start.
 
+use crate::adc::{CounterOp, YzSteps};
 use crate::arch::Arch;
 use crate::fault::{Fault, Result};
 use crate::format::data_format::DataFormat;
@@ -341,6 +342,40 @@ impl AddrMod {
             zdst_incr: g(8),
             zdst_clear: g(9) != 0,
         }
+    }
+
+    /// The counter steps this entry makes (InputAddressGenerator.md and
+    /// OutputAddressGenerator.md, functional models): `Y` takes `Clear` if
+    /// `Ysrc/YdstClear`, else `CarriageReturn(incr)` if `Ysrc/YdstCR`, else
+    /// `Increment(incr)`; `Z` takes `Clear` if `Zsrc/ZdstClear`, else
+    /// `Increment(incr)`.
+    pub fn steps(&self) -> YzSteps {
+        let y = |clear: bool, cr: bool, incr: u32| {
+            if clear {
+                CounterOp::Clear
+            } else if cr {
+                CounterOp::CarriageReturn(incr)
+            } else {
+                CounterOp::Increment(incr)
+            }
+        };
+        let z = |clear: bool, incr: u32| {
+            if clear {
+                CounterOp::Clear
+            } else {
+                CounterOp::Increment(incr)
+            }
+        };
+        YzSteps([
+            [
+                y(self.ysrc_clear, self.ysrc_cr, self.ysrc_incr),
+                z(self.zsrc_clear, self.zsrc_incr),
+            ],
+            [
+                y(self.ydst_clear, self.ydst_cr, self.ydst_incr),
+                z(self.zdst_clear, self.zdst_incr),
+            ],
+        ])
     }
 }
 

@@ -5,7 +5,9 @@
 //! `pack_fast_path` runs both on the same inputs), only with the
 //! conversions of whole rows done before the bytes go to the stream.
 
+use super::config::Shared;
 use super::late::{emit_group, Late};
+use super::stream::OutStream;
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::fault::Result;
 use crate::format::bfp::{bfp_assemble, bfp_assemble_into, BfpGroup};
@@ -15,7 +17,7 @@ use crate::format::pack::{
     bf16_round, bfp_element, fp32_round_to_bf16, late_convert, EarlyConversion, Intermediate,
 };
 use crate::pack::relu::Relu;
-use crate::state::Dst;
+use crate::state::{Dst, L1};
 
 /// The row conversions the fast path knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -274,7 +276,18 @@ impl Context<'_> {
                 return Ok(true);
             }
         };
-        if col0 == 0 && end == 16 && self.whole_rows_to_l1(kernel, sink, dst, rows) {
+        if col0 == 0
+            && end == 16
+            && whole_rows_to_l1(
+                kernel,
+                sh,
+                &mut sink.streams.data,
+                sink.l1,
+                sink.tag,
+                dst,
+                rows,
+            )
+        {
             sink.emitted += n * rows.len() as u32;
             return Ok(true);
         }
@@ -346,51 +359,49 @@ impl Context<'_> {
         }
         fault.map_or(Ok(()), Err)
     }
+}
 
-    /// Whole rows through a fixed-format kernel, written straight into L1
-    /// when the data stream allows it ([`OutStream::fill_direct`]); returns
-    /// whether they were.
-    ///
-    /// [`OutStream::fill_direct`]: super::stream::OutStream::fill_direct
-    fn whole_rows_to_l1(
-        &self,
-        kernel: Kernel,
-        sink: &mut Sink<'_>,
-        dst: &Dst,
-        rows: &[u32],
-    ) -> bool {
-        let sh = self.shared;
-        let (l1, tag) = (&mut *sink.l1, sink.tag);
-        let data = &mut sink.streams.data;
-        match kernel {
-            Kernel::Bf16RoundToBf16 => data.fill_direct(l1, rows.len() * 32, tag, |out| {
-                for (row, out) in rows.iter().zip(out.chunks_exact_mut(32)) {
-                    let cells = dst_row16(dst, sh.arch, sh.dst_addressing, *row);
-                    put_u16(out, &bf16_round_row(cells));
+/// Whole `Dst` rows through a fixed-format kernel, written straight into L1
+/// when the data stream `data` allows it ([`OutStream::fill_direct`]);
+/// returns whether they were.
+pub(super) fn whole_rows_to_l1(
+    kernel: Kernel,
+    sh: &Shared,
+    data: &mut OutStream,
+    l1: &mut L1,
+    tag: u64,
+    dst: &Dst,
+    rows: &[u32],
+) -> bool {
+    let a = sh.dst_addressing;
+    match kernel {
+        Kernel::Bf16RoundToBf16 => data.fill_direct(l1, rows.len() * 32, tag, |out| {
+            for (row, out) in rows.iter().zip(out.chunks_exact_mut(32)) {
+                let cells = dst_row16(dst, sh.arch, a, *row);
+                put_u16(out, &bf16_round_row(cells));
+            }
+        }),
+        Kernel::Fp32RoundToBf16 => data.fill_direct(l1, rows.len() * 32, tag, |out| {
+            for (row, out) in rows.iter().zip(out.chunks_exact_mut(32)) {
+                let [hi, lo] = dst_row32(dst, sh.arch, a, *row);
+                let mut v = [0u16; 16];
+                for ((v, h), l) in v.iter_mut().zip(hi).zip(lo) {
+                    *v = fp32_round_to_bf16(decode_fp32(dst32_join(*h, *l)));
                 }
-            }),
-            Kernel::Fp32RoundToBf16 => data.fill_direct(l1, rows.len() * 32, tag, |out| {
-                for (row, out) in rows.iter().zip(out.chunks_exact_mut(32)) {
-                    let [hi, lo] = dst_row32(dst, sh.arch, sh.dst_addressing, *row);
-                    let mut v = [0u16; 16];
-                    for ((v, h), l) in v.iter_mut().zip(hi).zip(lo) {
-                        *v = fp32_round_to_bf16(decode_fp32(dst32_join(*h, *l)));
-                    }
-                    put_u16(out, &v);
+                put_u16(out, &v);
+            }
+        }),
+        Kernel::Fp32ToFp32 => data.fill_direct(l1, rows.len() * 64, tag, |out| {
+            for (row, out) in rows.iter().zip(out.chunks_exact_mut(64)) {
+                let [hi, lo] = dst_row32(dst, sh.arch, a, *row);
+                let mut v = [0u32; 16];
+                for ((v, h), l) in v.iter_mut().zip(hi).zip(lo) {
+                    *v = decode_fp32(dst32_join(*h, *l));
                 }
-            }),
-            Kernel::Fp32ToFp32 => data.fill_direct(l1, rows.len() * 64, tag, |out| {
-                for (row, out) in rows.iter().zip(out.chunks_exact_mut(64)) {
-                    let [hi, lo] = dst_row32(dst, sh.arch, sh.dst_addressing, *row);
-                    let mut v = [0u32; 16];
-                    for ((v, h), l) in v.iter_mut().zip(hi).zip(lo) {
-                        *v = decode_fp32(dst32_join(*h, *l));
-                    }
-                    put_u32(out, &v);
-                }
-            }),
-            Kernel::Generic | Kernel::Bfp => false,
-        }
+                put_u32(out, &v);
+            }
+        }),
+        Kernel::Generic | Kernel::Bfp => false,
     }
 }
 

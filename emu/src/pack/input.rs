@@ -97,14 +97,8 @@ pub fn plan_from(
     zero_write: bool,
     flush: bool,
 ) -> InputPlan {
-    let [x, y, z, w] = ch0;
-    let s = &shared.ch0;
-    let addr = s
-        .base
-        .wrapping_add(x.wrapping_mul(s.x & 0xF))
-        .wrapping_add(y.wrapping_mul(s.y))
-        .wrapping_add(z.wrapping_mul(s.z))
-        .wrapping_add(w.wrapping_mul(s.w));
+    let x = ch0[0];
+    let addr = addr(shared, ch0);
     let (bpd, x_mask) = bytes_per_datum(pk.in_format_code);
     let count = if flush {
         0
@@ -123,13 +117,36 @@ pub fn plan_from(
             bytes_per_datum: bpd,
         }
     } else {
-        // BytesPerDatum is a power of two: the division is a shift.
-        let a = ((addr >> bpd.trailing_zeros()) & !x_mask)
-            .wrapping_add(x & x_mask)
-            .wrapping_add(pk.dest_offset << 4);
-        Source::Dst { start: a & 0x3FFF }
+        Source::Dst {
+            start: dst_start(pk, addr, x),
+        }
     };
     InputPlan { source, count, adc }
+}
+
+/// `Addr`: the channel 0 counters `[X, Y, Z, W]` weighted by the strides,
+/// from the base.
+#[inline]
+pub fn addr(shared: &Shared, [x, y, z, w]: [u32; 4]) -> u32 {
+    let s = &shared.ch0;
+    s.base
+        .wrapping_add(x.wrapping_mul(s.x & 0xF))
+        .wrapping_add(y.wrapping_mul(s.y))
+        .wrapping_add(z.wrapping_mul(s.z))
+        .wrapping_add(w.wrapping_mul(s.w))
+}
+
+/// The `Dst` datum index reading starts at: `Addr` in datums, its low bits
+/// replaced by channel 0's `X` under `ADC_X_Mask`, plus the packer's
+/// `DEST_TARGET_REG_CFG_PACK_SEC` offset in rows, `& 0x3fff`.
+#[inline]
+pub fn dst_start(pk: &PackerConfig, addr: u32, x: u32) -> u32 {
+    let (bpd, x_mask) = bytes_per_datum(pk.in_format_code);
+    // BytesPerDatum is a power of two: the division is a shift.
+    let a = ((addr >> bpd.trailing_zeros()) & !x_mask)
+        .wrapping_add(x & x_mask)
+        .wrapping_add(pk.dest_offset << 4);
+    a & 0x3FFF
 }
 
 /// The fault for an ADC set index outside `ADCs[3]`.
@@ -149,7 +166,7 @@ fn too_many_datums(packer: usize, x1: u32, x0: u32, count: u32) -> Fault {
 }
 
 /// Blackhole's `ReadIntfSel` (0 meaning all four) and `DstAccessMode`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReadInterfaces {
     pub mask: u8,
     /// `DstAccessMode`: the strided read mode.

@@ -30,6 +30,7 @@ pub mod compression;
 pub mod config;
 pub mod downsample;
 pub mod edge_mask;
+mod express;
 pub mod histogram;
 pub mod input;
 pub mod l1_acc;
@@ -43,7 +44,7 @@ pub mod threshold;
 
 mod fast;
 
-use crate::adc::{Adcs, CounterOp, Dim, Unit, ADC_SETS};
+use crate::adc::{Adcs, Unit, ADC_SETS};
 use crate::arch::Arch;
 use crate::fault::{Fault, Result};
 use crate::format::data_format::DataFormat;
@@ -68,7 +69,7 @@ use relu::Relu;
 use stream::Streams;
 
 /// `PACR`'s fields, the same for both architectures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PacrFields {
     pub last: bool,
     pub flush: bool,
@@ -202,14 +203,23 @@ impl PackerState {
 /// seen before is not decoded again.
 pub fn pacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<()> {
     with_config(m, thread, |parts, decoded| {
-        if let Some(prep) = decoded.prepared.get(word, thread).copied() {
-            return execute(parts, &prep, decoded);
-        }
-        let arch = parts.arch;
-        let f = PacrFields::decode(arch, &Pacr::from_word(arch, word))?;
-        let prep = prepare(&parts, f, thread, decoded)?;
-        decoded.prepared.insert(word, prep);
-        execute(parts, &prep, decoded)
+        let slot = match decoded.prepared.find(word, thread) {
+            Some(slot) => slot,
+            None => {
+                let arch = parts.arch;
+                let f = PacrFields::decode(arch, &Pacr::from_word(arch, word))?;
+                let prep = prepare(&parts, f, thread, decoded)?;
+                decoded.prepared.insert(word, thread, prep)
+            }
+        };
+        let config::Decoded {
+            shared,
+            packers,
+            stages,
+            prepared,
+            ..
+        } = decoded;
+        execute(parts, prepared.at(slot), shared, packers, stages)
     })
 }
 
@@ -280,29 +290,31 @@ fn prepare(
     thread: usize,
     decoded: &config::Decoded,
 ) -> Result<prepared::Prepared> {
-    prepared::Prepared::new(parts.arch, f, thread, decoded, |p, adc| {
+    let mut prep = prepared::Prepared::new(parts.arch, f, thread, decoded, |p, adc| {
         let Some([ch0, ch1]) = parts.adcs.values(adc, Unit::Packers) else {
             return Err(input::no_adc_set(adc));
         };
         input::check_count(ch0[0], ch1[0], p, f.flush)
-    })
+    })?;
+    prep.express = express::Express::new(parts.arch, &prep, decoded);
+    Ok(prep)
 }
 
 /// The body of [`pacr_word`] once its configuration is decoded and its choices
 /// made.
 fn execute(
-    parts: Parts<'_>,
+    mut parts: Parts<'_>,
     prep: &prepared::Prepared,
-    decoded: &mut config::Decoded,
+    shared: &Shared,
+    pks: &[PackerConfig; 4],
+    stages: &mut [[Option<Stages>; 2]; 4],
 ) -> Result<()> {
+    if let Some(x) = &prep.express {
+        if !parts.general && x.run(&mut parts, prep, shared, &pks[0])? {
+            return Ok(());
+        }
+    }
     let f = &prep.fields;
-    let config::Decoded {
-        shared,
-        packers: pks,
-        stages,
-        ..
-    } = decoded;
-    let shared = &*shared;
     let packer0_initial = output::initial_addr(&pks[0]);
     let Parts {
         adcs,
@@ -355,37 +367,11 @@ fn execute(
         ctx.run(unit, dst, l1, &ip, slot)?;
     }
 
+    // `ADDR_MOD_PACK_SEC[AddrMod]` steps channel 0 (input) and channel 1
+    // (output) of every ADC set used.
     for adc in (0..ADC_SETS).filter(|a| prep.uses_adc(*a)) {
-        advance_adcs(adcs, adc, &shared.addr_mods[f.addr_mode])?;
+        adcs.step_yz(adc, Unit::Packers, &prep.steps)?;
     }
-    Ok(())
-}
-
-/// `ADDR_MOD_PACK_SEC[AddrMod]` applied to ADC set `adc`: channel 0 by the
-/// `src` fields (InputAddressGenerator.md), channel 1 by the `dst` fields
-/// (OutputAddressGenerator.md).
-fn advance_adcs(adcs: &mut Adcs, adc: usize, a: &config::AddrMod) -> Result<()> {
-    let y = |clear: bool, cr: bool, incr: u32| {
-        if clear {
-            CounterOp::Clear
-        } else if cr {
-            CounterOp::CarriageReturn(incr)
-        } else {
-            CounterOp::Increment(incr)
-        }
-    };
-    let z = |clear: bool, incr: u32| {
-        if clear {
-            CounterOp::Clear
-        } else {
-            CounterOp::Increment(incr)
-        }
-    };
-    let u = Unit::Packers;
-    adcs.apply(adc, u, 0, Dim::Y, y(a.ysrc_clear, a.ysrc_cr, a.ysrc_incr))?;
-    adcs.apply(adc, u, 0, Dim::Z, z(a.zsrc_clear, a.zsrc_incr))?;
-    adcs.apply(adc, u, 1, Dim::Y, y(a.ydst_clear, a.ydst_cr, a.ydst_incr))?;
-    adcs.apply(adc, u, 1, Dim::Z, z(a.zdst_clear, a.zdst_incr))?;
     Ok(())
 }
 

@@ -13,8 +13,9 @@
 //! again.
 
 use super::config::Decoded;
+use super::express::Express;
 use super::{input, output, PacrFields};
-use crate::adc::ADC_SETS;
+use crate::adc::{YzSteps, ADC_SETS};
 use crate::arch::Arch;
 use crate::fault::{Fault, Result};
 
@@ -40,10 +41,14 @@ impl Driven {
 }
 
 /// An instruction's fault-free choices.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Prepared {
     pub fields: PacrFields,
-    thread: u8,
+    /// `ADDR_MOD_PACK_SEC[AddrMod]` as the steps it makes to each ADC set
+    /// used.
+    pub steps: YzSteps,
+    /// The express form, where the instruction has one.
+    pub express: Option<Express>,
     units: [Driven; 4],
     len: u8,
     /// The ADC sets some packer uses, in index order, once each.
@@ -90,7 +95,8 @@ impl Prepared {
         }
         Ok(Prepared {
             fields,
-            thread: thread as u8,
+            steps: shared.addr_mods[fields.addr_mode & 3].steps(),
+            express: None,
             units,
             len: len as u8,
             adcs,
@@ -110,28 +116,55 @@ impl Prepared {
 
 /// The `PACR` words prepared under one configuration: a few, since a program
 /// issues few distinct ones; the oldest is replaced.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(super) struct PreparedWords {
-    entries: [Option<(u32, Prepared)>; 8],
+    /// Per slot, `word | thread << 32` ([`EMPTY`] for none).
+    keys: [u64; SLOTS],
+    entries: [Prepared; SLOTS],
     next: usize,
 }
 
+const SLOTS: usize = 8;
+
+/// The key of an empty slot: no thread is this large.
+const EMPTY: u64 = u64::MAX;
+
+fn key(word: u32, thread: usize) -> u64 {
+    word as u64 | (thread as u64) << 32
+}
+
+impl Default for PreparedWords {
+    fn default() -> PreparedWords {
+        PreparedWords {
+            keys: [EMPTY; SLOTS],
+            entries: [Prepared::default(); SLOTS],
+            next: 0,
+        }
+    }
+}
+
 impl PreparedWords {
-    /// The prepared instruction for `word` issued by `thread`, if kept.
+    /// The slot holding `word` issued by `thread`, if kept.
     #[inline]
-    pub fn get(&self, word: u32, thread: usize) -> Option<&Prepared> {
-        self.entries
-            .iter()
-            .flatten()
-            .find(|(w, p)| *w == word && p.thread as usize == thread)
-            .map(|(_, p)| p)
+    pub fn find(&self, word: u32, thread: usize) -> Option<usize> {
+        let k = key(word, thread);
+        self.keys.iter().position(|x| *x == k)
     }
 
-    /// Keep `prepared` for `word`.
-    pub fn insert(&mut self, word: u32, prepared: Prepared) {
-        let slot = self.next % self.entries.len();
-        self.entries[slot] = Some((word, prepared));
+    /// The instruction in `slot` (from [`PreparedWords::find`] or
+    /// [`PreparedWords::insert`]).
+    #[inline]
+    pub fn at(&self, slot: usize) -> &Prepared {
+        &self.entries[slot % SLOTS]
+    }
+
+    /// Keep `prepared` for `word` issued by `thread`; returns its slot.
+    pub fn insert(&mut self, word: u32, thread: usize, prepared: Prepared) -> usize {
+        let slot = self.next % SLOTS;
+        self.keys[slot] = key(word, thread);
+        self.entries[slot] = prepared;
         self.next = slot + 1;
+        slot
     }
 }
 

@@ -116,3 +116,25 @@ fn vector_round_trip_over_seeds() {
     }
     assert!(r.get("rejected with a located error") > 0);
 }
+
+/// Wormhole B0 unpacks (the `UNPACR_Regular.md` functional model on its own
+/// architecture, tt-llk's Wormhole programming) reach real comparisons and
+/// agree: a third of the generated jobs are Wormhole B0, and all but those
+/// the model refuses (undefined BFP8a exponents, a tile past L1's end) must
+/// compare equal.
+#[test]
+fn wormhole_unpacks_are_compared() {
+    let mut t = Tally::default();
+    for seed in 0..seeds() * 3 {
+        let case: UnpackTileCase = from_seed(seed, 4096);
+        if case.job.arch == tensix_harness::vector::Arch::WormholeB0 {
+            t.add(&oracles::unpack_tile_diff(&case));
+        }
+    }
+    eprintln!("unpack_tile_diff, Wormhole B0: {t}");
+    assert!(
+        t.total() as u64 >= seeds() / 2,
+        "too few Wormhole jobs: {t}"
+    );
+    mostly_compared(&t);
+}

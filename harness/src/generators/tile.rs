@@ -407,6 +407,12 @@ pub struct UnpackTileCase {
 
 impl<'a> Arbitrary<'a> for UnpackJob {
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        // A third of the jobs on Wormhole B0, the rest on Blackhole.
+        let arch = if u.ratio(1, 3)? {
+            Arch::WormholeB0
+        } else {
+            Arch::Blackhole
+        };
         let &(input, out, mut target) = u.choose(UNPACK_COMBOS)?;
         if target == UnpackTarget::SrcA && u.arbitrary()? {
             target = UnpackTarget::SrcB;
@@ -418,11 +424,12 @@ impl<'a> Arbitrary<'a> for UnpackJob {
             faces == 1 || face_bits % 128 == 0
         };
         let mut job = UnpackJob {
-            arch: Arch::Blackhole,
+            arch,
             target,
             input,
             out,
-            fp8_e4m3: input == Format::Fp8 && u.arbitrary()?,
+            // Wormhole B0 has no `Unp_LF8_4b_exp`: its FP8 is E5M2 only.
+            fp8_e4m3: arch == Arch::Blackhole && input == Format::Fp8 && u.arbitrary()?,
             unsigned: input == Format::Int8 && u.arbitrary()?,
             forced_exp: if input.is_bfp() && u.ratio(1, 5)? {
                 let wild = u.ratio(1, 8)?;
@@ -441,7 +448,7 @@ impl<'a> Arbitrary<'a> for UnpackJob {
             l1_addr: 16,
         };
         let (lo, hi) = job.window();
-        job.l1_addr = l1_addr(u, Arch::Blackhole, hi - lo)?;
+        job.l1_addr = l1_addr(u, arch, hi - lo)?;
         Ok(job)
     }
 }

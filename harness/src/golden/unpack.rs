@@ -90,8 +90,12 @@ impl UnpackJob {
     pub fn check(&self) -> Result<(), Refusal> {
         use Format as F;
         use UnpackTarget as T;
-        if self.arch != Arch::Blackhole {
-            return not_modelled("unpacking on Wormhole B0 (no recorded vectors to anchor it)");
+        if self.arch == Arch::WormholeB0 && self.fp8_e4m3 {
+            // Wormhole B0 has no `Unp_LF8_4b_exp` (the field is Blackhole's:
+            // ttsim's Wormhole register table has no such field); its FP8 is
+            // E5M2 only (`UNPACR_Regular.md`, FormatConversion: FP8 is the
+            // high byte of an FP16).
+            return not_modelled("Unp_LF8_4b_exp on Wormhole B0 (the field does not exist)");
         }
         // `Unpackers/FormatConversion.md`: FP32 in L1 may become FP32/TF32
         // (Dst), or TF32/BF16/FP16 (Src); every other input keeps its format.
@@ -300,7 +304,7 @@ fn convert(job: &UnpackJob, raw: u32, exp: u8) -> Result<u32, Refusal> {
             // later move to Dst stores them unchanged).
             u32::from(bf16_from_arrangement(raw as u16)) << 3
         }
-        F::Fp8 => fp16_cell(fp8_to_fp16(raw as u8, job.fp8_e4m3)),
+        F::Fp8 => fp16_cell(fp8_to_fp16(job.arch, raw as u8, job.fp8_e4m3)),
         _ => {
             // Integer "8" overlaid on FP16 (SrcASrcB.md): magnitude in the
             // mantissa, raw exponent 16 when the magnitude is not zero.
@@ -363,11 +367,15 @@ fn bfp8a_to_fp16(x: u8, exp: u8) -> Option<u16> {
     Some((sign << 15) | (u16::from(e) << 10) | ((normal & 0x7e) << 3))
 }
 
-/// FP8 to FP16 (Blackhole). E4M3: exponent rebiased by 8 (0 stays 0), the
-/// three mantissa bits on top; the all-ones pattern fills the rest of the
-/// mantissa too. E5M2: the FP16 whose top byte it is, except that a
-/// magnitude of all ones fills the low byte with ones (ttsim).
-fn fp8_to_fp16(v: u8, e4m3: bool) -> u16 {
+/// FP8 to FP16. E5M2 (both architectures): the FP16 whose top byte it is
+/// (`UNPACR_Regular.md`, FormatConversion: `DatumBits <<= 8`). On Blackhole
+/// only, an E5M2 magnitude of all ones also fills the low byte with ones
+/// (ttsim, confirmed by the ttsim conformance vectors); the Wormhole B0 page
+/// has no such case, and the Wormhole model follows the page. E4M3
+/// (Blackhole's `Unp_LF8_4b_exp`, ttsim): exponent rebiased by 8 (0 stays 0),
+/// the three mantissa bits on top; the all-ones pattern fills the rest of
+/// the mantissa too.
+fn fp8_to_fp16(arch: Arch, v: u8, e4m3: bool) -> u16 {
     let v = u16::from(v);
     if e4m3 {
         let sign = v & 0x80;
@@ -376,7 +384,7 @@ fn fp8_to_fp16(v: u8, e4m3: bool) -> u16 {
         let pad = if e == 15 && m == 7 { 0x7f } else { 0 };
         let e16 = if e != 0 { e + 8 } else { 0 };
         (sign << 8) | (e16 << 10) | (m << 7) | pad
-    } else if v & 0x7f == 0x7f {
+    } else if arch == Arch::Blackhole && v & 0x7f == 0x7f {
         (v << 8) | 0xff
     } else {
         v << 8
@@ -422,7 +430,7 @@ mod tests {
         assert_eq!(fp16_cell(fp32_to_fp16(0x3f80_0000)), 15 << 10);
         assert_eq!(fp16_cell(fp32_to_fp16(0xbf80_0000)), (1 << 18) | (15 << 10));
         assert_eq!(fp16_cell(fp32_to_fp16(0x7f80_0000)), (31 << 10) | 0x3ff);
-        assert_eq!(fp8_to_fp16(0x38, true), 0x3c00); // e4m3 1.0
-        assert_eq!(fp8_to_fp16(0x3c, false), 0x3c00); // e5m2 1.0
+        assert_eq!(fp8_to_fp16(Arch::Blackhole, 0x38, true), 0x3c00); // e4m3 1.0
+        assert_eq!(fp8_to_fp16(Arch::Blackhole, 0x3c, false), 0x3c00); // e5m2 1.0
     }
 }

@@ -86,6 +86,19 @@ impl UnpackJob {
         )
     }
 
+    /// The `Dst` view an unpack to `Dst` writes in (`UNPACR_Regular.md`,
+    /// FormatConversion): INT32 and FP32/TF32 outputs go to `Dst32b`; other
+    /// inputs are first normalised to FP16 (the FP16-like "a" forms and FP8)
+    /// or BF16 (the rest) and go to `Dst16b`.
+    pub fn dst_view(&self) -> DstFormat {
+        match (self.input, self.out) {
+            (Format::Int32, _) => DstFormat::Int32,
+            (_, Format::Fp32 | Format::Tf32) => DstFormat::Fp32,
+            (_, out) if out.is_a_form() => DstFormat::Fp16,
+            _ => DstFormat::Bf16,
+        }
+    }
+
     /// Whether the model covers this job, and whether it is well defined.
     pub fn check(&self) -> Result<(), Refusal> {
         use Format as F;
@@ -99,11 +112,30 @@ impl UnpackJob {
         }
         // `Unpackers/FormatConversion.md`: FP32 in L1 may become FP32/TF32
         // (Dst), or TF32/BF16/FP16 (Src); every other input keeps its format.
-        // The combinations are those ttsim models.
+        // On Blackhole the combinations are those ttsim models. On Wormhole
+        // B0 the model also follows `UNPACR_Regular.md` into `Dst16b`: a
+        // float input normalised to BF16 or FP16 (FP32 narrowed to BF16 or
+        // FP16 by the same rules as for Src) is stored there in the `Dst.md`
+        // arrangement; the Wormhole isa-spec vector `bfp8a-to-dst` anchors it.
+        let wh = self.arch == Arch::WormholeB0;
         let ok = match (self.input, self.out, self.target) {
             (F::Fp32, F::Fp32 | F::Tf32, T::Dst) => true,
+            (F::Fp32, F::Bf16 | F::Fp16, T::Dst) => wh,
             (F::Fp32, F::Tf32 | F::Bf16 | F::Fp16, T::SrcA | T::SrcB) => true,
             (F::Int32, F::Int32, T::Dst) => true,
+            (
+                F::Bfp8
+                | F::Bfp4
+                | F::Bfp2
+                | F::Bfp8a
+                | F::Bfp4a
+                | F::Bfp2a
+                | F::Fp16
+                | F::Bf16
+                | F::Fp8,
+                _,
+                T::Dst,
+            ) => wh && self.out == self.input,
             (
                 F::Bfp8
                 | F::Bfp4
@@ -148,9 +180,11 @@ impl UnpackJob {
             return not_modelled(format!("tile address {:#x}", self.l1_addr));
         }
         if self.target == T::Dst {
+            // `Dst.md`: 1024 rows of 16-bit cells, or 512 of 32-bit ones.
+            let rows = usize::from(self.dst_view().mode().rows());
             let last = usize::from(self.tile) * 64 + 16 * usize::from(self.faces);
-            if last > 512 {
-                return not_modelled(format!("Dst rows up to {last}, past 512"));
+            if last > rows {
+                return not_modelled(format!("Dst rows up to {last}, past {rows}"));
             }
         }
         if self.haloize {
@@ -180,10 +214,11 @@ pub fn unpack(
     dst_before: Option<&vector::Dst>,
 ) -> Result<Unpacked, Refusal> {
     job.check()?;
+    let view = job.dst_view();
     let before = |row: usize| -> [u32; 16] {
         match job.target {
             UnpackTarget::Dst => dst_before
-                .filter(|d| d.format.mode() == vector::DstMode::Bits32)
+                .filter(|d| d.format == view)
                 .and_then(|d| d.rows.iter().find(|r| usize::from(r.row) == row))
                 .map_or([0; 16], |r| r.cells),
             _ => src_before
@@ -206,7 +241,13 @@ pub fn unpack(
                 Some(e) => e,
                 None => l1.get(job.l1_addr as usize + g / 16).copied().unwrap_or(0),
             };
-            let v = convert(job, raw, exp)?;
+            let v = match (convert(job, raw, exp)?, job.target) {
+                (Datum::Bf16(b), UnpackTarget::Dst) => u32::from(b),
+                (Datum::Fp16(h), UnpackTarget::Dst) => u32::from(h),
+                (Datum::Bf16(b), _) => u32::from(b) << 3,
+                (Datum::Fp16(h), _) => fp16_cell(h),
+                (Datum::Cell(c), _) => c,
+            };
             let (mut row, mut col) = (face * 16 + i / 16, i % 16);
             match job.target {
                 UnpackTarget::Dst => row += usize::from(job.tile) * 64,
@@ -222,11 +263,7 @@ pub fn unpack(
     }
     Ok(match job.target {
         UnpackTarget::Dst => Unpacked::Dst(vector::Dst {
-            format: if job.input == Format::Int32 {
-                DstFormat::Int32
-            } else {
-                DstFormat::Fp32
-            },
+            format: view,
             rows: rows
                 .into_iter()
                 .map(|(row, cells)| DstRow {
@@ -260,20 +297,29 @@ fn read_bits(l1: &[u8], at: usize, bits: usize) -> u32 {
     }
 }
 
-/// One L1 datum converted to the register's representation: a 19-bit Src
-/// cell, or a `Dst32b` value (FP32 / sign-magnitude INT32).
-fn convert(job: &UnpackJob, raw: u32, exp: u8) -> Result<u32, Refusal> {
+/// One L1 datum after the unpacker's format conversion
+/// (`UNPACR_Regular.md`, FormatConversion): normalised to BF16 or FP16, or
+/// already in its final 32-bit (or TF32 Src) form.
+enum Datum {
+    Bf16(u16),
+    Fp16(u16),
+    /// A TF32 Src cell, or a `Dst32b` value (FP32 / sign-magnitude INT32).
+    Cell(u32),
+}
+
+/// One L1 datum converted as the job's formats ask.
+fn convert(job: &UnpackJob, raw: u32, exp: u8) -> Result<Datum, Refusal> {
     use Format as F;
     let to_dst = job.target == UnpackTarget::Dst;
     Ok(match job.input {
         F::Bfp8 | F::Bfp4 | F::Bfp2 => {
             let bfp8 = raw << (8 - job.input.l1_bits());
-            u32::from(bfp8_to_bf16(bfp8 as u8, exp)) << 3
+            Datum::Bf16(bfp8_to_bf16(bfp8 as u8, exp))
         }
         F::Bfp8a | F::Bfp4a | F::Bfp2a => {
             let bfp8a = raw << (8 - job.input.l1_bits());
             match bfp8a_to_fp16(bfp8a as u8, exp) {
-                Some(h) => fp16_cell(h),
+                Some(h) => Datum::Fp16(h),
                 None => {
                     return undefined(format!(
                         "a {} datum {raw:#x} with shared exponent {exp:#04x} normalises to an \
@@ -283,28 +329,33 @@ fn convert(job: &UnpackJob, raw: u32, exp: u8) -> Result<u32, Refusal> {
                 }
             }
         }
-        F::Fp32 | F::Int32 if to_dst => raw,
+        F::Fp32 | F::Int32 if to_dst && matches!(job.out, F::Fp32 | F::Tf32 | F::Int32) => {
+            Datum::Cell(raw)
+        }
         F::Fp32 => match job.out {
-            F::Tf32 => raw >> 13,
+            F::Tf32 => Datum::Cell(raw >> 13),
             F::Bf16 => {
+                // Denormals flush to a zero of the same sign.
                 let sign = raw & 0x8000_0000;
                 let v = if raw & 0x7fff_ffff < 0x0080_0000 {
                     sign
                 } else {
                     raw
                 };
-                (v >> 16) << 3
+                Datum::Bf16((v >> 16) as u16)
             }
-            _ => fp16_cell(fp32_to_fp16(raw)),
+            _ => Datum::Fp16(fp32_to_fp16(raw)),
         },
-        F::Fp16 => fp16_cell(raw as u16),
-        F::Bf16 => raw << 3,
+        F::Fp16 => Datum::Fp16(raw as u16),
+        F::Bf16 => Datum::Bf16(raw as u16),
         F::Int16 => {
-            // ttsim: the 16 bits are taken as a Dst16b-arranged BF16 (so a
-            // later move to Dst stores them unchanged).
-            u32::from(bf16_from_arrangement(raw as u16)) << 3
+            // The 16 bits go to Src with their high byte over sign and
+            // mantissa and their low byte in the exponent field, which is
+            // where a Dst16b-arranged BF16 puts them (so a later move to Dst
+            // stores them unchanged; ttsim agrees).
+            Datum::Bf16(bf16_from_arrangement(raw as u16))
         }
-        F::Fp8 => fp16_cell(fp8_to_fp16(job.arch, raw as u8, job.fp8_e4m3)),
+        F::Fp8 => Datum::Fp16(fp8_to_fp16(job.arch, raw as u8, job.fp8_e4m3)),
         _ => {
             // Integer "8" overlaid on FP16 (SrcASrcB.md): magnitude in the
             // mantissa, raw exponent 16 when the magnitude is not zero.
@@ -314,8 +365,7 @@ fn convert(job: &UnpackJob, raw: u32, exp: u8) -> Result<u32, Refusal> {
             } else {
                 (v & 0x80, v & 0x7f)
             };
-            let h = magnitude | if magnitude != 0 { 16 << 10 } else { 0 } | (sign << 8);
-            fp16_cell(h)
+            Datum::Fp16(magnitude | if magnitude != 0 { 16 << 10 } else { 0 } | (sign << 8))
         }
     })
 }

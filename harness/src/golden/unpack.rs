@@ -8,6 +8,31 @@
 //! A SrcA/SrcB cell is given as the project's vectors write it: 19 bits, sign
 //! 18, exponent field 17:10, mantissa field 9:0 (`SrcASrcB.md`; FP16 has its
 //! exponent in 14:10, Integer "8" is overlaid on FP16 with exponent 16).
+//!
+//! Both architectures share the rules above: the Blackhole `UNPACR_Regular.md`
+//! defers to the Wormhole B0 page, and the tile descriptor, BFP exponent
+//! section, conversions (BFP8ToBF16, BFP8aToFP16, FP32 to TF32/BF16/FP16,
+//! INT8 and INT16 overlays) and the SrcA/SrcB/`Dst` row arithmetic of the
+//! jobs modelled here are the same. What differs, for these jobs:
+//!
+//! * FP8: Wormhole B0 has no `Unp_LF8_4b_exp` (ttsim's Wormhole register
+//!   table has no such field), so FP8 is E5M2 only and becomes FP16 by a
+//!   plain shift (`DatumBits <<= 8`, `UNPACR_Regular.md`). Blackhole adds
+//!   E4M3, and (ttsim, confirmed by its vectors) fills the low byte with ones
+//!   for an E5M2 magnitude of all ones; the Wormhole page has no such case.
+//! * L1 ends at 1464 KiB on Wormhole B0 (`ReadL1Bytes`), 1536 KiB on
+//!   Blackhole.
+//! * `Dst16b`: on Wormhole B0 the model follows the page's 16-bit outputs
+//!   into `Dst16b` (1024 rows, `Dst.md`), anchored by the isa-spec vector
+//!   `wormhole_b0/unpack/bfp8a-to-dst`; on Blackhole it keeps to the `Dst32b`
+//!   combinations the ttsim vectors anchor.
+//! * `SRCA_SET_SetOvrdWithAddr` rows past 63 wrap on Blackhole and are
+//!   undefined on Wormhole B0 (the two versions of `UNPACR_Regular.md`), and
+//!   the Wormhole page calls an unpack to `Dst` with it set undefined; the
+//!   LLK programs keep SrcA rows below 64 and clear it for `Dst`, so neither
+//!   case arises.
+//! * Register addresses and widths (the config words the program writes)
+//!   differ; `crate::llk` places every field with `CfgField::on(arch)`.
 
 use super::dst::bf16_from_arrangement;
 use super::format::Format;

@@ -116,3 +116,36 @@ fn vector_round_trip_over_seeds() {
     }
     assert!(r.get("rejected with a located error") > 0);
 }
+
+/// Wormhole B0 unpacks (the `UNPACR_Regular.md` functional model on its own
+/// architecture, tt-llk's Wormhole programming) reach real comparisons and
+/// agree: a third of the generated jobs are Wormhole B0, and all but those
+/// the model refuses (undefined BFP8a exponents, a tile past L1's end) must
+/// compare equal.
+#[test]
+fn wormhole_unpacks_are_compared() {
+    use tensix_harness::golden::UnpackTarget;
+    use tensix_harness::vector::{Arch, DstMode};
+    let mut t = Tally::default();
+    // Jobs into Dst16b (UNPACR_Regular.md: 16-bit outputs to Dst), which the
+    // model covers on Wormhole B0 only.
+    let mut dst16 = Tally::default();
+    for seed in 0..seeds() * 3 {
+        let case: UnpackTileCase = from_seed(seed, 4096);
+        if case.job.arch == Arch::WormholeB0 {
+            let v = oracles::unpack_tile_diff(&case);
+            if case.job.target == UnpackTarget::Dst && case.job.dst_view().mode() == DstMode::Bits16
+            {
+                dst16.add(&v);
+            }
+            t.add(&v);
+        }
+    }
+    eprintln!("unpack_tile_diff, Wormhole B0: {t}; into Dst16b: {dst16}");
+    assert!(
+        t.total() as u64 >= seeds() / 2,
+        "too few Wormhole jobs: {t}"
+    );
+    mostly_compared(&t);
+    assert!(dst16.get("agree") as u64 >= seeds() / 16, "{dst16}");
+}

@@ -69,6 +69,23 @@ pub const UNPACK_COMBOS: &[(Format, Format, UnpackTarget)] = &[
     (Format::Int8, Format::Int8, UnpackTarget::SrcA),
 ];
 
+/// Wormhole B0 only: float inputs through `Unpack_if_sel` into `Dst16b`
+/// (`UNPACR_Regular.md`; the Blackhole model keeps to the combinations ttsim
+/// anchors).
+pub const UNPACK_COMBOS_WH_DST16: &[(Format, Format, UnpackTarget)] = &[
+    (Format::Fp32, Format::Bf16, UnpackTarget::Dst),
+    (Format::Fp32, Format::Fp16, UnpackTarget::Dst),
+    (Format::Bfp8, Format::Bfp8, UnpackTarget::Dst),
+    (Format::Bfp4, Format::Bfp4, UnpackTarget::Dst),
+    (Format::Bfp2, Format::Bfp2, UnpackTarget::Dst),
+    (Format::Bfp8a, Format::Bfp8a, UnpackTarget::Dst),
+    (Format::Bfp4a, Format::Bfp4a, UnpackTarget::Dst),
+    (Format::Bfp2a, Format::Bfp2a, UnpackTarget::Dst),
+    (Format::Fp16, Format::Fp16, UnpackTarget::Dst),
+    (Format::Bf16, Format::Bf16, UnpackTarget::Dst),
+    (Format::Fp8, Format::Fp8, UnpackTarget::Dst),
+];
+
 /// The L1 fill byte: zero most of the time (a fresh L1 needs no writing,
 /// which keeps a fuzz iteration cheap), otherwise a canary.
 pub fn canary(u: &mut Unstructured<'_>) -> Result<u8> {
@@ -407,7 +424,22 @@ pub struct UnpackTileCase {
 
 impl<'a> Arbitrary<'a> for UnpackJob {
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
-        let &(input, out, mut target) = u.choose(UNPACK_COMBOS)?;
+        // A third of the jobs on Wormhole B0, the rest on Blackhole.
+        let arch = if u.ratio(1, 3)? {
+            Arch::WormholeB0
+        } else {
+            Arch::Blackhole
+        };
+        let wh_dst: &[_] = match arch {
+            Arch::WormholeB0 => UNPACK_COMBOS_WH_DST16,
+            Arch::Blackhole => &[],
+        };
+        let pick = u.choose_index(UNPACK_COMBOS.len() + wh_dst.len())?;
+        let (input, out, mut target) = UNPACK_COMBOS
+            .get(pick)
+            .or_else(|| wh_dst.get(pick - UNPACK_COMBOS.len()))
+            .copied()
+            .unwrap_or(UNPACK_COMBOS[0]);
         if target == UnpackTarget::SrcA && u.arbitrary()? {
             target = UnpackTarget::SrcB;
         }
@@ -418,11 +450,12 @@ impl<'a> Arbitrary<'a> for UnpackJob {
             faces == 1 || face_bits % 128 == 0
         };
         let mut job = UnpackJob {
-            arch: Arch::Blackhole,
+            arch,
             target,
             input,
             out,
-            fp8_e4m3: input == Format::Fp8 && u.arbitrary()?,
+            // Wormhole B0 has no `Unp_LF8_4b_exp`: its FP8 is E5M2 only.
+            fp8_e4m3: arch == Arch::Blackhole && input == Format::Fp8 && u.arbitrary()?,
             unsigned: input == Format::Int8 && u.arbitrary()?,
             forced_exp: if input.is_bfp() && u.ratio(1, 5)? {
                 let wild = u.ratio(1, 8)?;
@@ -441,7 +474,7 @@ impl<'a> Arbitrary<'a> for UnpackJob {
             l1_addr: 16,
         };
         let (lo, hi) = job.window();
-        job.l1_addr = l1_addr(u, Arch::Blackhole, hi - lo)?;
+        job.l1_addr = l1_addr(u, arch, hi - lo)?;
         Ok(job)
     }
 }
@@ -462,6 +495,12 @@ impl<'a> Arbitrary<'a> for UnpackTileCase {
         let mut dst_before = Vec::new();
         if u.ratio(1, 3)? {
             let cell: u32 = u.arbitrary::<u32>()? & 0x7_ffff;
+            // A 16-bit Dst view holds 16 bits a cell.
+            let dst_cell = if job.dst_view().mode() == vector::DstMode::Bits16 {
+                cell & 0xffff
+            } else {
+                cell
+            };
             for row in 0..64u8 {
                 before.push(SrcRow {
                     bank: 0,
@@ -474,7 +513,7 @@ impl<'a> Arbitrary<'a> for UnpackTileCase {
                 for row in first..first + 16 * usize::from(job.faces) {
                     dst_before.push(DstRow {
                         row: row as u16,
-                        cells: [cell; 16],
+                        cells: [dst_cell; 16],
                     });
                 }
             }
@@ -493,11 +532,7 @@ impl UnpackTileCase {
     pub fn vector(&self, name: &str) -> Vector {
         let p = llk::unpack(&self.job);
         let dst = (!self.dst_before.is_empty()).then(|| vector::Dst {
-            format: if self.job.input == Format::Int32 {
-                DstFormat::Int32
-            } else {
-                DstFormat::Fp32
-            },
+            format: self.job.dst_view(),
             rows: self.dst_before.clone(),
         });
         let mut v = llk::vector(

@@ -8,6 +8,31 @@
 //! A SrcA/SrcB cell is given as the project's vectors write it: 19 bits, sign
 //! 18, exponent field 17:10, mantissa field 9:0 (`SrcASrcB.md`; FP16 has its
 //! exponent in 14:10, Integer "8" is overlaid on FP16 with exponent 16).
+//!
+//! Both architectures share the rules above: the Blackhole `UNPACR_Regular.md`
+//! defers to the Wormhole B0 page, and the tile descriptor, BFP exponent
+//! section, conversions (BFP8ToBF16, BFP8aToFP16, FP32 to TF32/BF16/FP16,
+//! INT8 and INT16 overlays) and the SrcA/SrcB/`Dst` row arithmetic of the
+//! jobs modelled here are the same. What differs, for these jobs:
+//!
+//! * FP8: Wormhole B0 has no `Unp_LF8_4b_exp` (ttsim's Wormhole register
+//!   table has no such field), so FP8 is E5M2 only and becomes FP16 by a
+//!   plain shift (`DatumBits <<= 8`, `UNPACR_Regular.md`). Blackhole adds
+//!   E4M3, and (ttsim, confirmed by its vectors) fills the low byte with ones
+//!   for an E5M2 magnitude of all ones; the Wormhole page has no such case.
+//! * L1 ends at 1464 KiB on Wormhole B0 (`ReadL1Bytes`), 1536 KiB on
+//!   Blackhole.
+//! * `Dst16b`: on Wormhole B0 the model follows the page's 16-bit outputs
+//!   into `Dst16b` (1024 rows, `Dst.md`), anchored by the isa-spec vector
+//!   `wormhole_b0/unpack/bfp8a-to-dst`; on Blackhole it keeps to the `Dst32b`
+//!   combinations the ttsim vectors anchor.
+//! * `SRCA_SET_SetOvrdWithAddr` rows past 63 wrap on Blackhole and are
+//!   undefined on Wormhole B0 (the two versions of `UNPACR_Regular.md`), and
+//!   the Wormhole page calls an unpack to `Dst` with it set undefined; the
+//!   LLK programs keep SrcA rows below 64 and clear it for `Dst`, so neither
+//!   case arises.
+//! * Register addresses and widths (the config words the program writes)
+//!   differ; `crate::llk` places every field with `CfgField::on(arch)`.
 
 use super::dst::bf16_from_arrangement;
 use super::format::Format;
@@ -86,20 +111,56 @@ impl UnpackJob {
         )
     }
 
+    /// The `Dst` view an unpack to `Dst` writes in (`UNPACR_Regular.md`,
+    /// FormatConversion): INT32 and FP32/TF32 outputs go to `Dst32b`; other
+    /// inputs are first normalised to FP16 (the FP16-like "a" forms and FP8)
+    /// or BF16 (the rest) and go to `Dst16b`.
+    pub fn dst_view(&self) -> DstFormat {
+        match (self.input, self.out) {
+            (Format::Int32, _) => DstFormat::Int32,
+            (_, Format::Fp32 | Format::Tf32) => DstFormat::Fp32,
+            (_, out) if out.is_a_form() => DstFormat::Fp16,
+            _ => DstFormat::Bf16,
+        }
+    }
+
     /// Whether the model covers this job, and whether it is well defined.
     pub fn check(&self) -> Result<(), Refusal> {
         use Format as F;
         use UnpackTarget as T;
-        if self.arch != Arch::Blackhole {
-            return not_modelled("unpacking on Wormhole B0 (no recorded vectors to anchor it)");
+        if self.arch == Arch::WormholeB0 && self.fp8_e4m3 {
+            // Wormhole B0 has no `Unp_LF8_4b_exp` (the field is Blackhole's:
+            // ttsim's Wormhole register table has no such field); its FP8 is
+            // E5M2 only (`UNPACR_Regular.md`, FormatConversion: FP8 is the
+            // high byte of an FP16).
+            return not_modelled("Unp_LF8_4b_exp on Wormhole B0 (the field does not exist)");
         }
         // `Unpackers/FormatConversion.md`: FP32 in L1 may become FP32/TF32
         // (Dst), or TF32/BF16/FP16 (Src); every other input keeps its format.
-        // The combinations are those ttsim models.
+        // On Blackhole the combinations are those ttsim models. On Wormhole
+        // B0 the model also follows `UNPACR_Regular.md` into `Dst16b`: a
+        // float input normalised to BF16 or FP16 (FP32 narrowed to BF16 or
+        // FP16 by the same rules as for Src) is stored there in the `Dst.md`
+        // arrangement; the Wormhole isa-spec vector `bfp8a-to-dst` anchors it.
+        let wh = self.arch == Arch::WormholeB0;
         let ok = match (self.input, self.out, self.target) {
             (F::Fp32, F::Fp32 | F::Tf32, T::Dst) => true,
+            (F::Fp32, F::Bf16 | F::Fp16, T::Dst) => wh,
             (F::Fp32, F::Tf32 | F::Bf16 | F::Fp16, T::SrcA | T::SrcB) => true,
             (F::Int32, F::Int32, T::Dst) => true,
+            (
+                F::Bfp8
+                | F::Bfp4
+                | F::Bfp2
+                | F::Bfp8a
+                | F::Bfp4a
+                | F::Bfp2a
+                | F::Fp16
+                | F::Bf16
+                | F::Fp8,
+                _,
+                T::Dst,
+            ) => wh && self.out == self.input,
             (
                 F::Bfp8
                 | F::Bfp4
@@ -144,9 +205,11 @@ impl UnpackJob {
             return not_modelled(format!("tile address {:#x}", self.l1_addr));
         }
         if self.target == T::Dst {
+            // `Dst.md`: 1024 rows of 16-bit cells, or 512 of 32-bit ones.
+            let rows = usize::from(self.dst_view().mode().rows());
             let last = usize::from(self.tile) * 64 + 16 * usize::from(self.faces);
-            if last > 512 {
-                return not_modelled(format!("Dst rows up to {last}, past 512"));
+            if last > rows {
+                return not_modelled(format!("Dst rows up to {last}, past {rows}"));
             }
         }
         if self.haloize {
@@ -176,10 +239,11 @@ pub fn unpack(
     dst_before: Option<&vector::Dst>,
 ) -> Result<Unpacked, Refusal> {
     job.check()?;
+    let view = job.dst_view();
     let before = |row: usize| -> [u32; 16] {
         match job.target {
             UnpackTarget::Dst => dst_before
-                .filter(|d| d.format.mode() == vector::DstMode::Bits32)
+                .filter(|d| d.format == view)
                 .and_then(|d| d.rows.iter().find(|r| usize::from(r.row) == row))
                 .map_or([0; 16], |r| r.cells),
             _ => src_before
@@ -202,7 +266,13 @@ pub fn unpack(
                 Some(e) => e,
                 None => l1.get(job.l1_addr as usize + g / 16).copied().unwrap_or(0),
             };
-            let v = convert(job, raw, exp)?;
+            let v = match (convert(job, raw, exp)?, job.target) {
+                (Datum::Bf16(b), UnpackTarget::Dst) => u32::from(b),
+                (Datum::Fp16(h), UnpackTarget::Dst) => u32::from(h),
+                (Datum::Bf16(b), _) => u32::from(b) << 3,
+                (Datum::Fp16(h), _) => fp16_cell(h),
+                (Datum::Cell(c), _) => c,
+            };
             let (mut row, mut col) = (face * 16 + i / 16, i % 16);
             match job.target {
                 UnpackTarget::Dst => row += usize::from(job.tile) * 64,
@@ -218,11 +288,7 @@ pub fn unpack(
     }
     Ok(match job.target {
         UnpackTarget::Dst => Unpacked::Dst(vector::Dst {
-            format: if job.input == Format::Int32 {
-                DstFormat::Int32
-            } else {
-                DstFormat::Fp32
-            },
+            format: view,
             rows: rows
                 .into_iter()
                 .map(|(row, cells)| DstRow {
@@ -256,20 +322,29 @@ fn read_bits(l1: &[u8], at: usize, bits: usize) -> u32 {
     }
 }
 
-/// One L1 datum converted to the register's representation: a 19-bit Src
-/// cell, or a `Dst32b` value (FP32 / sign-magnitude INT32).
-fn convert(job: &UnpackJob, raw: u32, exp: u8) -> Result<u32, Refusal> {
+/// One L1 datum after the unpacker's format conversion
+/// (`UNPACR_Regular.md`, FormatConversion): normalised to BF16 or FP16, or
+/// already in its final 32-bit (or TF32 Src) form.
+enum Datum {
+    Bf16(u16),
+    Fp16(u16),
+    /// A TF32 Src cell, or a `Dst32b` value (FP32 / sign-magnitude INT32).
+    Cell(u32),
+}
+
+/// One L1 datum converted as the job's formats ask.
+fn convert(job: &UnpackJob, raw: u32, exp: u8) -> Result<Datum, Refusal> {
     use Format as F;
     let to_dst = job.target == UnpackTarget::Dst;
     Ok(match job.input {
         F::Bfp8 | F::Bfp4 | F::Bfp2 => {
             let bfp8 = raw << (8 - job.input.l1_bits());
-            u32::from(bfp8_to_bf16(bfp8 as u8, exp)) << 3
+            Datum::Bf16(bfp8_to_bf16(bfp8 as u8, exp))
         }
         F::Bfp8a | F::Bfp4a | F::Bfp2a => {
             let bfp8a = raw << (8 - job.input.l1_bits());
             match bfp8a_to_fp16(bfp8a as u8, exp) {
-                Some(h) => fp16_cell(h),
+                Some(h) => Datum::Fp16(h),
                 None => {
                     return undefined(format!(
                         "a {} datum {raw:#x} with shared exponent {exp:#04x} normalises to an \
@@ -279,28 +354,33 @@ fn convert(job: &UnpackJob, raw: u32, exp: u8) -> Result<u32, Refusal> {
                 }
             }
         }
-        F::Fp32 | F::Int32 if to_dst => raw,
+        F::Fp32 | F::Int32 if to_dst && matches!(job.out, F::Fp32 | F::Tf32 | F::Int32) => {
+            Datum::Cell(raw)
+        }
         F::Fp32 => match job.out {
-            F::Tf32 => raw >> 13,
+            F::Tf32 => Datum::Cell(raw >> 13),
             F::Bf16 => {
+                // Denormals flush to a zero of the same sign.
                 let sign = raw & 0x8000_0000;
                 let v = if raw & 0x7fff_ffff < 0x0080_0000 {
                     sign
                 } else {
                     raw
                 };
-                (v >> 16) << 3
+                Datum::Bf16((v >> 16) as u16)
             }
-            _ => fp16_cell(fp32_to_fp16(raw)),
+            _ => Datum::Fp16(fp32_to_fp16(raw)),
         },
-        F::Fp16 => fp16_cell(raw as u16),
-        F::Bf16 => raw << 3,
+        F::Fp16 => Datum::Fp16(raw as u16),
+        F::Bf16 => Datum::Bf16(raw as u16),
         F::Int16 => {
-            // ttsim: the 16 bits are taken as a Dst16b-arranged BF16 (so a
-            // later move to Dst stores them unchanged).
-            u32::from(bf16_from_arrangement(raw as u16)) << 3
+            // The 16 bits go to Src with their high byte over sign and
+            // mantissa and their low byte in the exponent field, which is
+            // where a Dst16b-arranged BF16 puts them (so a later move to Dst
+            // stores them unchanged; ttsim agrees).
+            Datum::Bf16(bf16_from_arrangement(raw as u16))
         }
-        F::Fp8 => fp16_cell(fp8_to_fp16(raw as u8, job.fp8_e4m3)),
+        F::Fp8 => Datum::Fp16(fp8_to_fp16(job.arch, raw as u8, job.fp8_e4m3)),
         _ => {
             // Integer "8" overlaid on FP16 (SrcASrcB.md): magnitude in the
             // mantissa, raw exponent 16 when the magnitude is not zero.
@@ -310,8 +390,7 @@ fn convert(job: &UnpackJob, raw: u32, exp: u8) -> Result<u32, Refusal> {
             } else {
                 (v & 0x80, v & 0x7f)
             };
-            let h = magnitude | if magnitude != 0 { 16 << 10 } else { 0 } | (sign << 8);
-            fp16_cell(h)
+            Datum::Fp16(magnitude | if magnitude != 0 { 16 << 10 } else { 0 } | (sign << 8))
         }
     })
 }
@@ -363,11 +442,15 @@ fn bfp8a_to_fp16(x: u8, exp: u8) -> Option<u16> {
     Some((sign << 15) | (u16::from(e) << 10) | ((normal & 0x7e) << 3))
 }
 
-/// FP8 to FP16 (Blackhole). E4M3: exponent rebiased by 8 (0 stays 0), the
-/// three mantissa bits on top; the all-ones pattern fills the rest of the
-/// mantissa too. E5M2: the FP16 whose top byte it is, except that a
-/// magnitude of all ones fills the low byte with ones (ttsim).
-fn fp8_to_fp16(v: u8, e4m3: bool) -> u16 {
+/// FP8 to FP16. E5M2 (both architectures): the FP16 whose top byte it is
+/// (`UNPACR_Regular.md`, FormatConversion: `DatumBits <<= 8`). On Blackhole
+/// only, an E5M2 magnitude of all ones also fills the low byte with ones
+/// (ttsim, confirmed by the ttsim conformance vectors); the Wormhole B0 page
+/// has no such case, and the Wormhole model follows the page. E4M3
+/// (Blackhole's `Unp_LF8_4b_exp`, ttsim): exponent rebiased by 8 (0 stays 0),
+/// the three mantissa bits on top; the all-ones pattern fills the rest of
+/// the mantissa too.
+fn fp8_to_fp16(arch: Arch, v: u8, e4m3: bool) -> u16 {
     let v = u16::from(v);
     if e4m3 {
         let sign = v & 0x80;
@@ -376,7 +459,7 @@ fn fp8_to_fp16(v: u8, e4m3: bool) -> u16 {
         let pad = if e == 15 && m == 7 { 0x7f } else { 0 };
         let e16 = if e != 0 { e + 8 } else { 0 };
         (sign << 8) | (e16 << 10) | (m << 7) | pad
-    } else if v & 0x7f == 0x7f {
+    } else if arch == Arch::Blackhole && v & 0x7f == 0x7f {
         (v << 8) | 0xff
     } else {
         v << 8
@@ -422,7 +505,7 @@ mod tests {
         assert_eq!(fp16_cell(fp32_to_fp16(0x3f80_0000)), 15 << 10);
         assert_eq!(fp16_cell(fp32_to_fp16(0xbf80_0000)), (1 << 18) | (15 << 10));
         assert_eq!(fp16_cell(fp32_to_fp16(0x7f80_0000)), (31 << 10) | 0x3ff);
-        assert_eq!(fp8_to_fp16(0x38, true), 0x3c00); // e4m3 1.0
-        assert_eq!(fp8_to_fp16(0x3c, false), 0x3c00); // e5m2 1.0
+        assert_eq!(fp8_to_fp16(Arch::Blackhole, 0x38, true), 0x3c00); // e4m3 1.0
+        assert_eq!(fp8_to_fp16(Arch::Blackhole, 0x3c, false), 0x3c00); // e5m2 1.0
     }
 }

@@ -554,6 +554,18 @@ pub(crate) const UNPACKERS: [Unpacker; 2] = [
 /// The Config words, ThreadConfig words and thread-0 program of an unpack:
 /// one UNPACR per face, the last one handing the bank to the math thread
 /// (`SetDatValid`) when the target is SrcA or SrcB.
+///
+/// The same program serves both architectures, every field placed by
+/// `CfgField::on(arch)` (Wormhole B0 has no `Unp_LF8_4b_exp`, so that word is
+/// not written there). The words are those tt-llk's `configure_unpack_AB`
+/// writes on both (`Dest_cntx0_address` 4 * 16, per-context `Tile_x_dim`,
+/// face-sized ch1 `Zstride`, throttle mode 2, `add_dest_addr_cntr`). One
+/// Wormhole B0 difference is not followed: tt-llk's Wormhole
+/// `_llk_unpack_A_mop_config_` sets `SetDatValid` on every face's UNPACR into
+/// SrcA (one face per bank, for a math thread that frees each bank); with no
+/// math thread a third face would wait for ever, so every face goes to one
+/// bank here, with both channels' Z stepped as in tt-llk's unpack-to-`Dst`
+/// form (`unpack_srca_to_dest`).
 pub fn unpack(job: &UnpackJob) -> Programmed {
     use CfgField as C;
     let arch = job.arch;

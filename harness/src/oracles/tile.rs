@@ -146,7 +146,7 @@ pub fn judge_pack(
 /// What the model says the registers hold after an unpack.
 pub fn golden_unpack(case: &UnpackTileCase, l1: &[u8]) -> Result<Unpacked, Refusal> {
     let dst_before = (!case.dst_before.is_empty()).then(|| crate::vector::Dst {
-        format: DstFormat::Fp32,
+        format: case.job.dst_view(),
         rows: case.dst_before.clone(),
     });
     golden::unpack::unpack(&case.job, l1, &case.before, dst_before.as_ref())
@@ -180,10 +180,13 @@ fn compare_registers(
             }
         }
         Unpacked::Dst(d) => {
-            let view = if d.format == DstFormat::Int32 {
-                DstView::Int32
-            } else {
-                DstView::Fp32
+            let view = match d.format {
+                DstFormat::Bf16 => DstView::Bf16,
+                DstFormat::Fp16 => DstView::Fp16,
+                DstFormat::Raw16 => DstView::Raw16,
+                DstFormat::Fp32 => DstView::Fp32,
+                DstFormat::Int32 => DstView::Int32,
+                DstFormat::Raw32 => DstView::Raw32,
             };
             for r in &d.rows {
                 let got = m.read_dst_row(view, u32::from(r.row));

@@ -26,6 +26,8 @@ enum Format {
 #[derive(Clone, Copy, ValueEnum)]
 enum ArchArg {
     Blackhole,
+    /// Also accepted as `wormhole_b0`, the spelling vectors use.
+    #[value(alias = "wormhole_b0")]
     WormholeB0,
 }
 

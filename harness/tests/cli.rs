@@ -116,3 +116,25 @@ fn an_unnamed_vector_is_named_by_its_path_under_the_root() {
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("FAIL sub/v "), "{text}");
 }
+
+/// `decode` names the instruction a word encodes; the architecture may be
+/// spelled as vectors spell it (`wormhole_b0`) or as a command-line value
+/// (`wormhole-b0`). PACR's opcode is 0x41 (tt-isa-documentation `PACR.md`).
+#[test]
+fn decode_accepts_both_architecture_spellings() {
+    for arch in ["wormhole_b0", "wormhole-b0", "blackhole"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tensix-harness"))
+            .args(["decode", "--arch", arch, "0x41008111"])
+            .output()
+            .expect("runs");
+        assert!(out.status.success(), "{arch}: {out:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("PACR"), "{arch}: {text}");
+        assert!(text.contains("last=1"), "{arch}: {text}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_tensix-harness"))
+        .args(["decode", "--arch", "grayskull", "0x41008111"])
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+}

@@ -472,51 +472,50 @@ impl EarlyConversion {
     }
 }
 
-impl EarlyConversion {
-    /// [`EarlyConversion::apply`] to each of `cells`, into `out` (as many as
-    /// the shorter of the two). The conversion is matched once, outside the
-    /// loop.
-    pub fn apply_row(self, cells: &[u32], out: &mut [Intermediate]) {
+/// `$body` with `$e` bound to `$conv`, expanded once per conversion so
+/// that each copy sees a single variant and the compiler specialises the
+/// loop inside it: the conversion is matched once, outside the loop.
+macro_rules! per_conversion {
+    ($conv:expr, $e:ident => $body:expr) => {{
         use EarlyConversion as E;
-        macro_rules! each {
-            ($($v:pat),* $(,)?) => {
-                match self {
-                    $(e @ $v => {
-                        for (o, c) in out.iter_mut().zip(cells) {
-                            *o = e.apply(*c);
-                        }
-                    })*
-                }
-            };
+        match $conv {
+            $e @ E::Int32Identity => $body,
+            $e @ E::Fp32Identity => $body,
+            $e @ E::Fp32ToTf32 => $body,
+            $e @ E::Fp32TruncateToBf16 => $body,
+            $e @ E::Fp32ToBf16 => $body,
+            $e @ E::Fp32ToE8m6 => $body,
+            $e @ E::Int32ToInt8Raw { .. } => $body,
+            $e @ E::Int32ToInt8Descaled { .. } => $body,
+            $e @ E::Fp32ToFp16ViaTf32 => $body,
+            $e @ E::Dst32HighToInt16 => $body,
+            $e @ E::Bf16Identity => $body,
+            $e @ E::Bf16Round => $body,
+            $e @ E::Bf16ToTf32 => $body,
+            $e @ E::Bf16ToE8m6 => $body,
+            $e @ E::Bf16ToFp16Blackhole => $body,
+            $e @ E::Fp16Identity => $body,
+            $e @ E::Fp16Round => $body,
+            $e @ E::Fp16TruncateToE5m7 => $body,
+            $e @ E::Fp16ToE5m6 => $body,
+            $e @ E::Fp16TruncateToFp8 => $body,
+            $e @ E::Float16ToInt8Sign => $body,
+            $e @ E::Int16Identity => $body,
         }
-        each!(
-            E::Int32Identity,
-            E::Fp32Identity,
-            E::Fp32ToTf32,
-            E::Fp32TruncateToBf16,
-            E::Fp32ToBf16,
-            E::Fp32ToE8m6,
-            E::Int32ToInt8Raw { .. },
-            E::Int32ToInt8Descaled { .. },
-            E::Fp32ToFp16ViaTf32,
-            E::Dst32HighToInt16,
-            E::Bf16Identity,
-            E::Bf16Round,
-            E::Bf16ToTf32,
-            E::Bf16ToE8m6,
-            E::Bf16ToFp16Blackhole,
-            E::Fp16Identity,
-            E::Fp16Round,
-            E::Fp16TruncateToE5m7,
-            E::Fp16ToE5m6,
-            E::Fp16TruncateToFp8,
-            E::Float16ToInt8Sign,
-            E::Int16Identity,
-        );
-    }
+    }};
 }
 
 impl EarlyConversion {
+    /// [`EarlyConversion::apply`] to each of `cells`, into `out` (as many as
+    /// the shorter of the two).
+    pub fn apply_row(self, cells: &[u32], out: &mut [Intermediate]) {
+        per_conversion!(self, e => {
+            for (o, c) in out.iter_mut().zip(cells) {
+                *o = e.apply(*c);
+            }
+        })
+    }
+
     /// Whether this conversion produces a float intermediate, the only kind
     /// the late conversion to a BFP format accepts ([`bfp_element`]).
     pub fn feeds_bfp(self) -> bool {
@@ -524,56 +523,26 @@ impl EarlyConversion {
     }
 
     /// [`bfp_element`] of [`EarlyConversion::apply`] for each of a row's
-    /// 16 cells. The conversion and the exponent form are matched once,
-    /// outside the loop; the first datum the late conversion refuses stops
-    /// the row with its fault.
+    /// 16 cells, with the exponent form also matched outside the loop; the
+    /// first datum the late conversion refuses stops the row with its fault.
     pub fn bfp_elements(
         self,
         exp: BfpExp,
         cells: &[u32; 16],
         out: &mut [u16; 16],
     ) -> fault::Result<()> {
-        use EarlyConversion as E;
-        macro_rules! each {
-            ($($v:pat),* $(,)?) => {
-                match (self, exp) {
-                    $((e @ $v, BfpExp::B) => {
-                        for (o, c) in out.iter_mut().zip(cells) {
-                            *o = bfp_element(e.apply(*c), BfpExp::B)?;
-                        }
-                    }
-                    (e @ $v, BfpExp::A) => {
-                        for (o, c) in out.iter_mut().zip(cells) {
-                            *o = bfp_element(e.apply(*c), BfpExp::A)?;
-                        }
-                    })*
+        per_conversion!(self, e => match exp {
+            BfpExp::B => {
+                for (o, c) in out.iter_mut().zip(cells) {
+                    *o = bfp_element(e.apply(*c), BfpExp::B)?;
                 }
-            };
-        }
-        each!(
-            E::Int32Identity,
-            E::Fp32Identity,
-            E::Fp32ToTf32,
-            E::Fp32TruncateToBf16,
-            E::Fp32ToBf16,
-            E::Fp32ToE8m6,
-            E::Int32ToInt8Raw { .. },
-            E::Int32ToInt8Descaled { .. },
-            E::Fp32ToFp16ViaTf32,
-            E::Dst32HighToInt16,
-            E::Bf16Identity,
-            E::Bf16Round,
-            E::Bf16ToTf32,
-            E::Bf16ToE8m6,
-            E::Bf16ToFp16Blackhole,
-            E::Fp16Identity,
-            E::Fp16Round,
-            E::Fp16TruncateToE5m7,
-            E::Fp16ToE5m6,
-            E::Fp16TruncateToFp8,
-            E::Float16ToInt8Sign,
-            E::Int16Identity,
-        );
+            }
+            BfpExp::A => {
+                for (o, c) in out.iter_mut().zip(cells) {
+                    *o = bfp_element(e.apply(*c), BfpExp::A)?;
+                }
+            }
+        });
         Ok(())
     }
 }

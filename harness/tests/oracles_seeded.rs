@@ -74,6 +74,59 @@ fn roundtrip_over_seeds() {
     mostly_compared(&t);
 }
 
+/// Wormhole B0 round trips (four packers, one per face, then the unpacker
+/// reading the tile as one descriptor): about half the generated cases, and
+/// most of them reach a real comparison with the golden model and the
+/// precision rules, on the BFP outputs too.
+#[test]
+fn wormhole_roundtrips_are_compared() {
+    use tensix_harness::vector::Arch;
+    let mut t = Tally::default();
+    let mut bfp = Tally::default();
+    let mut blackhole = 0u64;
+    for seed in 0..seeds() * 2 {
+        let case: RoundTripCase = from_seed(seed, 4096);
+        if case.pack.job.arch != Arch::WormholeB0 {
+            blackhole += 1;
+            continue;
+        }
+        let v = oracles::roundtrip(&case);
+        if case.pack.job.out.is_bfp() {
+            bfp.add(&v);
+        }
+        t.add(&v);
+    }
+    eprintln!("roundtrip, Wormhole B0: {t}; BFP outputs: {bfp}; Blackhole: {blackhole}");
+    let wormhole = t.total() as u64;
+    assert!(
+        wormhole * 3 >= seeds() * 2 && blackhole * 3 >= seeds() * 2,
+        "not about half on each architecture: {wormhole} Wormhole B0, {blackhole} Blackhole"
+    );
+    mostly_compared(&t);
+    assert!(bfp.get("agree") as u64 >= seeds() / 8, "{bfp}");
+}
+
+/// The committed `seed-wh-*` round-trip seeds still decode to Wormhole B0
+/// round trips that reach a real comparison (the replay in `fuzz_corpus`
+/// only requires them to pass).
+#[test]
+fn wormhole_roundtrip_corpus_seeds_are_wormhole() {
+    use tensix_harness::generators::decode;
+    use tensix_harness::vector::Arch;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/roundtrip");
+    for name in [
+        "seed-wh-bfp8-four-packers",
+        "seed-wh-bfp4a-end-of-l1",
+        "seed-wh-fp32-dst",
+    ] {
+        let bytes = std::fs::read(dir.join(name)).expect("the seed is committed");
+        let case: RoundTripCase = decode(&bytes).expect("the seed decodes");
+        assert_eq!(case.pack.job.arch, Arch::WormholeB0, "{name}");
+        let v = oracles::check_roundtrip(&case).unwrap_or_else(|f| panic!("{name}: {f:?}"));
+        assert_eq!(v, oracles::Verdict::Agree, "{name}");
+    }
+}
+
 #[test]
 fn pack_program_over_seeds() {
     tally::<PackProgram>("pack_program", 2048, oracles::pack_program);

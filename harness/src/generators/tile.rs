@@ -576,19 +576,49 @@ pub struct RoundTripCase {
 
 impl<'a> Arbitrary<'a> for RoundTripCase {
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
+        // The choices come first: a large tile can use up a short input,
+        // and what is drawn after it then reads as zeros.
+        let wormhole: bool = u.arbitrary()?;
+        let other_unpacker: bool = u.arbitrary()?;
         let mut pack: PackTileCase = u.arbitrary()?;
-        // Round trips are on Blackhole (the unpack model's architecture),
-        // without ReLU, edge masking or L1 accumulation (or the canary under
-        // the tile), in either PACR form.
-        pack.job.arch = Arch::Blackhole;
+        // Half the round trips run on Wormhole B0 and half on Blackhole (the
+        // unpack model covers both); the combinations only Blackhole packs
+        // (FP8 E4M3 output, `Pac_LF8_4b_exp`; an FP16 intermediate read from
+        // `Dst32b`)
+        // stay on Blackhole. No ReLU, edge masking or L1 accumulation (or
+        // the canary under the tile).
+        let j = &pack.job;
+        let blackhole_only = PACK_COMBOS
+            .iter()
+            .any(|c| (c.0, c.1, c.2, c.3, c.4) == (j.dst, j.src, j.out, j.round_10b, true));
+        let arch = if wormhole && !blackhole_only {
+            Arch::WormholeB0
+        } else {
+            Arch::Blackhole
+        };
+        pack.job.arch = arch;
+        if arch == Arch::WormholeB0 {
+            // The Wormhole B0 program issues one PACR for all four packers.
+            pack.form = PackForm::Instructions;
+        }
         pack.job.relu = Relu::NONE;
         pack.job.edge = Edge::NONE;
         pack.job.l1_acc = false;
         pack.l1.clear();
         pack.job.dst_offset &= !3;
-        // The unpacker expects the data right after the exponents; the
-        // packer puts it after a section of one 16-byte unit per face. They
-        // agree for whole faces, or a single face.
+        // The unpacker reads one tile descriptor's worth: an exponent
+        // section of one byte per 16 datums padded to 16 bytes, then every
+        // face's datums back to back (`UNPACR_Regular.md`). The packers
+        // write an exponent section of one 16-byte unit per face (tt-llk's
+        // `Exp_section_size`); on Wormhole B0 each face is a packer of its
+        // own whose exponent stream starts at a 16-byte unit of that section
+        // and whose data stream starts on a 16-byte boundary and is padded
+        // with zeros to one at its end (`Packers/OutputAddressGenerator.md`,
+        // "Output alignment"). The two views agree for a single face, or for
+        // whole faces of BFP: 16 exponents fill a face's unit, and a face of
+        // 256 datums of 2, 4 or 8 bits fills whole 16-byte units. (Faces of
+        // INT8, 16-bit or 32-bit datums always fill whole units, and have no
+        // exponent section.)
         if pack.job.out.is_bfp() && pack.job.faces > 1 {
             pack.job.face_rows = 16;
             let rows = usize::from(pack.job.dst.mode().rows());
@@ -604,14 +634,16 @@ impl<'a> Arbitrary<'a> for RoundTripCase {
                 }
             }
         }
+        // The tile was placed for the architecture the pack generator drew;
+        // keep it inside this one's L1.
         let (_, end) = pack.job.window();
-        let size = Arch::Blackhole.l1_size() as u64;
+        let size = arch.l1_size() as u64;
         if end > size {
             pack.job.l1_addr -= ((end - size).div_ceil(16) * 16) as u32;
         }
         Ok(RoundTripCase {
             pack,
-            other_unpacker: u.arbitrary()?,
+            other_unpacker,
         })
     }
 }
@@ -634,8 +666,11 @@ impl RoundTripCase {
                 },
             ),
         };
+        // The same mapping on both architectures: every output a Wormhole B0
+        // packer produces here (no FP8, see `PACK_COMBOS`) is an input its
+        // unpack model takes into the same register (`UnpackJob::check`).
         let job = UnpackJob {
-            arch: Arch::Blackhole,
+            arch: j.arch,
             target,
             input,
             out,

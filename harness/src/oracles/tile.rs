@@ -349,6 +349,14 @@ fn output_value(job: &golden::UnpackJob, cell: u32) -> Option<f64> {
 /// precision (`Packers/FormatConversion.md`): lossless pairs exact, rounding
 /// within half a unit, truncation within one, BFP within two units of its
 /// magnitude width at the group's shared exponent.
+///
+/// The rules are the same on both architectures: the conversion pages are
+/// Wormhole B0's (`WormholeB0/.../Packers/FormatConversion.md`,
+/// `Unpackers/FormatConversion.md`), and Blackhole has no pages of its own
+/// for them. What only Blackhole packs (FP8 E4M3 output; an FP16
+/// intermediate read from `Dst32b`) never reaches a Wormhole B0 round trip
+/// (`RoundTripCase`), and the Src and `Dst` cell layouts read back are the
+/// same (`SrcASrcB.md`, `Dst.md`).
 pub fn precision(
     pack: &PackTileCase,
     ujob: &golden::UnpackJob,

@@ -111,12 +111,7 @@ fn case(arch: Arch, rng: &mut Lcg) -> (Machine, Vec<u32>) {
                 rng.datum32()
             }
         });
-        if wide {
-            m.write_dst_row(DstView::Raw32, row, &vals).unwrap();
-        } else {
-            let v = vals.map(|x| x >> 16);
-            m.write_dst_row(DstView::Raw16, row, &v).unwrap();
-        }
+        write_row(&mut m, wide, row, &vals);
     }
     let mut words = vec![setadcxx(arch, rng.below(4), 15 + 16 * rng.below(2))];
     let n = 1 + rng.below(6);
@@ -137,6 +132,17 @@ fn case(arch: Arch, rng: &mut Lcg) -> (Machine, Vec<u32>) {
         words.push(pacr_word(arch, p));
     }
     (m, words)
+}
+
+/// Write the FP32 patterns `vals` to `Dst` row `row` as they are
+/// (`wide`: 32-bit `Dst`), or their top halves (16-bit `Dst`).
+fn write_row(m: &mut Machine, wide: bool, row: u32, vals: &[u32; 16]) {
+    if wide {
+        m.write_dst_row(DstView::Raw32, row, vals).unwrap();
+    } else {
+        m.write_dst_row(DstView::Raw16, row, &vals.map(|x| x >> 16))
+            .unwrap();
+    }
 }
 
 /// Run `words` on `m` and on a copy of it that takes the per-datum path
@@ -231,12 +237,7 @@ fn rows_running_past_the_end_of_l1_fault_alike() {
             let mut rng = Lcg(0x5EED_0002);
             for row in 0..8 {
                 let vals: [u32; 16] = std::array::from_fn(|_| rng.normal32());
-                if wide {
-                    m.write_dst_row(DstView::Raw32, row, &vals).unwrap();
-                } else {
-                    let v = vals.map(|x| x >> 16);
-                    m.write_dst_row(DstView::Raw16, row, &v).unwrap();
-                }
+                write_row(&mut m, wide, row, &vals);
             }
             let p = match arch {
                 Arch::Blackhole => Pacr {
@@ -311,12 +312,7 @@ fn whole_rows_match_the_per_datum_path() {
                     rng.datum32()
                 }
             });
-            if wide {
-                m.write_dst_row(DstView::Raw32, row, &vals).unwrap();
-            } else {
-                let v = vals.map(|x| x >> 16);
-                m.write_dst_row(DstView::Raw16, row, &v).unwrap();
-            }
+            write_row(&mut m, wide, row, &vals);
         }
         let sel = [0, 15, 1, 3, 5, 7, 10][rng.below(7) as usize];
         let mut words = Vec::new();
@@ -422,12 +418,7 @@ fn bfp_groups_match_the_per_datum_path() {
                     rng.datum32()
                 }
             });
-            if wide {
-                m.write_dst_row(DstView::Raw32, row, &vals).unwrap();
-            } else {
-                let v = vals.map(|x| x >> 16);
-                m.write_dst_row(DstView::Raw16, row, &v).unwrap();
-            }
+            write_row(&mut m, wide, row, &vals);
         }
         let mut words = Vec::new();
         if rng.below(3) == 0 {
@@ -536,12 +527,7 @@ fn express_path_matches_the_per_datum_path() {
                     rng.datum32()
                 }
             });
-            if wide {
-                m.write_dst_row(DstView::Raw32, row, &vals).unwrap();
-            } else {
-                let v = vals.map(|x| x >> 16);
-                m.write_dst_row(DstView::Raw16, row, &v).unwrap();
-            }
+            write_row(&mut m, wide, row, &vals);
         }
         let mut words = Vec::new();
         if rng.below(4) == 0 {

@@ -288,7 +288,8 @@ impl PackJob {
         }
         if self.relu.mode == 3
             && self.src == F::Bfp8a
-            && is_a_bfp(self.out)
+            && self.out.is_bfp()
+            && self.out.is_a_form()
             && self.relu.threshold & 0x7c00 == 0
             && self.relu.threshold & 0x3ff != 0
         {
@@ -711,11 +712,6 @@ fn fp16_to_e5m7(v: u16) -> u16 {
     } else {
         (v & 0x8000) | (e << 7) | ((v & 0x3ff) >> 3)
     }
-}
-
-/// The "a" block-float outputs (5-bit shared exponent).
-fn is_a_bfp(f: Format) -> bool {
-    matches!(f, Format::Bfp8a | Format::Bfp4a | Format::Bfp2a)
 }
 
 /// FP16 to FP8 E4M3 (Blackhole `Pac_LF8_4b_exp`, as ttsim models it):

@@ -408,15 +408,10 @@ fn fp16_cell(h: u16) -> u32 {
 /// spec and silicon agree); a zero magnitude is +0, or −infinity when the
 /// sign bit is set.
 fn bfp8_to_bf16(x: u8, exp: u8) -> u16 {
-    let sign = u16::from(x >> 7);
-    let magnitude = (x << 1) as u16 & 0xff;
-    if magnitude == 0 {
-        return if sign != 0 { 0xff80 } else { 0 };
+    match normalise(x, exp) {
+        (sign, None) => sign << 15 | if sign != 0 { 0x7f80 } else { 0 },
+        (sign, Some((e, fraction))) => (sign << 15) | (u16::from(e) << 7) | fraction,
     }
-    let lz = magnitude.leading_zeros() - 8;
-    let normal = (magnitude << lz) & 0xff;
-    let e = exp.wrapping_sub(lz as u8);
-    (sign << 15) | (u16::from(e) << 7) | (normal & 0x7e)
 }
 
 /// A BFP8a datum with its shared exponent as FP16 (`FloatBitPatterns.md`,
@@ -428,18 +423,27 @@ fn bfp8_to_bf16(x: u8, exp: u8) -> u16 {
 /// +0, or 0xFC00 (the Tensix meaning is -2^16) when the sign bit is set, for
 /// any exponent.
 fn bfp8a_to_fp16(x: u8, exp: u8) -> Option<u16> {
+    match normalise(x, exp) {
+        (sign, None) => Some(sign << 15 | if sign != 0 { 0x7c00 } else { 0 }),
+        (_, Some((e, _))) if e & 0xe0 != 0 => None,
+        (sign, Some((e, fraction))) => Some((sign << 15) | (u16::from(e) << 10) | (fraction << 3)),
+    }
+}
+
+/// The step both of `FloatBitPatterns.md`'s BFP conversion routines share:
+/// the datum's sign bit, and for a nonzero 7-bit magnitude the exponent and
+/// the six fraction bits (in bits 6:1) after shifting the magnitude's
+/// leading zeros out and lowering the exponent by as many, as a `uint8_t`
+/// (so it wraps below zero).
+fn normalise(x: u8, exp: u8) -> (u16, Option<(u8, u16)>) {
     let sign = u16::from(x >> 7);
     let magnitude = (x << 1) as u16 & 0xff;
     if magnitude == 0 {
-        return Some(if sign != 0 { 0xfc00 } else { 0 });
+        return (sign, None);
     }
     let lz = magnitude.leading_zeros() - 8;
     let normal = (magnitude << lz) & 0xff;
-    let e = exp.wrapping_sub(lz as u8);
-    if e & 0xe0 != 0 {
-        return None;
-    }
-    Some((sign << 15) | (u16::from(e) << 10) | ((normal & 0x7e) << 3))
+    (sign, Some((exp.wrapping_sub(lz as u8), normal & 0x7e)))
 }
 
 /// FP8 to FP16. E5M2 (both architectures): the FP16 whose top byte it is

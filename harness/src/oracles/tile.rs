@@ -336,7 +336,8 @@ fn output_value(job: &golden::UnpackJob, cell: u32) -> Option<f64> {
     match (job.target, job.out) {
         (UnpackTarget::Dst, Format::Fp32 | Format::Tf32) => value(cell, 8, 23, true).map(|v| v.0),
         (UnpackTarget::Dst, _) => None,
-        (_, Format::Fp16 | Format::Fp8 | Format::Bfp8a | Format::Bfp4a | Format::Bfp2a) => {
+        // The 5-bit-exponent formats arrive as FP16 cells (SrcASrcB.md).
+        (_, f) if f.is_a_form() => {
             value(cell & 0x7fff, 5, 10, false)
                 .map(|(v, _)| if cell & (1 << 18) != 0 { -v } else { v })
         }
@@ -372,8 +373,8 @@ pub fn precision(
     // Inputs beyond what the output format holds saturate; they are checked
     // by the golden comparison instead.
     let (lo, hi) = match job.out {
-        Format::Fp16 | Format::Bfp8a | Format::Bfp4a | Format::Bfp2a => (-14, 15),
         Format::Fp8 => (-6, 8),
+        f if f.is_a_form() => (-14, 15),
         _ => (-126, 127),
     };
     let dst = DstImage::from_rows(job.dst, &pack.dst);

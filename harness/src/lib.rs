@@ -1,6 +1,8 @@
 //! `tensix-harness`: conformance vectors, the runner, oracles and generators
 //! for `tensix-emu`.
 
+pub mod device;
+pub mod engine;
 pub mod gate;
 pub mod generators;
 pub mod golden;

@@ -53,6 +53,14 @@ struct RunArgs {
     /// Overwrite an existing file given to --junit.
     #[arg(long)]
     force: bool,
+    /// Run on another engine instead of the emulator: ttsim:PATH (a
+    /// libttsim.so), wolfpine[:DIR] or device[:INDEX], through tt-umd
+    /// (tools/setup-engines.sh installs the Python side).
+    #[arg(long)]
+    engine: Option<String>,
+    /// Seconds one vector may run on the engine.
+    #[arg(long, default_value_t = 30)]
+    timeout: u64,
 }
 
 #[derive(Subcommand)]
@@ -222,6 +230,8 @@ fn run(args: RunArgs) -> ExitCode {
         junit,
         known_failures,
         force,
+        engine,
+        timeout,
     } = args;
     let unusable = |msg: String| {
         eprintln!("tensix-harness: {msg}");
@@ -243,6 +253,9 @@ fn run(args: RunArgs) -> ExitCode {
     };
     if let Some(f) = &filter {
         files.retain(|v| v.path.display().to_string().contains(f.as_str()));
+    }
+    if let Some(engine) = engine {
+        return run_engine(&engine, timeout, &files, format);
     }
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -273,4 +286,128 @@ fn run(args: RunArgs) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// The gate on an engine: each vector runs once, is compared on what the
+/// engine can observe, and gets a class (agree, differ, refused, timed out);
+/// what was not compared is named. Exit 0 when nothing differs and at least
+/// one vector was compared, 1 otherwise, 2 for unusable input.
+fn run_engine(spec: &str, timeout: u64, files: &[gate::VectorFile], format: Format) -> ExitCode {
+    use tensix_harness::engine::{self, umd, Engine};
+    let target = match umd::Target::parse(spec) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("tensix-harness: --engine: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut eng = umd::UmdEngine::new(target, umd::RunnerCommand::from_env());
+    eng.timeout = std::time::Duration::from_secs(timeout.max(1));
+    let tty = std::io::stderr().is_terminal();
+    let entries = engine::run_files(files, &mut eng, |done, total, _| {
+        if tty {
+            eprint!("\r[{done}/{total}] vectors");
+            let _ = std::io::stderr().flush();
+        }
+    });
+    if tty {
+        eprintln!();
+    }
+    let info = eng.info();
+    let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut unusable = 0;
+    let mut text = String::new();
+    let mut json_entries = Vec::new();
+    for e in &entries {
+        match e {
+            Ok(e) => {
+                *counts.entry(e.class()).or_default() += 1;
+                let reason = match &e.verdict {
+                    engine::Verdict::Refused(m) | engine::Verdict::TimedOut(m) => m.clone(),
+                    engine::Verdict::Stopped { message, .. } => message.clone(),
+                    engine::Verdict::Observed(_) => String::new(),
+                };
+                text.push_str(&format!("{:9} {}", e.class().to_uppercase(), e.name));
+                if !reason.is_empty() {
+                    text.push_str(&format!(": {}", printable(&reason)));
+                }
+                text.push('\n');
+                for m in &e.comparison.mismatches {
+                    let d =
+                        tensix_harness::report::describe(m, tensix_harness::report::Datums::Bytes);
+                    for line in d.lines() {
+                        text.push_str(&format!("    {line}\n"));
+                    }
+                }
+                for n in &e.comparison.not_compared {
+                    text.push_str(&format!("    not compared: {n}\n"));
+                }
+                json_entries.push(serde_json::json!({
+                    "name": e.name,
+                    "path": e.path.display().to_string(),
+                    "class": e.class(),
+                    "reason": reason,
+                    "mismatches": e.comparison.mismatches.iter()
+                        .map(|m| tensix_harness::report::describe(m, tensix_harness::report::Datums::Bytes))
+                        .collect::<Vec<_>>(),
+                    "not_compared": e.comparison.not_compared,
+                }));
+            }
+            Err(msg) => {
+                unusable += 1;
+                text.push_str(&format!("UNUSABLE  {}\n", printable(msg)));
+                json_entries.push(serde_json::json!({"class": "unusable", "reason": msg}));
+            }
+        }
+    }
+    let agree = counts.get("agree").copied().unwrap_or(0);
+    let differ = counts.get("differ").copied().unwrap_or(0);
+    let timed_out = counts.get("timed out").copied().unwrap_or(0);
+    let holds = differ == 0 && timed_out == 0 && unusable == 0 && agree > 0;
+    match format {
+        Format::Human => {
+            text.push_str(&format!("\nengine: {} ({})\n", info.kind, info.detail));
+            for (class, n) in &counts {
+                text.push_str(&format!("{class:>10}: {n}\n"));
+            }
+            if unusable > 0 {
+                text.push_str(&format!("  unusable: {unusable}\n"));
+            }
+            text.push_str(&format!(
+                "engine gate: {}\n",
+                if holds { "holds" } else { "does not hold" }
+            ));
+            out(&text);
+        }
+        Format::Json => out(&format!(
+            "{}\n",
+            serde_json::json!({
+                "engine": {"kind": info.kind, "detail": info.detail},
+                "vectors": json_entries,
+                "counts": counts,
+                "holds": holds,
+            })
+        )),
+    }
+    if unusable > 0 {
+        ExitCode::from(2)
+    } else if holds {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// `text` with control characters shown as escapes, so that nothing a
+/// vector or an engine says can drive the terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if c.is_control() && c != '\n' {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
 }

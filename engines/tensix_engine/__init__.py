@@ -1,0 +1,1 @@
+"""tensix-harness engines: run program images on ttsim, Wolfpine or a card through tt-umd."""

@@ -1,0 +1,5 @@
+import sys
+
+from tensix_engine.runner import main
+
+sys.exit(main())

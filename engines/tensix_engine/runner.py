@@ -1,0 +1,196 @@
+"""Run tensix-harness program images on one Tensix tile through tt-umd.
+
+The runner serves a line protocol on its standard input and output so that
+one engine process (a simulator, or an open card) is kept across many
+vectors. Each request and reply is one JSON object on one line.
+
+Requests:
+  {"op": "hello"}
+  {"op": "run", "arch": "blackhole", "l1_fill": 0, "l1": [[addr, "hex"], ...],
+   "reset_pcs": [pc0, pc1, pc2], "flags": [a0, a1, a2], "timeout": seconds}
+
+Replies:
+  {"status": "ok", ...}             hello: engine, version, arch, tile, l1_size
+                                    run: "l1" (hex of all of L1), "seconds"
+  {"status": "refused", "message"}  the engine would not take the image
+  {"status": "timeout", "message"}  the TRISCs did not finish in time
+
+A simulator that stops on something it does not model ends its own process;
+tt-umd then fails, and the runner exits. The harness reads the simulator's
+last words from standard error and reports them as the verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+RUN_DONE = 0x5E700002
+
+# One worker tile per architecture (translated coordinates); tt-umd's ttsim
+# README: worker 1-2 on Blackhole, 1-1 on Wormhole B0.
+DEFAULT_TILE = {"blackhole": (1, 2), "wormhole_b0": (1, 1)}
+L1_SIZE = {"blackhole": 1536 * 1024, "wormhole_b0": 1464 * 1024}
+
+
+def arch_name(umd_arch) -> str:
+    text = str(umd_arch).lower()
+    if "blackhole" in text:
+        return "blackhole"
+    if "wormhole" in text:
+        return "wormhole_b0"
+    return text
+
+
+@dataclass
+class Target:
+    """Where the engine runs: `ttsim:PATH`, `wolfpine[:DIR]` or `device[:INDEX]`."""
+
+    kind: str
+    where: str
+
+    @staticmethod
+    def parse(text: str) -> Target:
+        kind, _, where = text.partition(":")
+        if kind not in ("ttsim", "wolfpine", "device"):
+            raise ValueError(f"unknown engine `{kind}`: ttsim:PATH, wolfpine[:DIR] or device[:INDEX]")
+        if kind == "ttsim" and not where:
+            raise ValueError("ttsim needs the path of a libttsim.so: ttsim:PATH")
+        return Target(kind, where)
+
+
+def wolfpine_dir(arch: str) -> str:
+    from wolfpine.framework import sim  # noqa: PLC0415 (optional dependency)
+
+    return str(sim.simulator_dir(arch))
+
+
+def open_device(target: Target):
+    import tt_umd  # noqa: PLC0415 (imported late so --help works without it)
+
+    if target.kind == "ttsim":
+        return tt_umd.create_simulation_tt_device(target.where)
+    if target.kind == "wolfpine":
+        return tt_umd.create_simulation_tt_device(target.where or wolfpine_dir("wormhole"))
+    index = int(target.where or "0")
+    ids = tt_umd.PCIDevice.enumerate_devices()
+    if index >= len(ids):
+        raise RuntimeError(f"no card {index}: tt-umd found {len(ids)}")
+    dev = tt_umd.TTDevice.create(ids[index])
+    dev.init_tt_device()
+    return dev
+
+
+class Runner:
+    def __init__(self, target: Target, tile: tuple[int, int] | None):
+        import tt_umd  # noqa: PLC0415
+
+        self.umd = tt_umd
+        self.target = target
+        # A simulator is opened afresh for every run: neither ttsim nor
+        # Wolfpine models a reset of the Tensix coprocessor (ttsim's soft
+        # reset register reaches only the RISC-V cores: src/tile.cpp,
+        # RISCV_DEBUG_REGS_SOFT_RESET_0), so Config, ADCs, SrcA/SrcB valid
+        # bits and semaphores would carry over from one vector to the next.
+        # A card cannot be reopened that way; its tile keeps that state.
+        self.fresh_per_run = target.kind != "device"
+        self.dev = open_device(target)
+        self.arch = arch_name(self.dev.get_arch())
+        self.tile = tile or DEFAULT_TILE[self.arch]
+        self.l1_size = L1_SIZE[self.arch]
+        self.used = False
+        self.core = tt_umd.CoreCoord(self.tile[0], self.tile[1], tt_umd.CoreType.TENSIX, tt_umd.CoordSystem.TRANSLATED)
+
+    def hello(self) -> dict:
+        try:
+            from importlib.metadata import version  # noqa: PLC0415
+
+            umd_version = version("tt-umd")
+        except Exception:  # noqa: BLE001 (metadata is informative only)
+            umd_version = "unknown"
+        return {
+            "status": "ok",
+            "engine": self.target.kind,
+            "where": self.target.where,
+            "umd": umd_version,
+            "arch": self.arch,
+            "tile": list(self.tile),
+            "l1_size": self.l1_size,
+        }
+
+    def run(self, req: dict) -> dict:
+        if req["arch"] != self.arch:
+            return {"status": "refused", "message": f"the vector is for {req['arch']}, the engine is {self.arch}"}
+        x, y = self.tile
+        risc = self.umd.RiscType
+        if self.fresh_per_run and self.used:
+            self.dev = None
+            self.dev = open_device(self.target)
+        self.used = True
+        self.dev.assert_risc_reset(self.core, risc.ALL)
+        image = bytearray([req["l1_fill"]]) * self.l1_size
+        for addr, text in req["l1"]:
+            data = bytes.fromhex(text)
+            image[addr : addr + len(data)] = data
+        self.dev.noc_write(x, y, 0, bytes(image))
+        start = time.monotonic()
+        for r in (risc.TRISC0, risc.TRISC1, risc.TRISC2):
+            self.dev.deassert_risc_reset(self.core, r)
+        deadline = start + float(req.get("timeout", 10))
+        pending = [f + 4 for f in req["flags"]]
+        while pending:
+            pending = [a for a in pending if self.dev.noc_read32(x, y, a) != RUN_DONE]
+            if pending and time.monotonic() > deadline:
+                self.dev.assert_risc_reset(self.core, risc.ALL)
+                threads = [req["flags"].index(a - 4) for a in pending]
+                return {"status": "timeout", "message": f"TRISC{threads} did not finish in {req.get('timeout', 10)} s"}
+        seconds = time.monotonic() - start
+        self.dev.assert_risc_reset(self.core, risc.ALL)
+        l1 = self.dev.noc_read(x, y, 0, self.l1_size)
+        return {"status": "ok", "l1": l1.hex(), "seconds": seconds}
+
+
+def serve(runner: Runner, requests, replies) -> None:
+    for raw in requests:
+        line = raw.strip()
+        if not line:
+            continue
+        req = json.loads(line)
+        op = req.get("op")
+        if op == "hello":
+            reply = runner.hello()
+        elif op == "run":
+            reply = runner.run(req)
+        else:
+            reply = {"status": "refused", "message": f"unknown op `{op}`"}
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="tensix_engine", description=__doc__.splitlines()[0])
+    p.add_argument("--target", required=True, help="ttsim:PATH | wolfpine[:DIR] | device[:INDEX]")
+    p.add_argument("--tile", help="worker tile X,Y (translated); default per architecture")
+    args = p.parse_args(argv)
+    # The protocol owns the original standard output; whatever a simulator
+    # prints goes to standard error, where the harness reads its last words.
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    try:
+        target = Target.parse(args.target)
+        tile = tuple(int(v) for v in args.tile.split(",")) if args.tile else None
+        runner = Runner(target, tile)
+    except Exception as e:  # noqa: BLE001 (any failure to open is the verdict)
+        replies.write(json.dumps({"status": "refused", "message": f"cannot open {args.target}: {e}"}) + "\n")
+        replies.flush()
+        return 2
+    serve(runner, sys.stdin, replies)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

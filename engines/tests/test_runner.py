@@ -1,0 +1,68 @@
+"""Tests of the runner's protocol and target parsing, without an engine."""
+
+import io
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from tensix_engine import runner
+
+
+def test_targets_parse_and_bad_ones_are_named():
+    assert runner.Target.parse("ttsim:/x/libttsim.so") == runner.Target("ttsim", "/x/libttsim.so")
+    assert runner.Target.parse("wolfpine") == runner.Target("wolfpine", "")
+    assert runner.Target.parse("device:2") == runner.Target("device", "2")
+    with pytest.raises(ValueError, match="libttsim.so"):
+        runner.Target.parse("ttsim")
+    with pytest.raises(ValueError, match="unknown engine `qemu`"):
+        runner.Target.parse("qemu:x")
+
+
+class FakeRunner:
+    def __init__(self):
+        self.runs = []
+
+    def hello(self):
+        return {"status": "ok", "engine": "fake"}
+
+    def run(self, req):
+        self.runs.append(req)
+        return {"status": "ok", "l1": "00"}
+
+
+def test_serve_answers_each_request_on_one_line():
+    fake = FakeRunner()
+    requests = io.StringIO('{"op": "hello"}\n\n{"op": "run", "arch": "blackhole"}\n{"op": "dance"}\n')
+    replies = io.StringIO()
+    runner.serve(fake, requests, replies)
+    lines = [json.loads(line) for line in replies.getvalue().splitlines()]
+    assert lines[0] == {"status": "ok", "engine": "fake"}
+    assert lines[1] == {"status": "ok", "l1": "00"}
+    assert lines[2]["status"] == "refused" and "dance" in lines[2]["message"]
+    assert fake.runs == [{"op": "run", "arch": "blackhole"}]
+
+
+def test_an_engine_that_cannot_open_is_a_refusal_on_the_protocol():
+    # A process of its own: the runner takes over its standard output.
+    here = pathlib.Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "tensix_engine", "--target", "ttsim:/nonexistent/libttsim.so"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(here)},
+        check=False,
+    )
+    assert done.returncode == 2
+    reply = json.loads(done.stdout.strip().splitlines()[-1])
+    assert reply["status"] == "refused"
+    assert "/nonexistent/libttsim.so" in reply["message"]
+
+
+def test_arch_names_follow_the_vector_schema():
+    assert runner.arch_name("ARCH.BLACKHOLE") == "blackhole"
+    assert runner.arch_name("ARCH.WORMHOLE_B0") == "wormhole_b0"

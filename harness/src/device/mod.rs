@@ -1,0 +1,330 @@
+//! What a Tensix tile runs for a vector: TRISC code that applies the setup
+//! the way the hardware allows and then issues each thread's program, plus a
+//! manifest saying where everything lives and what can be read back.
+//!
+//! The three TRISCs start at their reset PCs (`0x6000`, `0xA000`, `0xE000`,
+//! ttsim `src/tile.cpp` `trisc*_reset_pc` defaults and tt-metal's firmware
+//! layout) with BRISC and NCRISC held in reset. Each TRISC:
+//!
+//! 1. applies its part of the setup: TRISC0 stores `setup.config` words
+//!    through the Config window at `0xFFEF0000 + 4 * addr32` (state 0:
+//!    ttsim `tensix_cfg_wr32` writes bank 0 for every RISC-V store); each
+//!    thread issues `SETC16` for its own `setup.thread_config` (SETC16 writes
+//!    the issuing thread's ThreadConfig, `SETC16.md`), stores its GPRs
+//!    through the register file window at `0xFFE00000 + 4 * index`, and its
+//!    nine MOP configuration words at `0xFFB80000 + 4 * i` (ttsim
+//!    `tensix_regfile_wr32`, `tensix_mop_cfg_wr32`: each TRISC reaches its
+//!    own thread's);
+//! 2. waits for its Tensix queue to drain (a load from `tensix_sync` in
+//!    its PC buffer at `0xFFE80004`, which stalls until the thread's issued
+//!    instructions have left the queue: ttsim `tensix_pc_buf_rd32`, tt-llk
+//!    `tensix_sync()`), raises its flag and waits for the other two, so no
+//!    program starts before all setup is done, as the emulator applies it;
+//! 3. runs its program: each Tensix word inline, rotated
+//!    (`BabyRISCV/PushTensixInstruction.md`), each `{cfg}` / `{gpr}` store
+//!    after draining the queue, as the vector schema says;
+//! 4. drains its queue once more and writes its done flag.
+//!
+//! What the image cannot do is refused with a reason, never guessed: Dst,
+//! SrcA and SrcB setup (ttsim does not model the RISC-V Dst window, and no
+//! RISC-V path writes SrcA/SrcB), Config state 1 writes, vector L1 bytes
+//! inside the image's own region.
+
+pub mod rv32;
+
+use crate::vector::Vector;
+use rv32::{Asm, Reg};
+use std::ops::Range;
+use tensix_emu::{Arch, Step};
+
+/// Reset PCs of TRISC0, TRISC1 and TRISC2.
+pub const TRISC_RESET_PC: [u32; 3] = [0x6000, 0xA000, 0xE000];
+/// Bytes of code each TRISC may use from its reset PC.
+pub const CODE_BYTES: u32 = 0x4000;
+/// Start of the image's flag words: one 16-byte slot per TRISC, holding
+/// [`SETUP_DONE`] after its setup and [`RUN_DONE`] after its program.
+pub const FLAGS: u32 = 0x5F00;
+/// The L1 bytes the image owns: flags and the three code areas. A vector
+/// must not set, expect or write anything here; the engines cannot compare
+/// these bytes, and reports say so.
+pub const REGION: Range<u32> = FLAGS..TRISC_RESET_PC[2] + CODE_BYTES;
+
+pub const SETUP_DONE: u32 = 0x5e70_0001;
+pub const RUN_DONE: u32 = 0x5e70_0002;
+
+/// TRISC memory-mapped windows (ttsim `data/*/tile_regs.json` address map;
+/// the same on both architectures).
+const CFG_WINDOW: u32 = 0xFFEF_0000;
+const REGFILE_WINDOW: u32 = 0xFFE0_0000;
+const MOP_CFG_WINDOW: u32 = 0xFFB8_0000;
+const PC_BUF_TENSIX_SYNC: u32 = 0xFFE8_0004;
+
+/// A program image: what an engine loads onto one Tensix tile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    pub arch: Arch,
+    /// Every L1 byte outside [`REGION`] before the run.
+    pub l1_fill: u8,
+    /// Byte ranges written after the fill: the vector's own, then the code.
+    pub l1: Vec<(u32, Vec<u8>)>,
+    /// Reset PC of each TRISC.
+    pub reset_pcs: [u32; 3],
+    /// Where each TRISC's flag word lives.
+    pub flags: [u32; 3],
+}
+
+/// Why a vector cannot be made into an image.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal(pub String);
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn overlaps(a: &Range<u64>, b: &Range<u32>) -> bool {
+    a.start < u64::from(b.end) && u64::from(b.start) < a.end
+}
+
+/// Build the image for `v`. `written` are the L1 ranges the run is expected
+/// to write (for example the emulator's write log), which must also stay
+/// clear of [`REGION`].
+pub fn build(v: &Vector, written: &[Range<u64>]) -> Result<Image, Refusal> {
+    let s = &v.setup;
+    if s.dst.as_ref().is_some_and(|d| !d.rows.is_empty()) {
+        return Err(Refusal(
+            "setup.dst: the program image cannot load Dst yet (ttsim does not model the RISC-V \
+             Dst window; an unpack-to-Dst loader is not built)"
+                .into(),
+        ));
+    }
+    if !s.srca.is_empty() || !s.srcb.is_empty() {
+        return Err(Refusal(
+            "setup.srca/srcb: no RISC-V path writes SrcA or SrcB".into(),
+        ));
+    }
+    if let Some(w) = s.config.iter().find(|w| w.state != 0) {
+        return Err(Refusal(format!(
+            "setup.config: a write to Config state {} (word {}); TRISC stores reach state 0 only",
+            w.state, w.addr
+        )));
+    }
+    let setup_ranges = s.l1.iter().map(|r| u64::from(r.addr)..r.end());
+    let expect_ranges = v
+        .expect
+        .l1
+        .iter()
+        .flatten()
+        .map(|r| u64::from(r.addr)..r.end());
+    if let Some(r) = setup_ranges
+        .chain(expect_ranges)
+        .chain(written.iter().cloned())
+        .find(|r| overlaps(r, &REGION))
+    {
+        return Err(Refusal(format!(
+            "L1 {:#x}..{:#x} overlaps the program image's region {:#x}..{:#x}",
+            r.start, r.end, REGION.start, REGION.end
+        )));
+    }
+
+    let mut l1: Vec<(u32, Vec<u8>)> = s.l1.iter().map(|r| (r.addr, r.bytes.clone())).collect();
+    l1.push((FLAGS, vec![0; 48]));
+    let flags = [FLAGS, FLAGS + 16, FLAGS + 32];
+    for (t, pc) in TRISC_RESET_PC.into_iter().enumerate() {
+        l1.push((pc, thread_code(v, t, &flags)?));
+    }
+    Ok(Image {
+        arch: v.arch,
+        l1_fill: s.l1_fill,
+        l1,
+        reset_pcs: TRISC_RESET_PC,
+        flags,
+    })
+}
+
+/// `SETC16 reg, value`: opcode 0xB2, value in [15:0], register in [23:16]
+/// (`SETC16.md`; the same layout on both architectures).
+fn setc16(reg: u8, value: u16) -> u32 {
+    0xb200_0000 | (u32::from(reg) << 16) | u32::from(value)
+}
+
+fn store(a: &mut Asm, addr: u32, value: u32) {
+    a.li(Reg::T0, addr);
+    a.li(Reg::T1, value);
+    a.sw(Reg::T1, Reg::T0, 0);
+}
+
+/// Stall until this thread's issued Tensix instructions have left its
+/// queue. The load blocks the in-order TRISC, so the stores after it are
+/// made after the drain; no `fence` is needed (and ttsim refuses `fence` on
+/// Wormhole, where it does not order memory: `rv32_fence`).
+fn drain(a: &mut Asm) {
+    a.li(Reg::T0, PC_BUF_TENSIX_SYNC);
+    a.lw(Reg::T1, Reg::T0, 0);
+}
+
+fn thread_code(v: &Vector, t: usize, flags: &[u32; 3]) -> Result<Vec<u8>, Refusal> {
+    let s = &v.setup;
+    let mut a = Asm::new(TRISC_RESET_PC[t]);
+    if t == 0 {
+        for w in &s.config {
+            store(&mut a, CFG_WINDOW + 4 * w.addr, w.value);
+        }
+    }
+    for w in s.thread_config.iter().filter(|w| w.thread as usize == t) {
+        a.tensix(setc16(w.reg, w.value));
+    }
+    for w in s.gprs.iter().filter(|w| w.thread as usize == t) {
+        store(&mut a, REGFILE_WINDOW + 4 * u32::from(w.index), w.value);
+    }
+    for m in s.mop_config.iter().filter(|m| m.thread as usize == t) {
+        for (i, w) in m.words.iter().enumerate() {
+            store(&mut a, MOP_CFG_WINDOW + 4 * i as u32, *w);
+        }
+    }
+    drain(&mut a);
+    store(&mut a, flags[t], SETUP_DONE);
+    // Wait until every TRISC's flag says its setup is done (or beyond).
+    a.li(Reg::S1, SETUP_DONE);
+    for &f in flags {
+        a.li(Reg::S0, f);
+        let spin = a.here();
+        a.lw(Reg::T2, Reg::S0, 0);
+        a.bne(Reg::T2, Reg::S1, spin);
+    }
+    // Barrier passed: every TRISC now reads SETUP_DONE in all three flags
+    // before any of them writes RUN_DONE, because RUN_DONE is written only
+    // after a thread's whole program; a thread that finishes early must not
+    // release its flag before the others read it, so the done flag goes to a
+    // second word of the slot.
+    for step in v.program.iter().filter(|p| p.thread as usize == t) {
+        for s in &step.run {
+            match *s {
+                Step::Instruction(w) => a.tensix(w),
+                Step::Cfg { addr32, value } => {
+                    drain(&mut a);
+                    store(&mut a, CFG_WINDOW + 4 * addr32, value);
+                }
+                Step::Gpr { index, value } => {
+                    drain(&mut a);
+                    store(&mut a, REGFILE_WINDOW + 4 * index, value);
+                }
+            }
+        }
+    }
+    drain(&mut a);
+    store(&mut a, flags[t] + 4, RUN_DONE);
+    let end = a.here();
+    a.j(end);
+    if a.here() - TRISC_RESET_PC[t] > CODE_BYTES {
+        return Err(Refusal(format!(
+            "TRISC{t}'s code takes {} bytes; the image gives each TRISC {CODE_BYTES}",
+            a.here() - TRISC_RESET_PC[t]
+        )));
+    }
+    Ok(a.bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vector::{ConfigWrite, Dst, DstFormat, DstRow, L1Range, ThreadConfigWrite};
+
+    fn vector() -> Vector {
+        Vector::from_yaml_str(
+            "schema: tensix-vector/1\narch: blackhole\nprovenance: {source: isa-spec}\n\
+             program:\n  - thread: 2\n    run: [0x02000000]\n",
+            "t.yaml",
+        )
+        .unwrap()
+    }
+
+    fn code_of(image: &Image, t: usize) -> Vec<u32> {
+        let (_, bytes) = image
+            .l1
+            .iter()
+            .find(|(a, _)| *a == TRISC_RESET_PC[t])
+            .unwrap();
+        bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn each_trisc_gets_code_at_its_reset_pc_and_zeroed_flags() {
+        let mut v = vector();
+        v.setup.thread_config.push(ThreadConfigWrite {
+            thread: 2,
+            reg: 37,
+            value: 0x0104,
+        });
+        let image = build(&v, &[]).unwrap();
+        assert_eq!(image.reset_pcs, [0x6000, 0xA000, 0xE000]);
+        assert!(image.l1.contains(&(FLAGS, vec![0; 48])));
+        // TRISC2 issues SETC16 37, 0x0104 rotated as the reference README
+        // gives it (c8940412), then later its one program word, a NOP
+        // (0x02000000 rotated left by two is 0x08000000).
+        let code = code_of(&image, 2);
+        let setc = code.iter().position(|w| *w == 0xc894_0412).unwrap();
+        let nop = code.iter().position(|w| *w == 0x0800_0000).unwrap();
+        assert!(setc < nop);
+        // The other threads issue neither.
+        assert!(!code_of(&image, 0).contains(&0xc894_0412));
+        assert!(!code_of(&image, 1).contains(&0x0800_0000));
+        // Every thread ends spinning on itself: `j .` is 0x0000006f.
+        for t in 0..3 {
+            assert_eq!(code_of(&image, t).last(), Some(&0x0000_006f));
+        }
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_set_up_or_would_overwrite() {
+        let mut v = vector();
+        v.setup.dst = Some(Dst {
+            format: DstFormat::Bf16,
+            rows: vec![DstRow {
+                row: 0,
+                cells: [0; 16],
+            }],
+        });
+        assert!(build(&v, &[]).unwrap_err().0.contains("setup.dst"));
+
+        let mut v = vector();
+        v.setup.config.push(ConfigWrite {
+            addr: 1,
+            value: 2,
+            state: 1,
+        });
+        assert!(build(&v, &[]).unwrap_err().0.contains("state 1"));
+
+        let mut v = vector();
+        v.setup.l1.push(L1Range {
+            addr: 0xDFF0,
+            bytes: vec![0; 32],
+        });
+        assert!(build(&v, &[]).unwrap_err().0.contains("overlaps"));
+        // Just below the region is fine; a write the run makes inside is not.
+        let mut v = vector();
+        v.setup.l1.push(L1Range {
+            addr: REGION.start - 16,
+            bytes: vec![0; 16],
+        });
+        assert!(build(&v, &[]).is_ok());
+        let inside = 0x11ff0..0x12000;
+        let after = 0x12000..0x12010;
+        assert!(build(&v, std::slice::from_ref(&inside)).is_err());
+        assert!(build(&v, std::slice::from_ref(&after)).is_ok());
+    }
+
+    #[test]
+    fn a_program_too_long_for_its_code_area_is_refused() {
+        let mut v = vector();
+        v.program[0].run = vec![Step::Instruction(0x0200_0000); CODE_BYTES as usize / 4];
+        assert!(build(&v, &[])
+            .unwrap_err()
+            .0
+            .contains("TRISC2's code takes"));
+    }
+}

@@ -1,0 +1,273 @@
+//! Engines: everything that can run a vector and say what happened.
+//!
+//! The emulator is one engine; the others are reached through tt-umd (ttsim's
+//! `libttsim.so`, a simulator directory such as Wolfpine's, a real card) by
+//! the Python runner in `engines/`. An engine answers with an
+//! [`Observation`] (L1 and whatever else it can read back, and the list of
+//! what it cannot) or a verdict on the vector: it stopped on a rule it
+//! enforces, it refused, or it timed out. A refusal is never a pass.
+
+pub mod umd;
+
+use crate::device;
+use crate::run;
+use crate::vector::{FaultKind, Vector};
+use std::ops::Range;
+
+/// What an engine is, for reports and provenance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineInfo {
+    /// `emulator`, `ttsim`, `wolfpine` or `device`: the provenance source.
+    pub kind: String,
+    /// Version, path or card, and tile.
+    pub detail: String,
+}
+
+/// What an engine did with one vector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Observed(Observation),
+    /// The engine stopped the run on a rule it enforces, in a category the
+    /// vector schema names (ttsim's `UndefinedBehavior`).
+    Stopped {
+        kind: FaultKind,
+        message: String,
+    },
+    /// The engine, or the bridge to it, would not run the vector.
+    Refused(String),
+    /// The run did not finish in time.
+    TimedOut(String),
+}
+
+/// The state an engine read back after a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Observation {
+    /// All of L1.
+    pub l1: Vec<u8>,
+    /// L1 bytes the engine used for itself (code, flags); not compared.
+    pub l1_unobserved: Vec<Range<u32>>,
+}
+
+/// An engine.
+pub trait Engine {
+    fn info(&self) -> EngineInfo;
+    fn run(&mut self, v: &Vector) -> Verdict;
+}
+
+/// How an engine's run compares with a vector's expectation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comparison {
+    /// Whether anything at all was held against the vector.
+    pub compared: bool,
+    pub mismatches: Vec<run::Mismatch>,
+    /// What the vector expects that was not compared, and why.
+    pub not_compared: Vec<String>,
+}
+
+/// Compare an engine's verdict with the vector's `expect`.
+pub fn compare(v: &Vector, verdict: &Verdict) -> Comparison {
+    let mut mismatches = Vec::new();
+    let mut not_compared = Vec::new();
+    let expected_fault = v.expect.fault.map(|f| f.kind);
+    if let Some(k @ (FaultKind::Unsupported | FaultKind::Unimplemented)) = expected_fault {
+        // Such a vector records what the emulator does not model, not what
+        // the hardware does: there is nothing to hold an engine to.
+        not_compared.push(format!(
+            "everything: the vector expects the emulator's {k} fault, which says nothing of the hardware"
+        ));
+        return Comparison {
+            compared: false,
+            mismatches,
+            not_compared,
+        };
+    }
+    let compared = match verdict {
+        Verdict::Observed(_) | Verdict::Stopped { .. } => true,
+        Verdict::TimedOut(_) => expected_fault == Some(FaultKind::Deadlock),
+        Verdict::Refused(_) => false,
+    };
+    match verdict {
+        Verdict::Observed(obs) => {
+            if let Some(k) = expected_fault {
+                mismatches.push(run::Mismatch::Invariant(format!(
+                    "the vector expects a fault ({k}); the engine completed the run"
+                )));
+            }
+            let mut expected = vec![v.setup.l1_fill; obs.l1.len()];
+            for r in &v.setup.l1 {
+                put(&mut expected, r.addr, &r.bytes);
+            }
+            for r in v.expect.l1.iter().flatten() {
+                put(&mut expected, r.addr, &r.bytes);
+            }
+            let mut actual = obs.l1.clone();
+            for r in &obs.l1_unobserved {
+                let r = r.start as usize..(r.end as usize).min(actual.len());
+                if let (Some(e), Some(a)) = (expected.get_mut(r.clone()), actual.get(r.clone())) {
+                    e.copy_from_slice(a);
+                }
+                not_compared.push(format!(
+                    "L1 {:#x}..{:#x}: the engine's own code and flags",
+                    r.start, r.end
+                ));
+            }
+            if expected != actual {
+                actual.truncate(expected.len());
+                mismatches.push(run::Mismatch::L1 { expected, actual });
+            }
+            let asked = [
+                ("dst", v.expect.dst.is_some()),
+                ("srca", v.expect.srca.is_some()),
+                ("srcb", v.expect.srcb.is_some()),
+                ("adc", v.expect.adc.is_some()),
+            ];
+            // No engine reads Dst, SrcA, SrcB or the ADCs back yet.
+            for (part, is_expected) in asked {
+                if is_expected {
+                    not_compared.push(format!("expect.{part}: not read back from engines yet"));
+                }
+            }
+        }
+        Verdict::Stopped { kind, message } => {
+            // ttsim calls a word that names no instruction UndefinedBehavior
+            // (`tensix_decode_and_execute`); the schema's name for that case
+            // is invalid_instruction.
+            let same = expected_fault == Some(*kind)
+                || (expected_fault == Some(FaultKind::InvalidInstruction)
+                    && *kind == FaultKind::UndefinedBehavior);
+            if !same {
+                mismatches.push(run::Mismatch::Invariant(format!(
+                    "the engine stopped with {kind} ({message}); the vector expects {}",
+                    expected_fault.map_or("a completed run".into(), |k| k.to_string())
+                )));
+            }
+            not_compared.push("the state after the fault".into());
+        }
+        // A deadlock, on an engine, is a run that never finishes.
+        Verdict::TimedOut(_) if expected_fault == Some(FaultKind::Deadlock) => {
+            not_compared.push("the state of the deadlocked run".into());
+        }
+        Verdict::Refused(_) | Verdict::TimedOut(_) => {
+            not_compared.push("everything: the engine gave no result".into())
+        }
+    }
+    Comparison {
+        compared,
+        mismatches,
+        not_compared,
+    }
+}
+
+fn put(image: &mut [u8], addr: u32, bytes: &[u8]) {
+    let start = addr as usize;
+    if let Some(d) = image.get_mut(start..start + bytes.len()) {
+        d.copy_from_slice(bytes);
+    }
+}
+
+/// The L1 ranges the emulator writes when it runs `v` (16-byte units),
+/// merged; the program image keeps clear of them.
+pub fn emulator_writes(v: &Vector) -> Result<Vec<Range<u64>>, String> {
+    let before = run::prepare(v)?;
+    let (m, _) = run::execute(v, &before);
+    let mut out: Vec<Range<u64>> = Vec::new();
+    let mut starts: Vec<u64> = m.l1.log().iter().map(|w| u64::from(w.addr)).collect();
+    starts.sort_unstable();
+    starts.dedup();
+    for s in starts {
+        match out.last_mut() {
+            Some(r) if r.end >= s => r.end = r.end.max(s + 16),
+            _ => out.push(s..s + 16),
+        }
+    }
+    Ok(out)
+}
+
+/// The program image for `v`, clear of everything the emulator writes.
+pub fn image_for(v: &Vector) -> Result<device::Image, device::Refusal> {
+    let written = emulator_writes(v).map_err(device::Refusal)?;
+    device::build(v, &written)
+}
+
+/// The emulator as an engine: what the gate runs, seen through the same
+/// trait as the others.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Emulator;
+
+impl Engine for Emulator {
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            kind: "emulator".into(),
+            detail: format!("tensix-emu {}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+
+    fn run(&mut self, v: &Vector) -> Verdict {
+        let before = match run::prepare(v) {
+            Ok(m) => m,
+            Err(e) => return Verdict::Refused(e),
+        };
+        let (m, fault) = run::execute(v, &before);
+        match fault {
+            Some(f) if f.kind == FaultKind::UndefinedBehavior => Verdict::Stopped {
+                kind: f.kind,
+                message: f.to_string(),
+            },
+            Some(f) => Verdict::Refused(f.to_string()),
+            None => Verdict::Observed(Observation {
+                l1: m.l1.bytes().to_vec(),
+                l1_unobserved: Vec::new(),
+            }),
+        }
+    }
+}
+
+/// One vector's result on an engine.
+#[derive(Clone, Debug)]
+pub struct EngineEntry {
+    pub path: std::path::PathBuf,
+    pub name: String,
+    pub verdict: Verdict,
+    pub comparison: Comparison,
+}
+
+impl EngineEntry {
+    /// `agree`, `differ`, `refused`, `timed out`, or `uncompared` (the
+    /// vector holds nothing an engine can be compared with).
+    pub fn class(&self) -> &'static str {
+        match (&self.verdict, &self.comparison) {
+            (Verdict::Refused(_), _) => "refused",
+            (Verdict::TimedOut(_), c) if !c.compared => "timed out",
+            (_, c) if !c.compared => "uncompared",
+            (_, c) if c.mismatches.is_empty() => "agree",
+            _ => "differ",
+        }
+    }
+}
+
+/// Run every file on `engine`, one after another (an engine is one tile).
+/// A file that cannot be read is an `Err` entry; the run goes on.
+pub fn run_files(
+    files: &[crate::gate::VectorFile],
+    engine: &mut dyn Engine,
+    mut progress: impl FnMut(usize, usize, &Result<EngineEntry, String>),
+) -> Vec<Result<EngineEntry, String>> {
+    let mut out = Vec::with_capacity(files.len());
+    for (i, f) in files.iter().enumerate() {
+        let entry = Vector::load_under(&f.root, &f.path)
+            .map_err(|e| e.to_string())
+            .map(|v| {
+                let verdict = engine.run(&v);
+                let comparison = compare(&v, &verdict);
+                EngineEntry {
+                    path: f.path.clone(),
+                    name: v.name.clone(),
+                    verdict,
+                    comparison,
+                }
+            });
+        progress(i + 1, files.len(), &entry);
+        out.push(entry);
+    }
+    out
+}

@@ -1,0 +1,433 @@
+//! Engines reached through tt-umd: the Python runner in `engines/`
+//! (`python -m tensix_engine --target ...`) serves a JSON line protocol on
+//! its standard input and output; see `engines/tensix_engine/runner.py`.
+//!
+//! One runner process is kept across vectors. A simulator that stops on
+//! something it does not model ends the process: its last words on standard
+//! error become the verdict, and the next vector starts a new process. A run
+//! that does not answer in time is killed the same way.
+
+use super::{Engine, EngineInfo, Observation, Verdict};
+use crate::device::{self, Image};
+use crate::vector::{FaultKind, Vector};
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Which engine, as the command line names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// `ttsim:PATH`: a `libttsim.so`.
+    Ttsim(PathBuf),
+    /// `wolfpine[:DIR]`: Wolfpine's simulator directory (default: the
+    /// Wormhole one of the installed package).
+    Wolfpine(Option<PathBuf>),
+    /// `device[:INDEX]`: a card tt-umd finds.
+    Device(u32),
+}
+
+impl Target {
+    pub fn parse(text: &str) -> Result<Target, String> {
+        let (kind, rest) = match text.split_once(':') {
+            Some((k, r)) => (k, Some(r)),
+            None => (text, None),
+        };
+        match (kind, rest) {
+            ("ttsim", Some(p)) if !p.is_empty() => Ok(Target::Ttsim(PathBuf::from(p))),
+            ("ttsim", _) => Err("ttsim needs the path of a libttsim.so: ttsim:PATH".into()),
+            ("wolfpine", p) => Ok(Target::Wolfpine(
+                p.filter(|p| !p.is_empty()).map(PathBuf::from),
+            )),
+            ("device", None) => Ok(Target::Device(0)),
+            ("device", Some(i)) => i
+                .parse()
+                .map(Target::Device)
+                .map_err(|_| format!("device:{i}: the card index must be a number")),
+            _ => Err(format!(
+                "unknown engine `{text}`: use ttsim:PATH, wolfpine[:DIR] or device[:INDEX]"
+            )),
+        }
+    }
+
+    /// The provenance source of what this engine records.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Target::Ttsim(_) => "ttsim",
+            Target::Wolfpine(_) => "wolfpine",
+            Target::Device(_) => "device",
+        }
+    }
+
+    fn arg(&self) -> String {
+        match self {
+            Target::Ttsim(p) => format!("ttsim:{}", p.display()),
+            Target::Wolfpine(None) => "wolfpine".into(),
+            Target::Wolfpine(Some(p)) => format!("wolfpine:{}", p.display()),
+            Target::Device(i) => format!("device:{i}"),
+        }
+    }
+}
+
+/// How to start the runner.
+#[derive(Clone, Debug)]
+pub struct RunnerCommand {
+    /// The Python interpreter (with tt-umd installed).
+    pub python: PathBuf,
+    /// The directory holding the `tensix_engine` package.
+    pub engines_dir: PathBuf,
+}
+
+impl RunnerCommand {
+    /// `TENSIX_PYTHON` or `engines/.venv/bin/python` (made by
+    /// `tools/setup-engines.sh`) or `python3`; the package from
+    /// `TENSIX_ENGINES_DIR` or this checkout's `engines/`.
+    pub fn from_env() -> RunnerCommand {
+        let engines_dir = std::env::var_os("TENSIX_ENGINES_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../engines")));
+        let venv = engines_dir.join(".venv/bin/python");
+        let python = std::env::var_os("TENSIX_PYTHON")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                if venv.exists() {
+                    venv
+                } else {
+                    PathBuf::from("python3")
+                }
+            });
+        RunnerCommand {
+            python,
+            engines_dir,
+        }
+    }
+}
+
+struct Process {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Lines of standard error kept for the verdict of a runner that died.
+const STDERR_LINES: usize = 40;
+
+/// An engine behind the tt-umd runner.
+pub struct UmdEngine {
+    target: Target,
+    command: RunnerCommand,
+    /// Time allowed for one vector's run, beyond the engine's start-up.
+    pub timeout: Duration,
+    /// Time allowed for the runner to open the engine.
+    pub start_timeout: Duration,
+    process: Option<Process>,
+    hello: Option<Value>,
+}
+
+enum Failure {
+    TimedOut,
+    /// The runner ended; its last words on standard error.
+    Died(String),
+}
+
+impl UmdEngine {
+    pub fn new(target: Target, command: RunnerCommand) -> UmdEngine {
+        UmdEngine {
+            target,
+            command,
+            timeout: Duration::from_secs(30),
+            start_timeout: Duration::from_secs(120),
+            process: None,
+            hello: None,
+        }
+    }
+
+    fn start(&mut self) -> Result<(), String> {
+        let mut child = Command::new(&self.command.python)
+            .args(["-m", "tensix_engine", "--target", &self.target.arg()])
+            .env("PYTHONPATH", &self.command.engines_dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| {
+                format!(
+                    "cannot start {} (run tools/setup-engines.sh, or set TENSIX_PYTHON): {e}",
+                    self.command.python.display()
+                )
+            })?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err("the runner's pipes could not be opened".into());
+        };
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let keep = Arc::clone(&tail);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut t = keep.lock().unwrap_or_else(|p| p.into_inner());
+                if t.len() == STDERR_LINES {
+                    t.pop_front();
+                }
+                t.push_back(line);
+            }
+        });
+        self.process = Some(Process {
+            child,
+            stdin,
+            lines,
+            stderr: tail,
+        });
+        let reply = self
+            .request(&json!({"op": "hello"}), self.start_timeout)
+            .map_err(|f| match f {
+                Failure::TimedOut => format!(
+                    "{} did not open in {} s",
+                    self.target.arg(),
+                    self.start_timeout.as_secs()
+                ),
+                Failure::Died(m) => m,
+            })?;
+        if reply["status"] != "ok" {
+            self.process = None;
+            return Err(reply["message"]
+                .as_str()
+                .unwrap_or("the runner refused")
+                .to_string());
+        }
+        self.hello = Some(reply);
+        Ok(())
+    }
+
+    fn request(&mut self, req: &Value, timeout: Duration) -> Result<Value, Failure> {
+        let Some(p) = self.process.as_mut() else {
+            return Err(Failure::Died("the runner is not running".into()));
+        };
+        let sent = writeln!(p.stdin, "{req}").and_then(|_| p.stdin.flush());
+        let answer = match sent {
+            Ok(()) => p.lines.recv_timeout(timeout),
+            Err(_) => Err(RecvTimeoutError::Disconnected),
+        };
+        match answer {
+            Ok(line) => serde_json::from_str(&line).map_err(|e| {
+                self.process = None;
+                Failure::Died(format!(
+                    "the runner answered something that is not JSON ({e})"
+                ))
+            }),
+            Err(RecvTimeoutError::Timeout) => {
+                self.process = None;
+                Err(Failure::TimedOut)
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let _ = p.child.wait();
+                // The stderr reader may still be draining the last lines.
+                std::thread::sleep(Duration::from_millis(50));
+                let tail: Vec<String> = p
+                    .stderr
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .iter()
+                    .cloned()
+                    .collect();
+                self.process = None;
+                Err(Failure::Died(last_words(&tail)))
+            }
+        }
+    }
+
+    /// The engine's own description, once it has started.
+    pub fn hello(&self) -> Option<&Value> {
+        self.hello.as_ref()
+    }
+
+    /// Run a program image and read back L1.
+    pub fn run_image(&mut self, image: &Image) -> Verdict {
+        if self.process.is_none() {
+            if let Err(e) = self.start() {
+                return Verdict::Refused(e);
+            }
+        }
+        let l1: Vec<Value> = image.l1.iter().map(|(a, b)| json!([a, hex(b)])).collect();
+        let req = json!({
+            "op": "run",
+            "arch": image.arch.to_string(),
+            "l1_fill": image.l1_fill,
+            "l1": l1,
+            "reset_pcs": image.reset_pcs,
+            "flags": image.flags,
+            "timeout": self.timeout.as_secs_f64(),
+        });
+        // The runner has its own deadline; this one catches an engine that
+        // stops answering altogether.
+        let reply = match self.request(&req, self.timeout * 2 + Duration::from_secs(10)) {
+            Ok(r) => r,
+            Err(Failure::TimedOut) => {
+                return Verdict::TimedOut(format!(
+                    "no answer in {} s",
+                    (self.timeout * 2).as_secs() + 10
+                ))
+            }
+            Err(Failure::Died(m)) => return verdict_of_death(&m),
+        };
+        let message = reply["message"].as_str().unwrap_or("").to_string();
+        match reply["status"].as_str() {
+            Some("ok") => match reply["l1"].as_str().map(unhex) {
+                Some(Some(l1)) if l1.len() == image.arch.l1_size() => {
+                    Verdict::Observed(Observation {
+                        l1,
+                        l1_unobserved: vec![device::REGION],
+                    })
+                }
+                _ => Verdict::Refused("the runner's L1 read-back is not the whole L1".into()),
+            },
+            Some("timeout") => Verdict::TimedOut(message),
+            _ => Verdict::Refused(message),
+        }
+    }
+}
+
+impl Engine for UmdEngine {
+    fn info(&self) -> EngineInfo {
+        let detail = match &self.hello {
+            Some(h) => format!(
+                "{} via tt-umd {}, {} tile {}-{}",
+                self.target.arg(),
+                h["umd"].as_str().unwrap_or("?"),
+                h["arch"].as_str().unwrap_or("?"),
+                h["tile"][0],
+                h["tile"][1]
+            ),
+            None => self.target.arg(),
+        };
+        EngineInfo {
+            kind: self.target.kind().into(),
+            detail,
+        }
+    }
+
+    fn run(&mut self, v: &Vector) -> Verdict {
+        match super::image_for(v) {
+            Ok(image) => self.run_image(&image),
+            Err(r) => Verdict::Refused(format!("program image: {r}")),
+        }
+    }
+}
+
+/// The line that says why a runner ended: ttsim's `ERROR: <category>: ...`
+/// (src/common.cpp `ttsim_error`), a Python exception, or the last line.
+fn last_words(tail: &[String]) -> String {
+    tail.iter()
+        .rev()
+        .find(|l| l.contains("ERROR:"))
+        .or_else(|| tail.iter().rev().find(|l| l.contains("Error")))
+        .or_else(|| tail.last())
+        .map(|l| l.trim().to_string())
+        .unwrap_or_else(|| "the runner ended without a word".into())
+}
+
+/// A runner that died: ttsim's `UndefinedBehavior` is a verdict the vector
+/// schema can state; everything else is a refusal.
+fn verdict_of_death(message: &str) -> Verdict {
+    if message.contains("ERROR: UndefinedBehavior") {
+        Verdict::Stopped {
+            kind: FaultKind::UndefinedBehavior,
+            message: message.to_string(),
+        }
+    } else {
+        Verdict::Refused(message.to_string())
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    let t = text.as_bytes();
+    if t.len() % 2 != 0 {
+        return None;
+    }
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    t.chunks(2)
+        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_targets() {
+        assert_eq!(
+            Target::parse("ttsim:/x/libttsim.so"),
+            Ok(Target::Ttsim("/x/libttsim.so".into()))
+        );
+        assert!(Target::parse("ttsim").is_err());
+        assert!(Target::parse("ttsim:").is_err());
+        assert_eq!(Target::parse("wolfpine"), Ok(Target::Wolfpine(None)));
+        assert_eq!(Target::parse("device"), Ok(Target::Device(0)));
+        assert_eq!(Target::parse("device:3"), Ok(Target::Device(3)));
+        assert!(Target::parse("device:x").is_err());
+        assert!(Target::parse("qemu").is_err());
+    }
+
+    #[test]
+    fn hex_round_trips_and_rejects_junk() {
+        assert_eq!(hex(&[0x00, 0xab, 0x7f]), "00ab7f");
+        assert_eq!(unhex("00ab7f"), Some(vec![0x00, 0xab, 0x7f]));
+        assert_eq!(unhex("0g"), None);
+        assert_eq!(unhex("abc"), None);
+    }
+
+    #[test]
+    fn ttsim_undefined_behaviour_is_a_verdict_other_errors_refuse() {
+        let tail = vec![
+            "[12] some log".to_string(),
+            "[40] ERROR: UndefinedBehavior: pacr: read interface crosses a row group".to_string(),
+            "Traceback (most recent call last):".to_string(),
+        ];
+        let words = last_words(&tail);
+        assert!(words.starts_with("[40] ERROR: UndefinedBehavior"));
+        assert!(matches!(
+            verdict_of_death(&words),
+            Verdict::Stopped {
+                kind: FaultKind::UndefinedBehavior,
+                ..
+            }
+        ));
+        assert!(matches!(
+            verdict_of_death("[3] ERROR: UnimplementedFunctionality: tensix_dst"),
+            Verdict::Refused(_)
+        ));
+    }
+}

@@ -1,0 +1,158 @@
+//! The tt-umd bridge against ttsim: images built by `device`, run by the
+//! Python runner in `engines/`, read back and compared.
+//!
+//! These tests need a ttsim build and the Python side:
+//! - `libttsim.so` for Blackhole and Wormhole B0, from `TENSIX_TTSIM_BH` /
+//!   `TENSIX_TTSIM_WH`, or else `../shared/ttsim/{bh,wh}/libttsim.so` beside
+//!   the checkout (ttsim's releases provide them);
+//! - `engines/.venv`, made by `tools/setup-engines.sh` (or `TENSIX_PYTHON`).
+//!
+//! Without them each test says so on standard error and passes, unless
+//! `TENSIX_REQUIRE_ENGINES` is set (CI sets it), in which case it fails.
+
+use std::path::{Path, PathBuf};
+use tensix_harness::engine::umd::{RunnerCommand, Target, UmdEngine};
+use tensix_harness::engine::{compare, Emulator, Engine, Verdict};
+use tensix_harness::vector::Vector;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The ttsim engine for `arch` (`bh` or `wh`), or `None` when this machine
+/// cannot run it (and engines are not required).
+fn ttsim(arch: &str) -> Option<UmdEngine> {
+    let var = format!("TENSIX_TTSIM_{}", arch.to_uppercase());
+    let lib = std::env::var_os(&var)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join(format!("../shared/ttsim/{arch}/libttsim.so")));
+    let command = RunnerCommand::from_env();
+    let python_ok = std::env::var_os("TENSIX_PYTHON").is_some()
+        || command.engines_dir.join(".venv/bin/python").exists();
+    let missing = match (lib.exists(), python_ok) {
+        (true, true) => return Some(UmdEngine::new(Target::Ttsim(lib), command)),
+        (false, _) => format!(
+            "{} does not exist: set {var} to a libttsim.so (ttsim's releases have them)",
+            lib.display()
+        ),
+        (_, false) => "engines/.venv is missing: run tools/setup-engines.sh".to_string(),
+    };
+    if std::env::var_os("TENSIX_REQUIRE_ENGINES").is_some() {
+        panic!("TENSIX_REQUIRE_ENGINES is set, but {missing}");
+    }
+    eprintln!("skipped: this test runs vectors on ttsim; {missing}");
+    None
+}
+
+fn load(rel: &str) -> Vector {
+    let root = workspace().join("conformance-vectors");
+    Vector::load_under(&root, &root.join(rel)).unwrap()
+}
+
+/// A ttsim pack vector with its Dst setup taken away: the packer then reads
+/// rows never written, which hold zero (ttsim `tensix_init`; the reference
+/// README's device facts), and BF16 zero packs to the bytes `00 00`. So the
+/// packed ranges must hold zeros, worked out without any engine.
+fn zero_pack(rel: &str) -> Vector {
+    let mut v = load(rel);
+    v.setup.dst = None;
+    for r in v.expect.l1.iter_mut().flatten() {
+        r.bytes.fill(0);
+    }
+    v
+}
+
+fn class(engine: &mut dyn Engine, v: &Vector) -> (&'static str, String) {
+    let verdict = engine.run(v);
+    let c = compare(v, &verdict);
+    let class = match (&verdict, c.compared, c.mismatches.is_empty()) {
+        (Verdict::Refused(_), _, _) => "refused",
+        (Verdict::TimedOut(_), false, _) => "timed out",
+        (_, false, _) => "uncompared",
+        (_, true, true) => "agree",
+        (_, true, false) => "differ",
+    };
+    (
+        class,
+        format!("{verdict:?} {c:?}").chars().take(600).collect(),
+    )
+}
+
+#[test]
+fn a_pack_of_zeros_agrees_and_one_wrong_byte_differs() {
+    for (arch, rel) in [
+        ("bh", "ttsim/blackhole/pack/d16-bf16-to-bf16-0082.yaml"),
+        ("wh", "ttsim/wormhole_b0/pack/d16-bf16-to-bf16-0538.yaml"),
+    ] {
+        let Some(mut engine) = ttsim(arch) else {
+            return;
+        };
+        let v = zero_pack(rel);
+        assert!(
+            v.expect.l1.as_ref().is_some_and(|r| !r.is_empty()),
+            "{rel} packs nothing"
+        );
+        // The emulator agrees with the hand-made expectation...
+        assert_eq!(class(&mut Emulator, &v).0, "agree", "{rel} on the emulator");
+        // ...and so does ttsim, through the image and the runner.
+        let (c, why) = class(&mut engine, &v);
+        assert_eq!(c, "agree", "{rel} on ttsim: {why}");
+        // One byte of the expectation wrong: both engines must see it.
+        let mut wrong = v.clone();
+        wrong.expect.l1.as_mut().unwrap()[0].bytes[1] ^= 0x40;
+        assert_eq!(class(&mut Emulator, &wrong).0, "differ");
+        let (c, why) = class(&mut engine, &wrong);
+        assert_eq!(c, "differ", "{rel} with a wrong byte on ttsim: {why}");
+    }
+}
+
+#[test]
+fn unpack_vectors_leave_l1_as_ttsim_recorded_it() {
+    let Some(mut engine) = ttsim("bh") else {
+        return;
+    };
+    for rel in [
+        "ttsim/blackhole/unpack/bf16-to-srca-0401.yaml",
+        "ttsim/blackhole/unpack/bfp8b-to-srca-0407.yaml",
+        "ttsim/blackhole/unpack/fp8-to-srcb-0494.yaml",
+    ] {
+        let v = load(rel);
+        let verdict = engine.run(&v);
+        let c = compare(&v, &verdict);
+        assert!(c.compared && c.mismatches.is_empty(), "{rel}: {c:?}");
+        // SrcA/SrcB are not read back yet, and the report must say so.
+        assert!(
+            c.not_compared.iter().any(|n| n.starts_with("expect.src")),
+            "{rel}: {:?}",
+            c.not_compared
+        );
+    }
+}
+
+#[test]
+fn a_simulator_that_stops_is_a_verdict_and_the_next_vector_runs() {
+    let Some(mut engine) = ttsim("bh") else {
+        return;
+    };
+    // ttsim v1.10.0 stops on a MOP whose inner loop has length 0.
+    let stops = load("isa-spec/blackhole/mop/template1-outer-count-bug-is-unsupported.yaml");
+    match engine.run(&stops) {
+        Verdict::Refused(m) => assert!(m.contains("ERROR: Unimplemented"), "{m}"),
+        other => panic!("expected ttsim to refuse: {other:?}"),
+    }
+    let v = zero_pack("ttsim/blackhole/pack/d16-bf16-to-bf16-0082.yaml");
+    let (c, why) = class(&mut engine, &v);
+    assert_eq!(c, "agree", "{why}");
+}
+
+#[test]
+fn a_deadlock_is_a_run_that_never_finishes() {
+    let Some(mut engine) = ttsim("bh") else {
+        return;
+    };
+    engine.timeout = std::time::Duration::from_secs(1);
+    let v = load("isa-spec/blackhole/frontend/semwait-forever-is-a-deadlock.yaml");
+    let verdict = engine.run(&v);
+    assert!(matches!(verdict, Verdict::TimedOut(_)), "{verdict:?}");
+    assert!(compare(&v, &verdict).compared);
+}

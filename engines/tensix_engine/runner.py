@@ -23,8 +23,11 @@ last words from standard error and reports them as the verdict.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
+import pathlib
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -52,6 +55,9 @@ class Target:
 
     kind: str
     where: str
+
+    def text(self) -> str:
+        return f"{self.kind}:{self.where}" if self.where else self.kind
 
     @staticmethod
     def parse(text: str) -> Target:
@@ -114,8 +120,7 @@ class Runner:
             umd_version = "unknown"
         return {
             "status": "ok",
-            "engine": self.target.kind,
-            "where": self.target.where,
+            "target": self.target.text(),
             "umd": umd_version,
             "arch": self.arch,
             "tile": list(self.tile),
@@ -171,11 +176,82 @@ def serve(runner: Runner, requests, replies) -> None:
         replies.flush()
 
 
+def last_words(stderr: str) -> str:
+    """Why a runner ended: ttsim's `ERROR: <category>: ...` line (it prints
+    that and exits, src/common.cpp `ttsim_error`), a Python error, or the
+    last line."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for mark in ("ERROR:", "Error"):
+        found = [line for line in lines if mark in line]
+        if found:
+            return found[-1]
+    return lines[-1] if lines else "the runner ended without a word"
+
+
+def run_in_child(target: str, tile: str | None, request: dict, timeout: float) -> tuple[dict, dict | None]:
+    """Run one image in a runner process of its own, so that an engine that
+    ends its process ends only this vector. Returns the reply and the
+    engine's hello."""
+    package_parent = str(pathlib.Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": package_parent}
+    with subprocess.Popen(
+        [sys.executable, "-m", "tensix_engine", "--target", target, *(["--tile", tile] if tile else [])],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as proc:
+        lines = json.dumps({"op": "hello"}) + "\n" + json.dumps(request) + "\n"
+        try:
+            out, err = proc.communicate(lines, timeout=timeout * 2 + 60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return {"status": "timeout", "message": f"no answer in {timeout * 2 + 60:.0f} s"}, None
+    replies = [json.loads(line) for line in out.splitlines() if line.strip()]
+    if replies and replies[0].get("status") != "ok":
+        return replies[0], None
+    if len(replies) < 2:
+        return {"status": "died", "message": last_words(err)}, replies[0] if replies else None
+    return replies[1], replies[0]
+
+
+def run_bundle(bundle: pathlib.Path, target: str, tile: str | None) -> int:
+    """Run every image of a bundle made by `tensix-harness device bundle` and
+    write one result file per vector under `results/`."""
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    results = bundle / "results"
+    results.mkdir(exist_ok=True)
+    counts: dict[str, int] = {}
+    for entry in manifest["vectors"]:
+        if "image" not in entry:
+            continue
+        request = json.loads((bundle / entry["image"]).read_text())
+        reply, hello = run_in_child(target, tile, request, float(request.get("timeout", 30)))
+        reply.update(
+            name=entry["name"],
+            date=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
+            engine=hello,
+        )
+        path = bundle / entry["result"]
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(reply) + "\n")
+        os.replace(tmp, path)
+        counts[reply["status"]] = counts.get(reply["status"], 0) + 1
+        print(f"{reply['status']:8} {entry['name']} {reply.get('message', '')}", file=sys.stderr)
+    print(f"wrote {sum(counts.values())} results to {results}: {counts}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="tensix_engine", description=__doc__.splitlines()[0])
     p.add_argument("--target", required=True, help="ttsim:PATH | wolfpine[:DIR] | device[:INDEX]")
     p.add_argument("--tile", help="worker tile X,Y (translated); default per architecture")
+    p.add_argument("--bundle", type=pathlib.Path, help="run a bundle's images and write its results/")
     args = p.parse_args(argv)
+    if args.bundle is not None:
+        return run_bundle(args.bundle, args.target, args.tile)
     # The protocol owns the original standard output; whatever a simulator
     # prints goes to standard error, where the harness reads its last words.
     replies = os.fdopen(os.dup(1), "w")

@@ -88,6 +88,37 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Run VECTOR on an engine and write a new vector whose `expect` is what
+    /// the engine observed (provenance names the engine, its version, the
+    /// tile and the date); or, with --from, turn a bundle's results into
+    /// vectors. Never overwrites without --force. Exit 0 when everything
+    /// was recorded, 1 when the engine refused or timed out, 2 for unusable
+    /// input.
+    Record {
+        /// The vector to run (with --engine).
+        #[arg(required_unless_present = "from")]
+        vector: Option<PathBuf>,
+        /// ttsim:PATH, wolfpine[:DIR] or device[:INDEX].
+        #[arg(long, required_unless_present = "from", conflicts_with = "from")]
+        engine: Option<String>,
+        /// A bundle folder (`device bundle`) whose results/ to record.
+        #[arg(long = "from")]
+        from: Option<PathBuf>,
+        /// The vector file to write (with --engine), or the directory to
+        /// write into (with --from).
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
+        /// Seconds the vector may run on the engine.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+        #[arg(long)]
+        force: bool,
+    },
+    /// Program images for a Tensix tile.
+    Device {
+        #[command(subcommand)]
+        command: DeviceCommand,
+    },
     /// Decode Tensix instruction words (hex) to their text form.
     Decode {
         #[arg(long, value_enum, default_value = "blackhole")]
@@ -100,11 +131,54 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum DeviceCommand {
+    /// Write a self-contained folder that carries VECTORS (files or
+    /// directories) to a machine with a card: program images, a manifest,
+    /// the runner, and a README with the one command to run there.
+    Bundle {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
+        /// Seconds each vector may run on the card.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+        /// Replace a bundle already in the folder.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run(args) => run(args),
         Command::Decode { arch, trisc, words } => decode(arch, trisc, &words),
+        Command::Record {
+            vector,
+            engine,
+            from,
+            out,
+            timeout,
+            force,
+        } => match (from, vector, engine) {
+            (Some(dir), _, _) => record_from(&dir, &out, force),
+            (None, Some(v), Some(e)) => record(&v, &e, &out, timeout, force),
+            _ => {
+                eprintln!("tensix-harness: record needs VECTOR and --engine, or --from DIR");
+                ExitCode::from(2)
+            }
+        },
+        Command::Device {
+            command:
+                DeviceCommand::Bundle {
+                    paths,
+                    out,
+                    timeout,
+                    force,
+                },
+        } => bundle(&paths, &out, timeout, force),
         Command::Repro {
             target,
             artifact,
@@ -410,4 +484,174 @@ fn printable(text: &str) -> String {
             }
         })
         .collect()
+}
+
+fn unusable(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("tensix-harness: {}", printable(&msg.to_string()));
+    ExitCode::from(2)
+}
+
+fn record(path: &Path, spec: &str, out_path: &Path, timeout: u64, force: bool) -> ExitCode {
+    use tensix_harness::engine::{record::recorded, record::today, umd, Engine};
+    if out_path.exists() && !force {
+        return unusable(format!(
+            "{} exists; pass --force to overwrite it",
+            out_path.display()
+        ));
+    }
+    let target = match umd::Target::parse(spec) {
+        Ok(t) => t,
+        Err(e) => return unusable(format!("--engine: {e}")),
+    };
+    let v = match tensix_harness::vector::Vector::load(path) {
+        Ok(v) => v,
+        Err(e) => return unusable(e),
+    };
+    let mut eng = umd::UmdEngine::new(target, umd::RunnerCommand::from_env());
+    eng.timeout = std::time::Duration::from_secs(timeout.max(1));
+    let verdict = eng.run(&v);
+    match recorded(&v, &eng.info(), &verdict, &today()) {
+        Ok(r) => match output::write_new(out_path, r.to_yaml(), force) {
+            Ok(()) => {
+                out(&format!(
+                    "wrote {} ({})\n",
+                    out_path.display(),
+                    r.provenance.detail
+                ));
+                ExitCode::SUCCESS
+            }
+            Err(e) => unusable(e),
+        },
+        Err(e) => {
+            eprintln!("tensix-harness: {}: {}", v.name, printable(&e));
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn record_from(dir: &Path, out_dir: &Path, force: bool) -> ExitCode {
+    use tensix_harness::engine::{record::recorded, umd, Verdict};
+    let manifest: serde_json::Value = match std::fs::read_to_string(dir.join("manifest.json"))
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+    {
+        Ok(m) => m,
+        Err(e) => return unusable(format!("{}/manifest.json: {e}", dir.display())),
+    };
+    if manifest["schema"] != "tensix-bundle/1" {
+        return unusable(format!(
+            "{}/manifest.json is not a tensix-bundle/1 manifest",
+            dir.display()
+        ));
+    }
+    if let Err(e) = std::fs::create_dir_all(out_dir) {
+        return unusable(format!("{}: {e}", out_dir.display()));
+    }
+    let entries = manifest["vectors"].as_array().cloned().unwrap_or_default();
+    let (mut written, mut missed) = (0, 0);
+    for entry in &entries {
+        let (Some(vector), Some(result)) = (entry["vector"].as_str(), entry["result"].as_str())
+        else {
+            return unusable(format!(
+                "{}/manifest.json: an entry without files",
+                dir.display()
+            ));
+        };
+        let name = entry["name"].as_str().unwrap_or(vector);
+        if let Some(reason) = entry["refused"].as_str() {
+            eprintln!(
+                "not recorded: {}: no image: {}",
+                printable(name),
+                printable(reason)
+            );
+            missed += 1;
+            continue;
+        }
+        let v = match tensix_harness::vector::Vector::load(dir.join(vector)) {
+            Ok(v) => v,
+            Err(e) => return unusable(e),
+        };
+        let reply: serde_json::Value = match std::fs::read_to_string(dir.join(result)) {
+            Ok(t) => match serde_json::from_str(&t) {
+                Ok(r) => r,
+                Err(e) => return unusable(format!("{}/{result}: {e}", dir.display())),
+            },
+            Err(_) => {
+                eprintln!(
+                    "not recorded: {}: the bundle has no result for it",
+                    printable(name)
+                );
+                missed += 1;
+                continue;
+            }
+        };
+        let verdict = umd::verdict_of_reply(&reply, v.arch);
+        let recorded = if reply["engine"].is_object() {
+            recorded(
+                &v,
+                &umd::info_of_hello(&reply["engine"]),
+                &verdict,
+                reply["date"].as_str().unwrap_or("unknown date"),
+            )
+        } else {
+            Err(match verdict {
+                Verdict::Refused(m) | Verdict::TimedOut(m) => m,
+                _ => "the result does not say which engine ran it".into(),
+            })
+        };
+        match recorded {
+            Ok(r) => {
+                let file = v.name.rsplit('/').next().unwrap_or("vector").to_string() + ".yaml";
+                let path = out_dir.join(file);
+                if let Err(e) = output::write_new(&path, r.to_yaml(), force) {
+                    return unusable(e);
+                }
+                written += 1;
+            }
+            Err(e) => {
+                eprintln!("not recorded: {}: {}", printable(name), printable(&e));
+                missed += 1;
+            }
+        }
+    }
+    out(&format!(
+        "wrote {written} vectors to {}; {missed} not recorded\n",
+        out_dir.display()
+    ));
+    if missed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn bundle(paths: &[PathBuf], dir: &Path, timeout: u64, force: bool) -> ExitCode {
+    use tensix_harness::device::bundle;
+    use tensix_harness::engine::image_for;
+    let files = match gate::collect(paths) {
+        Ok(f) if !f.is_empty() => f,
+        Ok(_) => return unusable("no vectors found"),
+        Err(e) => return unusable(e),
+    };
+    let mut vectors = Vec::new();
+    for f in &files {
+        match tensix_harness::vector::Vector::load_under(&f.root, &f.path) {
+            Ok(v) => {
+                let image = image_for(&v);
+                vectors.push((v, image));
+            }
+            Err(e) => return unusable(e),
+        }
+    }
+    match bundle::write(dir, &vectors, timeout as f64, force) {
+        Ok(n) => {
+            out(&format!(
+                "wrote {} with {n} of {} vectors; run there: PYTHONPATH=. python3 -m tensix_engine --target device:0 --bundle .\n",
+                dir.display(),
+                vectors.len()
+            ));
+            ExitCode::SUCCESS
+        }
+        Err(e) => unusable(e),
+    }
 }

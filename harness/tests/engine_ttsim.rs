@@ -156,3 +156,84 @@ fn a_deadlock_is_a_run_that_never_finishes() {
     assert!(matches!(verdict, Verdict::TimedOut(_)), "{verdict:?}");
     assert!(compare(&v, &verdict).compared);
 }
+
+/// A bundle run with the command its README gives, on ttsim, yields results
+/// that `record --from` turns into the same vectors `record --engine`
+/// writes directly.
+#[test]
+fn a_bundle_records_what_record_engine_records() {
+    if ttsim("bh").is_none() {
+        return;
+    }
+    let lib = std::env::var_os("TENSIX_TTSIM_BH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared/ttsim/bh/libttsim.so"));
+    let python = RunnerCommand::from_env().python;
+    let exe = env!("CARGO_BIN_EXE_tensix-harness");
+    let tmp = std::env::temp_dir().join(format!("tensix-bundle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let vectors = workspace().join("conformance-vectors");
+    let picked = [
+        "isa-spec/blackhole/adc/setadc-one-counter.yaml",
+        "ttsim/blackhole/unpack/bf16-to-srca-0401.yaml",
+    ];
+    let bundle = tmp.join("bundle");
+    let status = std::process::Command::new(exe)
+        .args(["device", "bundle"])
+        .args(picked.iter().map(|p| vectors.join(p)))
+        .arg("-o")
+        .arg(&bundle)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let readme = std::fs::read_to_string(bundle.join("README.md")).unwrap();
+    assert!(readme.contains("PYTHONPATH=. python3 -m tensix_engine --target device:0 --bundle ."));
+    // The README's command, with ttsim for the card.
+    let status = std::process::Command::new(&python)
+        .args(["-m", "tensix_engine", "--target"])
+        .arg(format!("ttsim:{}", lib.display()))
+        .args(["--bundle", "."])
+        .env("PYTHONPATH", ".")
+        .current_dir(&bundle)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let from = tmp.join("from");
+    let status = std::process::Command::new(exe)
+        .args(["record", "--from"])
+        .arg(&bundle)
+        .arg("-o")
+        .arg(&from)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for p in picked {
+        let direct = tmp.join("direct.yaml");
+        let status = std::process::Command::new(exe)
+            .args(["record", "--force", "--engine"])
+            .arg(format!("ttsim:{}", lib.display()))
+            .arg(vectors.join(p))
+            .arg("-o")
+            .arg(&direct)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let file = p.rsplit('/').next().unwrap();
+        let a = std::fs::read_to_string(&direct).unwrap();
+        let b = std::fs::read_to_string(from.join(file)).unwrap();
+        assert_eq!(a, b, "{p}");
+        assert!(a.contains("source: ttsim"), "{a}");
+        // Without --force, an existing file is kept.
+        let status = std::process::Command::new(exe)
+            .args(["record", "--engine"])
+            .arg(format!("ttsim:{}", lib.display()))
+            .arg(vectors.join(p))
+            .arg("-o")
+            .arg(&direct)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(2));
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -30,6 +30,7 @@
 //! RISC-V path writes SrcA/SrcB), Config state 1 writes, vector L1 bytes
 //! inside the image's own region.
 
+pub mod bundle;
 pub mod rv32;
 
 use crate::vector::Vector;

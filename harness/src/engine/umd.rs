@@ -270,16 +270,7 @@ impl UmdEngine {
                 return Verdict::Refused(e);
             }
         }
-        let l1: Vec<Value> = image.l1.iter().map(|(a, b)| json!([a, hex(b)])).collect();
-        let req = json!({
-            "op": "run",
-            "arch": image.arch.to_string(),
-            "l1_fill": image.l1_fill,
-            "l1": l1,
-            "reset_pcs": image.reset_pcs,
-            "flags": image.flags,
-            "timeout": self.timeout.as_secs_f64(),
-        });
+        let req = device::bundle::run_request(image, self.timeout.as_secs_f64());
         // The runner has its own deadline; this one catches an engine that
         // stops answering altogether.
         let reply = match self.request(&req, self.timeout * 2 + Duration::from_secs(10)) {
@@ -292,39 +283,37 @@ impl UmdEngine {
             }
             Err(Failure::Died(m)) => return verdict_of_death(&m),
         };
-        let message = reply["message"].as_str().unwrap_or("").to_string();
-        match reply["status"].as_str() {
-            Some("ok") => match reply["l1"].as_str().map(unhex) {
-                Some(Some(l1)) if l1.len() == image.arch.l1_size() => {
-                    Verdict::Observed(Observation {
-                        l1,
-                        l1_unobserved: vec![device::REGION],
-                    })
-                }
-                _ => Verdict::Refused("the runner's L1 read-back is not the whole L1".into()),
-            },
-            Some("timeout") => Verdict::TimedOut(message),
-            _ => Verdict::Refused(message),
-        }
+        verdict_of_reply(&reply, image.arch)
+    }
+}
+
+/// The verdict a runner's reply to `run` carries (also what a bundle's
+/// result files hold: `status` `died` is a runner that ended, with its
+/// last words in `message`).
+pub fn verdict_of_reply(reply: &Value, arch: crate::vector::Arch) -> Verdict {
+    let message = reply["message"].as_str().unwrap_or("").to_string();
+    match reply["status"].as_str() {
+        Some("ok") => match reply["l1"].as_str().map(unhex) {
+            Some(Some(l1)) if l1.len() == arch.l1_size() => Verdict::Observed(Observation {
+                l1,
+                l1_unobserved: vec![device::REGION],
+            }),
+            _ => Verdict::Refused("the runner's L1 read-back is not the whole L1".into()),
+        },
+        Some("timeout") => Verdict::TimedOut(message),
+        Some("died") => verdict_of_death(&message),
+        _ => Verdict::Refused(message),
     }
 }
 
 impl Engine for UmdEngine {
     fn info(&self) -> EngineInfo {
-        let detail = match &self.hello {
-            Some(h) => format!(
-                "{} via tt-umd {}, {} tile {}-{}",
-                self.target.arg(),
-                h["umd"].as_str().unwrap_or("?"),
-                h["arch"].as_str().unwrap_or("?"),
-                h["tile"][0],
-                h["tile"][1]
-            ),
-            None => self.target.arg(),
-        };
-        EngineInfo {
-            kind: self.target.kind().into(),
-            detail,
+        match &self.hello {
+            Some(h) => info_of_hello(h),
+            None => EngineInfo {
+                kind: self.target.kind().into(),
+                detail: self.target.arg(),
+            },
         }
     }
 
@@ -333,6 +322,21 @@ impl Engine for UmdEngine {
             Ok(image) => self.run_image(&image),
             Err(r) => Verdict::Refused(format!("program image: {r}")),
         }
+    }
+}
+
+/// What a runner's `hello` says of its engine.
+pub fn info_of_hello(h: &Value) -> EngineInfo {
+    let target = h["target"].as_str().unwrap_or("?");
+    EngineInfo {
+        kind: target.split(':').next().unwrap_or("?").to_string(),
+        detail: format!(
+            "{target} via tt-umd {}, {} tile {}-{}",
+            h["umd"].as_str().unwrap_or("?"),
+            h["arch"].as_str().unwrap_or("?"),
+            h["tile"][0],
+            h["tile"][1]
+        ),
     }
 }
 
@@ -361,7 +365,8 @@ fn verdict_of_death(message: &str) -> Verdict {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Bytes as lowercase hex digits, as the runner protocol carries them.
+pub fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {

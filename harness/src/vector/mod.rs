@@ -12,7 +12,7 @@
 //! name: blackhole/pack/bf16-to-bfp8b/0001   # unique; defaults to the path
 //! arch: blackhole                           # blackhole | wormhole_b0
 //! provenance:
-//!   source: ttsim                           # device | ttsim | isa-spec | derived | fuzz
+//!   source: ttsim                           # device | ttsim | wolfpine | isa-spec | derived | fuzz
 //!   detail: "free text: tool, version, device, date, seed"
 //! tags: [pack, bfp8_b]
 //! setup:
@@ -147,6 +147,10 @@ pub enum Source {
     /// Computed by tenstorrent/ttsim.
     #[serde(rename = "ttsim")]
     Ttsim,
+    /// Computed by the Wolfpine simulator (an extension of the schema's
+    /// original five sources, for `tensix-harness record`).
+    #[serde(rename = "wolfpine")]
+    Wolfpine,
     /// Derived by hand from the ISA documentation.
     #[serde(rename = "isa-spec")]
     IsaSpec,
@@ -159,9 +163,10 @@ pub enum Source {
 }
 
 impl Source {
-    pub const ALL: [Source; 5] = [
+    pub const ALL: [Source; 6] = [
         Source::Device,
         Source::Ttsim,
+        Source::Wolfpine,
         Source::IsaSpec,
         Source::Derived,
         Source::Fuzz,
@@ -172,6 +177,7 @@ impl Source {
         match self {
             Source::Device => "device",
             Source::Ttsim => "ttsim",
+            Source::Wolfpine => "wolfpine",
             Source::IsaSpec => "isa-spec",
             Source::Derived => "derived",
             Source::Fuzz => "fuzz",

@@ -1,0 +1,175 @@
+//! `record`: turn what an engine did with a vector into a new vector whose
+//! `expect` is the engine's result and whose provenance names the engine.
+//!
+//! Only what the engine observed is recorded: L1 (as the 16-byte blocks that
+//! differ from the setup image, outside the program image's own region) or
+//! the fault it stopped with. Parts it cannot read back are left out of
+//! `expect` (absent means "not checked") and named in `provenance.detail`.
+
+use super::{EngineInfo, Verdict};
+use crate::vector::{Expect, ExpectedFault, L1Range, Source, Vector};
+
+/// The vector `v` with `expect` replaced by what `verdict` observed.
+/// `date` is the day of the run (`YYYY-MM-DD`). A refusal or a time-out
+/// records nothing: its reason is the error.
+pub fn recorded(
+    v: &Vector,
+    engine: &EngineInfo,
+    verdict: &Verdict,
+    date: &str,
+) -> Result<Vector, String> {
+    let source = match engine.kind.as_str() {
+        "ttsim" => Source::Ttsim,
+        "wolfpine" => Source::Wolfpine,
+        "device" => Source::Device,
+        other => return Err(format!("{other} results are not recorded as vectors")),
+    };
+    let (expect, unobserved) = match verdict {
+        Verdict::Observed(obs) => {
+            let mut setup = vec![v.setup.l1_fill; obs.l1.len()];
+            for r in &v.setup.l1 {
+                if let Some(d) = setup.get_mut(r.addr as usize..r.end() as usize) {
+                    d.copy_from_slice(&r.bytes);
+                }
+            }
+            let skipped = |block: usize| {
+                obs.l1_unobserved
+                    .iter()
+                    .any(|r| (r.start as usize) < block + 16 && block < r.end as usize)
+            };
+            let mut l1: Vec<L1Range> = Vec::new();
+            for (i, (now, was)) in obs.l1.chunks(16).zip(setup.chunks(16)).enumerate() {
+                let addr = i * 16;
+                if now == was || skipped(addr) {
+                    continue;
+                }
+                match l1.last_mut() {
+                    Some(r) if r.end() == addr as u64 => r.bytes.extend_from_slice(now),
+                    _ => l1.push(L1Range {
+                        addr: addr as u32,
+                        bytes: now.to_vec(),
+                    }),
+                }
+            }
+            let regions: Vec<String> = obs
+                .l1_unobserved
+                .iter()
+                .map(|r| format!("L1 {:#x}..{:#x} (the program image)", r.start, r.end))
+                .collect();
+            let mut unobserved = vec!["Dst, SrcA, SrcB and the ADCs".to_string()];
+            unobserved.extend(regions);
+            (
+                Expect {
+                    l1: Some(l1),
+                    ..Expect::default()
+                },
+                unobserved,
+            )
+        }
+        Verdict::Stopped { kind, .. } => (
+            Expect {
+                fault: Some(ExpectedFault { kind: *kind }),
+                ..Expect::default()
+            },
+            vec!["the state after the fault".to_string()],
+        ),
+        Verdict::Refused(m) => return Err(format!("the engine refused: {m}")),
+        Verdict::TimedOut(m) => return Err(format!("the engine timed out: {m}")),
+    };
+    let mut out = v.clone();
+    out.expect = expect;
+    out.provenance.source = source;
+    out.provenance.detail = format!(
+        "recorded by tensix-harness record from {} on {}, {date}; not observed: {}",
+        v.name,
+        engine.detail,
+        unobserved.join("; ")
+    );
+    Ok(out)
+}
+
+/// Today's date in UTC, `YYYY-MM-DD` (the civil-from-days algorithm of
+/// Howard Hinnant's `chrono`-compatible date algorithms).
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    civil_date(secs / 86_400)
+}
+
+fn civil_date(days: u64) -> String {
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Observation;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        // 2000-03-01 is day 11017; 2026-11-24 is day 20781.
+        assert_eq!(civil_date(11_017), "2000-03-01");
+        assert_eq!(civil_date(20_781), "2026-11-24");
+    }
+
+    fn vector() -> Vector {
+        Vector::from_yaml_str(
+            "schema: tensix-vector/1\nname: x\narch: blackhole\nprovenance: {source: isa-spec}\n\
+             setup:\n  l1_fill: 0x5a\n  l1: [{addr: 0x100, hex: '0102'}]\n\
+             program: []\nexpect:\n  l1: []\n  adc: [{thread: 2, unit: pack, ch0: [1, 0, 0, 0], ch1: [0, 0, 0, 0]}]\n",
+            "x.yaml",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn records_changed_blocks_outside_the_image_and_nothing_unobserved() {
+        let v = vector();
+        let mut l1 = vec![0x5a; 1536 * 1024];
+        l1[0x100] = 1;
+        l1[0x101] = 2;
+        // The run wrote two adjacent blocks and one inside the image region.
+        l1[0x2000..0x2020].fill(0x11);
+        l1[0x6000] = 0x13;
+        let verdict = Verdict::Observed(Observation {
+            l1,
+            l1_unobserved: vec![crate::device::REGION],
+        });
+        let info = EngineInfo {
+            kind: "ttsim".into(),
+            detail: "ttsim:/x".into(),
+        };
+        let r = recorded(&v, &info, &verdict, "2026-11-24").unwrap();
+        let l1 = r.expect.l1.as_ref().unwrap();
+        assert_eq!(l1.len(), 1);
+        assert_eq!(l1[0].addr, 0x2000);
+        assert_eq!(l1[0].bytes, vec![0x11; 32]);
+        assert_eq!(r.expect.adc, None, "ADCs were not observed");
+        assert_eq!(r.provenance.source, Source::Ttsim);
+        assert!(r.provenance.detail.contains("2026-11-24"));
+        assert!(r.provenance.detail.contains("0x5f00..0x12000"));
+        // What is written parses back to the same vector.
+        assert_eq!(Vector::from_yaml_str(&r.to_yaml(), "y.yaml").unwrap(), r);
+    }
+
+    #[test]
+    fn refusals_record_nothing() {
+        let info = EngineInfo {
+            kind: "ttsim".into(),
+            detail: String::new(),
+        };
+        let e = recorded(&vector(), &info, &Verdict::Refused("no".into()), "d").unwrap_err();
+        assert!(e.contains("refused: no"));
+    }
+}

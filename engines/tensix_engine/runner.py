@@ -69,10 +69,15 @@ class Target:
         return Target(kind, where)
 
 
-def wolfpine_dir(arch: str) -> str:
-    from wolfpine.framework import sim  # noqa: PLC0415 (optional dependency)
+def wolfpine_dir(where: str) -> str:
+    """Wolfpine's simulator directory: `where` itself, or for `wormhole` /
+    `blackhole` (and by default) the one the installed package ships (the
+    wolfpine package installs as `framework`)."""
+    if where and where not in ("wormhole", "blackhole"):
+        return where
+    from framework import sim  # noqa: PLC0415 (optional dependency)
 
-    return str(sim.simulator_dir(arch))
+    return str(sim.simulator_dir(where or "wormhole"))
 
 
 def open_device(target: Target):
@@ -81,7 +86,7 @@ def open_device(target: Target):
     if target.kind == "ttsim":
         return tt_umd.create_simulation_tt_device(target.where)
     if target.kind == "wolfpine":
-        return tt_umd.create_simulation_tt_device(target.where or wolfpine_dir("wormhole"))
+        return tt_umd.create_simulation_tt_device(wolfpine_dir(target.where))
     index = int(target.where or "0")
     ids = tt_umd.PCIDevice.enumerate_devices()
     if index >= len(ids):

@@ -431,10 +431,18 @@ def main():
     root = sys.argv[1]
     here = os.path.dirname(os.path.abspath(__file__))
     emu = os.path.join(here, "..", "emu", "src")
-    with open(os.path.join(emu, "isa", "generated.rs"), "w") as f:
-        f.write(gen_isa(root))
-    with open(os.path.join(emu, "regs", "generated.rs"), "w") as f:
-        f.write(gen_regs(root))
+    # Every input is read and every output made before anything is written,
+    # and each file is replaced whole: a missing or broken input leaves the
+    # committed tables as they were.
+    outputs = {
+        os.path.join(emu, "isa", "generated.rs"): gen_isa(root),
+        os.path.join(emu, "regs", "generated.rs"): gen_regs(root),
+    }
+    for path, text in outputs.items():
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
 
 
 if __name__ == "__main__":

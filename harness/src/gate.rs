@@ -20,14 +20,46 @@ pub struct KnownFailures {
 }
 
 impl KnownFailures {
-    /// Read `path`; a missing file is an empty list.
+    /// Read the list at `path` (a regular file of bounded size).
     pub fn load(path: &Path) -> Result<KnownFailures, String> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
-        };
+        let bytes = crate::vector::read_bounded(path).map_err(|e| e.to_string())?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| format!("{}: the known-failures list is not UTF-8", path.display()))?;
         Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The nearest known-failures list at or above `path` (a directory, or
+    /// a file whose directory is searched), so that the list holds for any
+    /// path under the directory that has it.
+    pub fn find(path: &Path) -> Option<PathBuf> {
+        let start = if path.is_dir() {
+            path.to_path_buf()
+        } else {
+            path.parent()?.to_path_buf()
+        };
+        let start = std::fs::canonicalize(if start.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &start
+        })
+        .ok()?;
+        start
+            .ancestors()
+            .map(|d| d.join(KNOWN_FAILURES))
+            .find(|p| p.is_file())
+    }
+
+    /// Entries that match none of `names` (a key ending in `*` matches by
+    /// prefix).
+    pub fn unmatched<'a>(&'a self, names: &[&str]) -> Vec<&'a str> {
+        self.entries
+            .keys()
+            .filter(|k| match k.strip_suffix('*') {
+                Some(prefix) => !names.iter().any(|n| n.starts_with(prefix)),
+                None => !names.contains(&k.as_str()),
+            })
+            .map(String::as_str)
+            .collect()
     }
 
     pub fn parse(text: &str) -> Result<KnownFailures, String> {
@@ -127,6 +159,42 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<VectorFile>, String> {
     Ok(out)
 }
 
+/// Name unnamed vectors from the directory that holds the known-failures
+/// list (`list_dir`, canonical) rather than from the directory given, so
+/// that running a subdirectory names them as running the whole corpus does.
+/// A root is moved up only where the path as given leads there by dropping
+/// components; elsewhere it stays.
+pub fn rooted_at(files: Vec<VectorFile>, list_dir: &Path) -> Vec<VectorFile> {
+    files
+        .into_iter()
+        .map(|mut f| {
+            let given = if f.root.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                f.root.clone()
+            };
+            if let Ok(sub) = std::fs::canonicalize(&given).map_err(|_| ()).and_then(|c| {
+                c.strip_prefix(list_dir)
+                    .map(Path::to_path_buf)
+                    .map_err(|_| ())
+            }) {
+                let mut up = given.clone();
+                let mut ok = true;
+                for _ in sub.components() {
+                    ok &= up.pop();
+                }
+                if up.as_os_str().is_empty() {
+                    up = PathBuf::from(".");
+                }
+                if ok && std::fs::canonicalize(&up).is_ok_and(|c| c == list_dir) {
+                    f.root = up;
+                }
+            }
+            f
+        })
+        .collect()
+}
+
 /// Load and run one file.
 fn run_file(file: &VectorFile, known: &KnownFailures) -> Result<Entry, String> {
     let path = &file.path;
@@ -208,7 +276,12 @@ pub fn human(run: &GateRun, root: &Path) -> String {
     for e in &run.entries {
         match &e.verdict {
             Verdict::Failed => {
-                let _ = writeln!(out, "FAIL {} ({})", e.name, e.path.display());
+                let _ = writeln!(
+                    out,
+                    "FAIL {} ({})",
+                    report::printable(&e.name),
+                    report::printable(&e.path.display().to_string())
+                );
                 for m in &e.outcome.mismatches {
                     for line in report::describe(m, e.outcome.datums).lines() {
                         let _ = writeln!(out, "    {line}");
@@ -218,16 +291,17 @@ pub fn human(run: &GateRun, root: &Path) -> String {
             Verdict::UnexpectedPass(r) => {
                 let _ = writeln!(
                     out,
-                    "PASS-BUT-LISTED {} ({}): remove it from {KNOWN_FAILURES} (was: {r})",
-                    e.name,
-                    e.path.display()
+                    "PASS-BUT-LISTED {} ({}): remove it from {KNOWN_FAILURES} (was: {})",
+                    report::printable(&e.name),
+                    report::printable(&e.path.display().to_string()),
+                    report::printable(r)
                 );
             }
             _ => {}
         }
     }
     for u in &run.unusable {
-        let _ = writeln!(out, "UNUSABLE {u}");
+        let _ = writeln!(out, "UNUSABLE {}", report::printable(u));
     }
     let mut groups: BTreeMap<String, [usize; 5]> = BTreeMap::new();
     for e in &run.entries {
@@ -252,8 +326,13 @@ pub fn human(run: &GateRun, root: &Path) -> String {
     for (g, c) in &groups {
         let _ = writeln!(
             out,
-            "{g:width$}  {:>6}  {:>6}  {:>6}  {:>10}  {:>6}",
-            c[0], c[1], c[2], c[3], c[4]
+            "{:width$}  {:>6}  {:>6}  {:>6}  {:>10}  {:>6}",
+            report::printable(g),
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            c[4]
         );
         for i in 0..5 {
             total[i] += c[i];

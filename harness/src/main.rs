@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tensix_harness::gate::{self, KnownFailures};
 use tensix_harness::output;
+use tensix_harness::report::printable;
 
 #[derive(Parser)]
 #[command(
@@ -195,9 +196,9 @@ fn repro(target: &str, artifact: &Path, dir: &Path, budget: usize, force: bool) 
         eprintln!("tensix-harness: {msg}");
         ExitCode::from(2)
     };
-    let bytes = match std::fs::read(artifact) {
+    let bytes = match tensix_harness::vector::read_bounded(artifact) {
         Ok(b) => b,
-        Err(e) => return unusable(format!("{}: {e}", artifact.display())),
+        Err(e) => return unusable(e.to_string()),
     };
     let result = match repro::reproduce(target, &bytes, budget) {
         Ok(r) => r,
@@ -316,17 +317,75 @@ fn run(args: RunArgs) -> ExitCode {
         .find(|p| p.is_dir())
         .cloned()
         .unwrap_or_else(|| PathBuf::from("."));
-    let known_path = known_failures.unwrap_or_else(|| root.join(gate::KNOWN_FAILURES));
-    let known = match KnownFailures::load(&known_path) {
-        Ok(k) => k,
-        Err(e) => return unusable(e),
+    // Every output is cleared for writing before any work is done.
+    if let Some(path) = &junit {
+        if let Err(e) = output::check_target(path, force) {
+            return unusable(format!("--junit: {e}"));
+        }
+    }
+    let known_path = match known_failures {
+        Some(p) if p.is_file() => Some(p),
+        Some(p) => {
+            return unusable(format!(
+                "--known-failures {}: no such file",
+                printable(&p.display().to_string())
+            ))
+        }
+        None => {
+            let found: std::collections::BTreeSet<PathBuf> = paths
+                .iter()
+                .filter_map(|p| KnownFailures::find(p))
+                .collect();
+            if found.len() > 1 {
+                return unusable(format!(
+                    "the paths given fall under different known-failures lists ({}); run them \
+                     separately or name one with --known-failures",
+                    found
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            found.into_iter().next()
+        }
+    };
+    let known = match &known_path {
+        Some(p) => match KnownFailures::load(p) {
+            Ok(k) => k,
+            Err(e) => return unusable(e),
+        },
+        None => KnownFailures::default(),
     };
     let mut files = match gate::collect(&paths) {
         Ok(f) => f,
-        Err(e) => return unusable(e),
+        Err(e) => return unusable(printable(&e)),
     };
+    // The directory that holds the list names unnamed vectors, whatever
+    // part of it was given.
+    let list_dir = known_path
+        .as_ref()
+        .and_then(|p| std::fs::canonicalize(p).ok())
+        .and_then(|p| p.parent().map(Path::to_path_buf));
+    if let Some(dir) = &list_dir {
+        files = gate::rooted_at(files, dir);
+    }
     if let Some(f) = &filter {
         files.retain(|v| v.path.display().to_string().contains(f.as_str()));
+    }
+    if files.is_empty() {
+        return unusable(format!(
+            "no vectors to run under {}{}: a gate that runs nothing does not hold",
+            paths
+                .iter()
+                .map(|p| printable(&p.display().to_string()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            filter.as_ref().map_or(String::new(), |f| format!(
+                " matching --filter `{}`",
+                printable(f)
+            ))
+        ));
     }
     if let Some(engine) = engine {
         return run_engine(&engine, timeout, &files, format);
@@ -343,6 +402,30 @@ fn run(args: RunArgs) -> ExitCode {
     });
     if tty {
         eprintln!();
+    }
+    let mut result = result;
+    // A list entry that names no vector is stale; that can be told only
+    // when the whole directory holding the list ran, unfiltered.
+    let whole = list_dir.as_ref().is_some_and(|d| {
+        paths
+            .iter()
+            .any(|p| std::fs::canonicalize(p).is_ok_and(|c| &c == d))
+    });
+    if whole && filter.is_none() {
+        let names: Vec<&str> = result.entries.iter().map(|e| e.name.as_str()).collect();
+        let stale: Vec<String> = known
+            .unmatched(&names)
+            .into_iter()
+            .map(|k| {
+                format!(
+                    "{}: `{k}` names no vector; take it off the list",
+                    known_path
+                        .as_ref()
+                        .map_or(String::new(), |p| p.display().to_string())
+                )
+            })
+            .collect();
+        result.unusable.extend(stale);
     }
     match format {
         Format::Human => out(&gate::human(&result, &root)),
@@ -470,20 +553,6 @@ fn run_engine(spec: &str, timeout: u64, files: &[gate::VectorFile], format: Form
     } else {
         ExitCode::from(1)
     }
-}
-
-/// `text` with control characters shown as escapes, so that nothing a
-/// vector or an engine says can drive the terminal.
-fn printable(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            if c.is_control() && c != '\n' {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
 }
 
 fn unusable(msg: impl std::fmt::Display) -> ExitCode {

@@ -325,6 +325,20 @@ pub fn xml_escape(s: &str) -> String {
     out
 }
 
+/// `text` with control characters shown as escapes (`\u{1b}`), so that
+/// nothing a vector, a file name or an engine says can drive the terminal.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -57,13 +57,19 @@ pub enum ErrorKind {
 
 impl VectorError {
     pub(crate) fn io(file: &str, e: &std::io::Error) -> VectorError {
+        VectorError::unreadable(file, format!("cannot read file: {e}"))
+    }
+
+    /// A file or directory that is refused before reading: not a regular
+    /// file, too large, or a directory cycle.
+    pub(crate) fn unreadable(file: &str, message: String) -> VectorError {
         VectorError {
             file: file.to_string(),
             line: 1,
             column: 1,
             field: String::new(),
             kind: ErrorKind::Io,
-            message: format!("cannot read file: {e}"),
+            message,
         }
     }
 }

@@ -595,7 +595,53 @@ fn parse_under(root: &Path, file: &Path) -> Result<parse::Parsed, VectorError> {
     parse::parse(text, &shown, &default_name(rel))
 }
 
+/// The largest vector file read, in bytes.
+pub const MAX_VECTOR_BYTES: u64 = 16 << 20;
+
+/// Whether `path` names a vector file: `*.yaml` or `*.yml` in any case,
+/// except the known-failures list.
+pub fn is_vector_file_name(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    matches!(ext.as_deref(), Some("yaml" | "yml"))
+        && path.file_name().is_some_and(|n| n != KNOWN_FAILURES)
+}
+
 fn collect_yaml_files(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<VectorError>) {
+    let mut seen = std::collections::HashMap::new();
+    walk(dir, &mut seen, files, errors);
+}
+
+/// Walk `dir`, entering each real directory once: a directory reached
+/// again (through a link back to itself or an ancestor) is a cycle, reported
+/// once and not entered.
+fn walk(
+    dir: &Path,
+    seen: &mut std::collections::HashMap<PathBuf, PathBuf>,
+    files: &mut Vec<PathBuf>,
+    errors: &mut Vec<VectorError>,
+) {
+    match std::fs::canonicalize(dir) {
+        Ok(real) => {
+            if let Some(first) = seen.get(&real) {
+                errors.push(VectorError::unreadable(
+                    &display_path(dir),
+                    format!(
+                        "is {} again, reached through a link (a directory cycle, or two links to \
+                         one place); not entered twice",
+                        display_path(first)
+                    ),
+                ));
+                return;
+            }
+            seen.insert(real, dir.to_path_buf());
+        }
+        Err(e) => {
+            errors.push(VectorError::io(&display_path(dir), &e));
+            return;
+        }
+    }
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
@@ -603,26 +649,63 @@ fn collect_yaml_files(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<Vec
             return;
         }
     };
+    let mut paths: Vec<PathBuf> = Vec::new();
     for entry in entries {
-        let path = match entry {
-            Ok(entry) => entry.path(),
-            Err(e) => {
-                errors.push(VectorError::io(&display_path(dir), &e));
-                continue;
-            }
-        };
+        match entry {
+            Ok(entry) => paths.push(entry.path()),
+            Err(e) => errors.push(VectorError::io(&display_path(dir), &e)),
+        }
+    }
+    paths.sort();
+    for path in paths {
         if path.is_dir() {
-            collect_yaml_files(&path, files, errors);
-        } else if path.extension().is_some_and(|e| e == "yaml")
-            && path.file_name().is_some_and(|n| n != KNOWN_FAILURES)
-        {
+            walk(&path, seen, files, errors);
+        } else if is_vector_file_name(&path) {
             files.push(path);
         }
     }
 }
 
+/// Read a vector file: a regular file (after links) of at most
+/// [`MAX_VECTOR_BYTES`]. Devices, FIFOs and sockets are refused before they
+/// are opened, so none of them can hang or flood the reader.
+pub fn read_bounded(path: &Path) -> Result<Vec<u8>, VectorError> {
+    use std::io::Read;
+    let shown = display_path(path);
+    let meta = std::fs::metadata(path).map_err(|e| VectorError::io(&shown, &e))?;
+    if !meta.is_file() {
+        return Err(VectorError::unreadable(
+            &shown,
+            "is not a regular file (a directory, device, FIFO or socket); vectors are read only \
+             from regular files"
+                .into(),
+        ));
+    }
+    if meta.len() > MAX_VECTOR_BYTES {
+        return Err(VectorError::unreadable(
+            &shown,
+            format!(
+                "is {} bytes; a vector file is at most {MAX_VECTOR_BYTES}",
+                meta.len()
+            ),
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| VectorError::io(&shown, &e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_VECTOR_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| VectorError::io(&shown, &e))?;
+    if bytes.len() as u64 > MAX_VECTOR_BYTES {
+        return Err(VectorError::unreadable(
+            &shown,
+            format!("grew past {MAX_VECTOR_BYTES} bytes while being read"),
+        ));
+    }
+    Ok(bytes)
+}
+
 fn read(path: &Path) -> Result<Vec<u8>, VectorError> {
-    std::fs::read(path).map_err(|e| VectorError::io(&display_path(path), &e))
+    read_bounded(path)
 }
 
 /// The path as shown in messages, with `/` separators.

@@ -97,11 +97,21 @@ pub enum Verdict {
     UnexpectedPass(String),
 }
 
+/// A file that could not be used, and why (the message names the file,
+/// and a line and column where there is one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unusable {
+    pub file: PathBuf,
+    pub message: String,
+}
+
 /// One vector's result.
 #[derive(Debug)]
 pub struct Entry {
     pub path: PathBuf,
     pub name: String,
+    /// Line and column of the `name` field.
+    pub name_at: (usize, usize),
     pub verdict: Verdict,
     pub outcome: Outcome,
 }
@@ -111,7 +121,7 @@ pub struct Entry {
 pub struct GateRun {
     pub entries: Vec<Entry>,
     /// Files that could not be used, with the reason.
-    pub unusable: Vec<String>,
+    pub unusable: Vec<Unusable>,
 }
 
 impl GateRun {
@@ -196,10 +206,15 @@ pub fn rooted_at(files: Vec<VectorFile>, list_dir: &Path) -> Vec<VectorFile> {
 }
 
 /// Load and run one file.
-fn run_file(file: &VectorFile, known: &KnownFailures) -> Result<Entry, String> {
+fn run_file(file: &VectorFile, known: &KnownFailures) -> Result<Entry, Unusable> {
     let path = &file.path;
-    let v = Vector::load_under(&file.root, path).map_err(|e: VectorError| e.to_string())?;
-    let outcome = run::run_vector(&v).map_err(|e| format!("{}: {e}", path.display()))?;
+    let unusable = |message: String| Unusable {
+        file: path.clone(),
+        message,
+    };
+    let (v, name_at) = Vector::load_under_located(&file.root, path)
+        .map_err(|e: VectorError| unusable(e.to_string()))?;
+    let outcome = run::run_vector(&v).map_err(|e| unusable(format!("{}: {e}", path.display())))?;
     let verdict = match (outcome.passed(), known.reason(&v.name)) {
         (true, None) => Verdict::Passed,
         (true, Some(r)) => Verdict::UnexpectedPass(r.to_string()),
@@ -209,6 +224,7 @@ fn run_file(file: &VectorFile, known: &KnownFailures) -> Result<Entry, String> {
     Ok(Entry {
         path: path.to_path_buf(),
         name: v.name.clone(),
+        name_at,
         verdict,
         outcome,
     })
@@ -223,7 +239,7 @@ pub fn run_all(
 ) -> GateRun {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<Result<Entry, String>>>> =
+    let results: Vec<Mutex<Option<Result<Entry, Unusable>>>> =
         files.iter().map(|_| Mutex::new(None)).collect();
     let progress = Mutex::new(&mut progress);
     std::thread::scope(|s| {
@@ -243,18 +259,26 @@ pub fn run_all(
     for r in results {
         match r.into_inner().unwrap_or_else(|p| p.into_inner()) {
             Some(Ok(e)) => {
-                // Names key the known-failures list, so they must be unique.
-                if let Some(first) = names.insert(e.name.clone(), e.path.clone()) {
-                    run.unusable.push(format!(
-                        "{}: name `{}` is already used by {}",
-                        e.path.display(),
-                        e.name,
-                        first.display()
-                    ));
+                // Names key the known-failures list, so they must be unique:
+                // a second file with a name is unusable, not a result.
+                if let Some(first) = names.get(&e.name) {
+                    run.unusable.push(Unusable {
+                        message: format!(
+                            "{}:{}:{}: name: `{}` is already used by {}",
+                            e.path.display(),
+                            e.name_at.0,
+                            e.name_at.1,
+                            e.name,
+                            first.display()
+                        ),
+                        file: e.path,
+                    });
+                } else {
+                    names.insert(e.name.clone(), e.path.clone());
+                    run.entries.push(e);
                 }
-                run.entries.push(e);
             }
-            Some(Err(msg)) => run.unusable.push(msg),
+            Some(Err(u)) => run.unusable.push(u),
             None => {}
         }
     }
@@ -301,7 +325,7 @@ pub fn human(run: &GateRun, root: &Path) -> String {
         }
     }
     for u in &run.unusable {
-        let _ = writeln!(out, "UNUSABLE {}", report::printable(u));
+        let _ = writeln!(out, "UNUSABLE {}", report::printable(&u.message));
     }
     let mut groups: BTreeMap<String, [usize; 5]> = BTreeMap::new();
     for e in &run.entries {
@@ -416,7 +440,7 @@ pub fn json(run: &GateRun) -> String {
     out.push_str(
         &run.unusable
             .iter()
-            .map(|u| json_str(u))
+            .map(|u| json_str(&u.message))
             .collect::<Vec<_>>()
             .join(","),
     );
@@ -441,7 +465,7 @@ pub fn junit(run: &GateRun) -> String {
     let _ = writeln!(
         out,
         "<testsuite name=\"tensix-conformance\" tests=\"{}\" failures=\"{failures}\" errors=\"{}\" skipped=\"{skipped}\">",
-        run.entries.len(),
+        run.entries.len() + run.unusable.len(),
         run.unusable.len()
     );
     for e in &run.entries {
@@ -483,10 +507,13 @@ pub fn junit(run: &GateRun) -> String {
         }
     }
     for u in &run.unusable {
+        let file = u.file.display().to_string();
         let _ = writeln!(
             out,
-            "  <testcase classname=\"conformance\" name=\"unusable\"><error message=\"{}\"/></testcase>",
-            x(u)
+            "  <testcase classname=\"conformance\" name=\"{}\" file=\"{}\"><error message=\"{}\"/></testcase>",
+            x(&file),
+            x(&file),
+            x(&u.message)
         );
     }
     out.push_str("</testsuite>\n");

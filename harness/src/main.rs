@@ -413,16 +413,16 @@ fn run(args: RunArgs) -> ExitCode {
     });
     if whole && filter.is_none() {
         let names: Vec<&str> = result.entries.iter().map(|e| e.name.as_str()).collect();
-        let stale: Vec<String> = known
+        let list = known_path.clone().unwrap_or_default();
+        let stale: Vec<gate::Unusable> = known
             .unmatched(&names)
             .into_iter()
-            .map(|k| {
-                format!(
+            .map(|k| gate::Unusable {
+                file: list.clone(),
+                message: format!(
                     "{}: `{k}` names no vector; take it off the list",
-                    known_path
-                        .as_ref()
-                        .map_or(String::new(), |p| p.display().to_string())
-                )
+                    list.display()
+                ),
             })
             .collect();
         result.unusable.extend(stale);

@@ -230,3 +230,43 @@ fn the_table_generator_leaves_the_tables_alone_when_its_input_is_missing() {
     assert_eq!(std::fs::read(&table).unwrap(), before);
     assert!(!root.join("emu/src/isa/generated.rs.tmp").exists());
 }
+
+#[test]
+fn bad_addresses_and_reused_names_are_located_and_junit_counts_add_up() {
+    let d = scratch("located");
+    let good = corpus(GOOD);
+    std::fs::write(d.join("b.yaml"), &good).unwrap();
+    std::fs::write(d.join("c.yaml"), &good).unwrap();
+    let bad = good
+        .replacen("  config: []\n", "  config:\n    - [99999, 0x1]\n", 1)
+        .replacen(
+            "name: isa-spec/blackhole/adc/addrcrxy-returns-to-cr",
+            "name: other",
+            1,
+        );
+    assert_ne!(bad, good);
+    std::fs::write(d.join("a.yaml"), bad).unwrap();
+    let (code, text) = harness(&["run", "--junit", "r.xml", "."], &d);
+    assert_eq!(code, 2, "{text}");
+    // Blackhole has 224 Config words (ttsim sim.h TENSIX_CFG_STATE_SIZE 56,
+    // four words each); the value sits on line 12, column 8.
+    assert!(
+        text.contains("a.yaml:12:8: setup.config[0]: addr must be 0..=223, found 99999"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "c.yaml:2:7: name: `isa-spec/blackhole/adc/addrcrxy-returns-to-cr` is already used by"
+        ),
+        "{text}"
+    );
+    let xml = std::fs::read_to_string(d.join("r.xml")).unwrap();
+    assert!(
+        xml.contains("tests=\"3\" failures=\"0\" errors=\"2\""),
+        "{xml}"
+    );
+    assert_eq!(xml.matches("<testcase").count(), 3, "{xml}");
+    for f in ["a.yaml", "c.yaml"] {
+        assert!(xml.contains(&format!("name=\"./{f}\"")), "{xml}");
+    }
+}

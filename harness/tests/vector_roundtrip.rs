@@ -97,8 +97,23 @@ fn setup(arch: Arch) -> impl Strategy<Value = Setup> {
     (
         any::<u8>(),
         l1_ranges(arch),
-        vec((any::<u32>(), any::<u32>(), 0u8..=1), 0..4),
-        vec((thread(), any::<u8>(), any::<u16>()), 0..4),
+        // Word indices within the architecture's Config and ThreadConfig.
+        vec(
+            (
+                0..tensix_emu::regs::config_words(arch) as u32,
+                any::<u32>(),
+                0u8..=1,
+            ),
+            0..4,
+        ),
+        vec(
+            (
+                thread(),
+                0..tensix_emu::regs::thread_config_words(arch) as u8,
+                any::<u16>(),
+            ),
+            0..4,
+        ),
         vec((thread(), 0u8..=63, any::<u32>()), 0..3),
         vec((thread(), uniform9(any::<u32>())), 0..3),
         proptest::option::of(dst()),

@@ -118,7 +118,8 @@ impl<'a> Arbitrary<'a> for AnyVector {
         let mut config = Vec::new();
         for _ in 0..u.int_in_range(0..=4)? {
             config.push(ConfigWrite {
-                addr: u.int_in_range(0..=300)?,
+                // The schema bounds the word index by the architecture.
+                addr: u.int_in_range(0..=tensix_emu::regs::config_words(arch) as u32 - 1)?,
                 value: u.arbitrary()?,
                 state: u.int_in_range(0..=1)?,
             });
@@ -127,7 +128,7 @@ impl<'a> Arbitrary<'a> for AnyVector {
         for _ in 0..u.int_in_range(0..=3)? {
             thread_config.push(ThreadConfigWrite {
                 thread: u.int_in_range(0..=2)?,
-                reg: u.arbitrary()?,
+                reg: u.int_in_range(0..=tensix_emu::regs::thread_config_words(arch) as u8 - 1)?,
                 value: u.arbitrary()?,
             });
         }

@@ -519,6 +519,15 @@ impl Vector {
         parse_under(root, file).map(|p| p.vector)
     }
 
+    /// Like [`Vector::load_under`], with the line and column of the
+    /// `name` field (1, 1 when the name is the default).
+    pub fn load_under_located(
+        root: &Path,
+        file: &Path,
+    ) -> Result<(Vector, (usize, usize)), VectorError> {
+        parse_under(root, file).map(|p| (p.vector, p.name_at.unwrap_or((1, 1))))
+    }
+
     /// Writes the vector in the corpus's house style: hex for words, cells
     /// and addresses, `hex: |` blocks of 32 digits per line for L1 bytes and
     /// one flow sequence per row. Parsing the result gives back `self`.

@@ -778,7 +778,12 @@ impl<'a> Ctx<'a> {
             let field = format!("setup.config[{i}]");
             let t = self.tuple(e, &field, "[addr, value] or [addr, value, state]", &[2, 3])?;
             config.push(ConfigWrite {
-                addr: self.bits(&t[0], &field, "addr", 32)? as u32,
+                addr: self.index(
+                    &t[0],
+                    &field,
+                    "addr",
+                    tensix_emu::regs::config_words(arch) as u64 - 1,
+                )? as u32,
                 value: self.bits(&t[1], &field, "value", 32)? as u32,
                 state: match t.get(2) {
                     Some(n) => self.index(n, &field, "state", 1)? as u8,
@@ -793,7 +798,12 @@ impl<'a> Ctx<'a> {
             let t = self.tuple(e, &field, "[thread, reg, value]", &[3])?;
             thread_config.push(ThreadConfigWrite {
                 thread: self.thread(&t[0], &field)?,
-                reg: self.bits(&t[1], &field, "reg", 8)? as u8,
+                reg: self.index(
+                    &t[1],
+                    &field,
+                    "reg",
+                    tensix_emu::regs::thread_config_words(arch) as u64 - 1,
+                )? as u8,
                 value: self.bits(&t[2], &field, "value", 16)? as u16,
             });
         }

@@ -120,6 +120,20 @@ enum Command {
         #[command(subcommand)]
         command: DeviceCommand,
     },
+    /// Encode instructions in the text form `decode` prints (`'SETADCXX
+    /// x_end2=0xf cnt_set_mask=4'`, one argument each) to words. Exit 1
+    /// when one does not encode on the architecture, 2 when one does not
+    /// parse.
+    Encode {
+        #[arg(long, value_enum, default_value = "blackhole")]
+        arch: ArchArg,
+        /// Also print the word as TRISC disassembly shows it (rotated left
+        /// by 2).
+        #[arg(long)]
+        trisc: bool,
+        #[arg(required = true)]
+        instructions: Vec<String>,
+    },
     /// Decode Tensix instruction words (hex) to their text form.
     Decode {
         #[arg(long, value_enum, default_value = "blackhole")]
@@ -156,6 +170,11 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run(args),
         Command::Decode { arch, trisc, words } => decode(arch, trisc, &words),
+        Command::Encode {
+            arch,
+            trisc,
+            instructions,
+        } => encode(arch, trisc, &instructions),
         Command::Record {
             vector,
             engine,
@@ -260,11 +279,41 @@ fn out(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
+impl ArchArg {
+    fn arch(self) -> tensix_emu::Arch {
+        match self {
+            ArchArg::Blackhole => tensix_emu::Arch::Blackhole,
+            ArchArg::WormholeB0 => tensix_emu::Arch::WormholeB0,
+        }
+    }
+}
+
+fn encode(arch: ArchArg, trisc: bool, instructions: &[String]) -> ExitCode {
+    let arch = arch.arch();
+    let mut ok = true;
+    for text in instructions {
+        let insn: tensix_emu::isa::Instruction = match text.parse() {
+            Ok(i) => i,
+            Err(e) => return unusable(format!("`{}`: {e}", printable(text))),
+        };
+        match tensix_emu::isa::encode(arch, &insn) {
+            Ok(w) if trisc => out(&format!("{w:#010x}  {:#010x}  {insn}\n", w.rotate_left(2))),
+            Ok(w) => out(&format!("{w:#010x}  {insn}\n")),
+            Err(e) => {
+                ok = false;
+                eprintln!("tensix-harness: `{}`: {e}", printable(text));
+            }
+        }
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
 fn decode(arch: ArchArg, trisc: bool, words: &[String]) -> ExitCode {
-    let arch = match arch {
-        ArchArg::Blackhole => tensix_emu::Arch::Blackhole,
-        ArchArg::WormholeB0 => tensix_emu::Arch::WormholeB0,
-    };
+    let arch = arch.arch();
     let mut ok = true;
     for w in words {
         let t = w.trim_start_matches("0x").trim_start_matches("0X");

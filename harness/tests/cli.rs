@@ -138,3 +138,43 @@ fn decode_accepts_both_architecture_spellings() {
         .expect("runs");
     assert!(!out.status.success());
 }
+
+fn harness(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tensix-harness"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn encode_is_the_inverse_of_decode() {
+    // The reference README's device facts: TRISC disassembly c8940412 is
+    // SETC16 0xb2250104 (register 0x25 = 37, value 0x0104).
+    let (code, text) = harness(&[
+        "encode",
+        "--trisc",
+        "SETC16 setc16_value=0x0104 setc16_reg=37",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.starts_with("0xb2250104  0xc8940412  SETC16"), "{text}");
+    // Every text decode prints encodes back to its word.
+    for word in ["0x5e803c00", "0x51800241", "0x42088081"] {
+        let (code, decoded) = harness(&["decode", word]);
+        assert_eq!(code, 0, "{decoded}");
+        let text = decoded.split_once("  ").unwrap().1.trim();
+        let (code, encoded) = harness(&["encode", text]);
+        assert_eq!(code, 0, "{encoded}");
+        assert!(encoded.starts_with(word), "{word}: {encoded}");
+    }
+    // A value too wide for its field does not encode; a bad field name
+    // does not parse.
+    let (code, text) = harness(&["encode", "SETC16 setc16_reg=999"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("does not fit"), "{text}");
+    let (code, text) = harness(&["encode", "PACR bogus=1"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("PACR has no field `bogus`"), "{text}");
+}

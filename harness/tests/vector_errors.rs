@@ -423,7 +423,24 @@ fn wrong_types() {
         k,
         "expected an integer for row, found string \"zero\"",
     );
-    check("- 0x5e803c00", "- nop", (27, 9), "program[0].run[0]", k, "expected an instruction word, {cfg: [addr, value]} or {gpr: [index, value]}, found string \"nop\"");
+    // A string is an instruction's text form (`- nop` is NOP); one that is
+    // not names what is wrong with it.
+    check(
+        "- 0x5e803c00",
+        "- hello",
+        (27, 9),
+        "program[0].run[0]",
+        ErrorKind::InvalidValue,
+        "unknown mnemonic `hello`",
+    );
+    check(
+        "- 0x5e803c00",
+        "- [1, 2]",
+        (27, 9),
+        "program[0].run[0]",
+        k,
+        "expected an instruction word, its text form",
+    );
     check(
         "- 0x5e803c00",
         "- [1, 2]",

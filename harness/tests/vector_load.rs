@@ -110,3 +110,26 @@ fn load_dir_reports_every_bad_file_and_reused_name() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Instruction words may be written in the text form `decode` prints; they
+/// encode for the vector's architecture, and a bad one is located.
+#[test]
+fn program_words_may_be_written_as_text() {
+    let words =
+        "schema: tensix-vector/1\nname: t\narch: blackhole\nprovenance: {source: isa-spec}\n\
+                 program:\n  - thread: 2\n    run:\n      - 0x5e803c00\n      - 0x51800241\n";
+    let text = words
+        .replace("0x5e803c00", "'SETADCXX x_end2=0xf cnt_set_mask=4'")
+        .replace(
+            "0x51800241",
+            "\"SETADCXY bit_mask=1 ch0_x=1 ch0_y=1 cnt_set_mask=4\"",
+        );
+    let a = Vector::from_yaml_str(words, "w.yaml").unwrap();
+    let b = Vector::from_yaml_str(&text, "t.yaml").unwrap();
+    assert_eq!(a, b);
+    let bad = text.replace("x_end2=0xf", "x_end2=0xfffff");
+    let e = Vector::from_yaml_str(&bad, "bad.yaml").unwrap_err();
+    assert_eq!((e.line, e.column), (8, 9), "{e}");
+    assert_eq!(e.field, "program[0].run[0]");
+    assert!(e.message.contains("does not fit"), "{e}");
+}

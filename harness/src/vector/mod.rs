@@ -34,6 +34,7 @@
 //!   - thread: 2
 //!     run:
 //!       - 0x5e803c00            # a Tensix instruction word
+//!       - 'SETADCXX x_end2=0xf cnt_set_mask=4'   # or its text form
 //!       - {cfg: [69, 0x1fff]}   # a TRISC config store, once the queue drained
 //!       - {gpr: [4, 0x10]}      # a TRISC GPR store, likewise
 //! expect:                    # every field optional; absent = not checked

@@ -744,7 +744,7 @@ impl<'a> Ctx<'a> {
             Some(s) => self.setup(s, arch)?,
             None => Setup::default(),
         };
-        let program = self.program(&raw.program)?;
+        let program = self.program(&raw.program, arch)?;
         let expect = match &raw.expect {
             Some(e) => self.expect(e, arch)?,
             None => Expect::default(),
@@ -980,7 +980,7 @@ impl<'a> Ctx<'a> {
         Ok(rows)
     }
 
-    fn program(&self, threads: &[RawThread]) -> Checked<Vec<ThreadProgram>> {
+    fn program(&self, threads: &[RawThread], arch: Arch) -> Checked<Vec<ThreadProgram>> {
         let mut program = Vec::with_capacity(threads.len());
         let mut seen = Seen::default();
         for (i, t) in threads.iter().enumerate() {
@@ -995,15 +995,16 @@ impl<'a> Ctx<'a> {
             )?;
             let mut run = Vec::with_capacity(t.run.len());
             for (k, step) in t.run.iter().enumerate() {
-                run.push(self.step(step, &format!("{entry}.run[{k}]"))?);
+                run.push(self.step(step, &format!("{entry}.run[{k}]"), arch)?);
             }
             program.push(ThreadProgram { thread, run });
         }
         Ok(program)
     }
 
-    fn step(&self, s: &S<Node>, field: &str) -> Checked<Step> {
-        const SHAPE: &str = "an instruction word, {cfg: [addr, value]} or {gpr: [index, value]}";
+    fn step(&self, s: &S<Node>, field: &str, arch: Arch) -> Checked<Step> {
+        const SHAPE: &str = "an instruction word, its text form ('PACR last=1 ...'), \
+                             {cfg: [addr, value]} or {gpr: [index, value]}";
         let numeric = match &s.value {
             Node::Int(_) => true,
             Node::Str(_) | Node::Float(_) => !matches!(
@@ -1016,6 +1017,19 @@ impl<'a> Ctx<'a> {
             return Ok(Step::Instruction(
                 self.bits(s, field, "instruction word", 32)? as u32,
             ));
+        }
+        // The text form `decode` prints, encoded for the vector's
+        // architecture (an extension of tensix-vector/1: words stay valid).
+        if let Node::Str(text) = &s.value {
+            let insn: tensix_emu::isa::Instruction =
+                text.parse().map_err(|e: tensix_emu::isa::ParseError| {
+                    self.err(&s.referenced, field, ErrorKind::InvalidValue, e.0)
+                })?;
+            return tensix_emu::isa::encode(arch, &insn)
+                .map(Step::Instruction)
+                .map_err(|e| {
+                    self.err(&s.referenced, field, ErrorKind::InvalidValue, e.to_string())
+                });
         }
         let entries = match &s.value {
             Node::Map(entries) => entries,

@@ -7,11 +7,13 @@ vectors. Each request and reply is one JSON object on one line.
 Requests:
   {"op": "hello"}
   {"op": "run", "arch": "blackhole", "l1_fill": 0, "l1": [[addr, "hex"], ...],
-   "reset_pcs": [pc0, pc1, pc2], "flags": [a0, a1, a2], "timeout": seconds}
+   "reset_pcs": [pc0, pc1, pc2], "flags": [a0, a1, a2], "region": [start, end],
+   "timeout": seconds}
 
 Replies:
   {"status": "ok", ...}             hello: engine, version, arch, tile, l1_size
-                                    run: "l1" (hex of all of L1), "seconds"
+                                    run: "l1" (hex of all of L1), "seconds",
+                                    "region" (the image's own, not compared)
   {"status": "refused", "message"}  the engine would not take the image
   {"status": "timeout", "message"}  the TRISCs did not finish in time
 
@@ -33,6 +35,9 @@ import time
 from dataclasses import dataclass
 
 RUN_DONE = 0x5E700002
+DEFAULT_RESET_PCS = (0x6000, 0xA000, 0xE000)
+BH_TRISC_RESET_PC_REGS = (0xFFB12228, 0xFFB1222C, 0xFFB12230)
+BH_TRISC_RESET_PC_OVERRIDE = 0xFFB12234
 
 # One worker tile per architecture (translated coordinates); tt-umd's ttsim
 # README: worker 1-2 on Blackhole, 1-1 on Wormhole B0.
@@ -147,6 +152,15 @@ class Runner:
             data = bytes.fromhex(text)
             image[addr : addr + len(data)] = data
         self.dev.noc_write(x, y, 0, bytes(image))
+        moved = list(req["reset_pcs"]) != list(DEFAULT_RESET_PCS)
+        if moved:
+            if self.arch != "blackhole":
+                return {"status": "refused", "message": f"the image moved its reset PCs, which {self.arch} cannot"}
+            # Blackhole TRISC reset-PC override debug registers (ttsim
+            # src/tile.cpp riscv_debug_regs_wr32; tt-metal blackhole tensix.h).
+            for reg, pc in zip(BH_TRISC_RESET_PC_REGS, req["reset_pcs"], strict=True):
+                self.dev.noc_write32(x, y, reg, pc)
+            self.dev.noc_write32(x, y, BH_TRISC_RESET_PC_OVERRIDE, 0b111)
         start = time.monotonic()
         for r in (risc.TRISC0, risc.TRISC1, risc.TRISC2):
             self.dev.deassert_risc_reset(self.core, r)
@@ -160,8 +174,10 @@ class Runner:
                 return {"status": "timeout", "message": f"TRISC{threads} did not finish in {req.get('timeout', 10)} s"}
         seconds = time.monotonic() - start
         self.dev.assert_risc_reset(self.core, risc.ALL)
+        if moved:
+            self.dev.noc_write32(x, y, BH_TRISC_RESET_PC_OVERRIDE, 0)
         l1 = self.dev.noc_read(x, y, 0, self.l1_size)
-        return {"status": "ok", "l1": l1.hex(), "seconds": seconds}
+        return {"status": "ok", "l1": l1.hex(), "seconds": seconds, "region": req["region"]}
 
 
 def serve(runner: Runner, requests, replies) -> None:

@@ -237,3 +237,26 @@ fn a_bundle_records_what_record_engine_records() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// Vector bytes where the image's code would sit: on Blackhole the image
+/// moves (the TRISC reset-PC override registers) and those bytes are
+/// compared like any others.
+#[test]
+fn an_image_moved_off_the_vectors_bytes_still_agrees() {
+    let Some(mut engine) = ttsim("bh") else {
+        return;
+    };
+    let mut v = zero_pack("ttsim/blackhole/pack/d16-bf16-to-bf16-0082.yaml");
+    v.setup.l1.push(tensix_harness::vector::L1Range {
+        addr: 0xA000,
+        bytes: (0u8..64).collect(),
+    });
+    let verdict = engine.run(&v);
+    let c = compare(&v, &verdict);
+    assert!(c.compared && c.mismatches.is_empty(), "{verdict:?} {c:?}");
+    let tensix_harness::engine::Verdict::Observed(obs) = &verdict else {
+        unreachable!()
+    };
+    assert_eq!(&obs.l1[0xA000..0xA040], &(0u8..64).collect::<Vec<u8>>()[..]);
+    assert!(!obs.l1_unobserved[0].contains(&0xA000));
+}

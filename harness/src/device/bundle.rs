@@ -48,6 +48,7 @@ pub fn run_request(image: &Image, timeout_seconds: f64) -> Value {
         "l1": l1,
         "reset_pcs": image.reset_pcs,
         "flags": image.flags,
+        "region": [image.region.start, image.region.end],
         "timeout": timeout_seconds,
     })
 }

@@ -45,10 +45,14 @@ pub const CODE_BYTES: u32 = 0x4000;
 /// Start of the image's flag words: one 16-byte slot per TRISC, holding
 /// [`SETUP_DONE`] after its setup and [`RUN_DONE`] after its program.
 pub const FLAGS: u32 = 0x5F00;
-/// The L1 bytes the image owns: flags and the three code areas. A vector
-/// must not set, expect or write anything here; the engines cannot compare
-/// these bytes, and reports say so.
+/// The L1 bytes the image owns at the default reset PCs: flags and the
+/// three code areas. A vector must not set, expect or write anything in the
+/// image's region; the engines cannot compare those bytes, and reports say
+/// so.
 pub const REGION: Range<u32> = FLAGS..TRISC_RESET_PC[2] + CODE_BYTES;
+
+/// A moved image: 256 bytes of flags, then each TRISC's code area.
+const MOVED_LEN: u32 = 0x100 + 3 * CODE_BYTES;
 
 pub const SETUP_DONE: u32 = 0x5e70_0001;
 pub const RUN_DONE: u32 = 0x5e70_0002;
@@ -68,10 +72,13 @@ pub struct Image {
     pub l1_fill: u8,
     /// Byte ranges written after the fill: the vector's own, then the code.
     pub l1: Vec<(u32, Vec<u8>)>,
-    /// Reset PC of each TRISC.
+    /// Reset PC of each TRISC; where they are not [`TRISC_RESET_PC`], the
+    /// runner sets them through the Blackhole reset-PC override registers.
     pub reset_pcs: [u32; 3],
     /// Where each TRISC's flag word lives.
     pub flags: [u32; 3],
+    /// The L1 bytes the image owns.
+    pub region: Range<u32>,
 }
 
 /// Why a vector cannot be made into an image.
@@ -118,29 +125,62 @@ pub fn build(v: &Vector, written: &[Range<u64>]) -> Result<Image, Refusal> {
         .iter()
         .flatten()
         .map(|r| u64::from(r.addr)..r.end());
-    if let Some(r) = setup_ranges
+    let used: Vec<Range<u64>> = setup_ranges
         .chain(expect_ranges)
         .chain(written.iter().cloned())
-        .find(|r| overlaps(r, &REGION))
-    {
+        .collect();
+    let free = |r: &Range<u32>| !used.iter().any(|u| overlaps(u, r));
+    let (region, flags_at, reset_pcs) = if free(&REGION) {
+        (REGION, FLAGS, TRISC_RESET_PC)
+    } else if v.arch == Arch::Blackhole {
+        // Blackhole TRISCs take their reset PCs from debug registers
+        // (ttsim src/tile.cpp `RISCV_DEBUG_REGS_TRISC0_RESET_PC` ..
+        // `TRISC_RESET_PC_OVERRIDE`), so the image can move to any free
+        // window of L1 above the first 4 KiB.
+        let l1 = v.arch.l1_size() as u32;
+        let Some(base) = (1..l1 / 0x1000)
+            .map(|k| k * 0x1000)
+            .map(|b| b..b + MOVED_LEN)
+            .find(|r| r.end <= l1 && free(r))
+        else {
+            return Err(Refusal(
+                "no free window of L1 holds the program image".into(),
+            ));
+        };
+        let b = base.start;
+        (
+            base,
+            b,
+            [0x100, 0x100 + CODE_BYTES, 0x100 + 2 * CODE_BYTES].map(|o| b + o),
+        )
+    } else {
+        let r = used
+            .iter()
+            .find(|u| overlaps(u, &REGION))
+            .cloned()
+            .unwrap_or_default();
+        // Wormhole B0 TRISCs take reset-PC overrides from Config registers,
+        // which the vector's own Config would share; not done.
         return Err(Refusal(format!(
-            "L1 {:#x}..{:#x} overlaps the program image's region {:#x}..{:#x}",
+            "L1 {:#x}..{:#x} overlaps the program image's region {:#x}..{:#x}, and on \
+             Wormhole B0 the image does not move",
             r.start, r.end, REGION.start, REGION.end
         )));
-    }
+    };
 
     let mut l1: Vec<(u32, Vec<u8>)> = s.l1.iter().map(|r| (r.addr, r.bytes.clone())).collect();
-    l1.push((FLAGS, vec![0; 48]));
-    let flags = [FLAGS, FLAGS + 16, FLAGS + 32];
-    for (t, pc) in TRISC_RESET_PC.into_iter().enumerate() {
-        l1.push((pc, thread_code(v, t, &flags)?));
+    l1.push((flags_at, vec![0; 48]));
+    let flags = [flags_at, flags_at + 16, flags_at + 32];
+    for (t, pc) in reset_pcs.into_iter().enumerate() {
+        l1.push((pc, thread_code(v, t, pc, &flags)?));
     }
     Ok(Image {
         arch: v.arch,
         l1_fill: s.l1_fill,
         l1,
-        reset_pcs: TRISC_RESET_PC,
+        reset_pcs,
         flags,
+        region,
     })
 }
 
@@ -165,9 +205,9 @@ fn drain(a: &mut Asm) {
     a.lw(Reg::T1, Reg::T0, 0);
 }
 
-fn thread_code(v: &Vector, t: usize, flags: &[u32; 3]) -> Result<Vec<u8>, Refusal> {
+fn thread_code(v: &Vector, t: usize, pc: u32, flags: &[u32; 3]) -> Result<Vec<u8>, Refusal> {
     let s = &v.setup;
-    let mut a = Asm::new(TRISC_RESET_PC[t]);
+    let mut a = Asm::new(pc);
     if t == 0 {
         for w in &s.config {
             store(&mut a, CFG_WINDOW + 4 * w.addr, w.value);
@@ -218,10 +258,10 @@ fn thread_code(v: &Vector, t: usize, flags: &[u32; 3]) -> Result<Vec<u8>, Refusa
     store(&mut a, flags[t] + 4, RUN_DONE);
     let end = a.here();
     a.j(end);
-    if a.here() - TRISC_RESET_PC[t] > CODE_BYTES {
+    if a.here() - pc > CODE_BYTES {
         return Err(Refusal(format!(
             "TRISC{t}'s code takes {} bytes; the image gives each TRISC {CODE_BYTES}",
-            a.here() - TRISC_RESET_PC[t]
+            a.here() - pc
         )));
     }
     Ok(a.bytes())
@@ -300,12 +340,22 @@ mod tests {
         });
         assert!(build(&v, &[]).unwrap_err().0.contains("state 1"));
 
+        // Data in the default region: on Blackhole the image moves to the
+        // first free 4 KiB-aligned window and says so in its reset PCs...
         let mut v = vector();
         v.setup.l1.push(L1Range {
             addr: 0xDFF0,
             bytes: vec![0; 32],
         });
+        let moved = build(&v, &[]).unwrap();
+        assert_eq!(moved.region, 0x1000..0x1000 + 0x100 + 3 * CODE_BYTES);
+        assert_eq!(moved.reset_pcs, [0x1100, 0x5100, 0x9100]);
+        assert_eq!(moved.flags, [0x1000, 0x1010, 0x1020]);
+        assert!(moved.l1.iter().any(|(a, _)| *a == 0x5100));
+        // ...and on Wormhole B0 it is refused.
+        v.arch = Arch::WormholeB0;
         assert!(build(&v, &[]).unwrap_err().0.contains("overlaps"));
+        v.arch = Arch::Blackhole;
         // Just below the region is fine; a write the run makes inside is not.
         let mut v = vector();
         v.setup.l1.push(L1Range {
@@ -315,8 +365,14 @@ mod tests {
         assert!(build(&v, &[]).is_ok());
         let inside = 0x11ff0..0x12000;
         let after = 0x12000..0x12010;
-        assert!(build(&v, std::slice::from_ref(&inside)).is_err());
-        assert!(build(&v, std::slice::from_ref(&after)).is_ok());
+        assert_ne!(
+            build(&v, std::slice::from_ref(&inside)).unwrap().region,
+            REGION
+        );
+        assert_eq!(
+            build(&v, std::slice::from_ref(&after)).unwrap().region,
+            REGION
+        );
     }
 
     #[test]

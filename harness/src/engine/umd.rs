@@ -293,13 +293,20 @@ impl UmdEngine {
 pub fn verdict_of_reply(reply: &Value, arch: crate::vector::Arch) -> Verdict {
     let message = reply["message"].as_str().unwrap_or("").to_string();
     match reply["status"].as_str() {
-        Some("ok") => match reply["l1"].as_str().map(unhex) {
-            Some(Some(l1)) if l1.len() == arch.l1_size() => Verdict::Observed(Observation {
-                l1,
-                l1_unobserved: vec![device::REGION],
-            }),
-            _ => Verdict::Refused("the runner's L1 read-back is not the whole L1".into()),
-        },
+        Some("ok") => {
+            // The runner echoes the image's own region, which is not compared.
+            let region = match (reply["region"][0].as_u64(), reply["region"][1].as_u64()) {
+                (Some(a), Some(b)) if a <= b && b <= arch.l1_size() as u64 => a as u32..b as u32,
+                _ => return Verdict::Refused("the runner's reply names no image region".into()),
+            };
+            match reply["l1"].as_str().map(unhex) {
+                Some(Some(l1)) if l1.len() == arch.l1_size() => Verdict::Observed(Observation {
+                    l1,
+                    l1_unobserved: vec![region],
+                }),
+                _ => Verdict::Refused("the runner's L1 read-back is not the whole L1".into()),
+            }
+        }
         Some("timeout") => Verdict::TimedOut(message),
         Some("died") => verdict_of_death(&message),
         _ => Verdict::Refused(message),

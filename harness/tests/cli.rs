@@ -4,29 +4,17 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tensix-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch("cli", name)
 }
 
-fn corpus(rel: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../conformance-vectors")
-        .join(rel);
-    std::fs::read_to_string(p).unwrap()
-}
+use common::corpus;
 
 fn run(dir: &Path) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tensix-harness"))
-        .args(["run", "--jobs", "1"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.code().unwrap_or(-1), text)
+    let dir = dir.to_str().unwrap();
+    harness(&["run", "--jobs", "1", dir])
 }
 
 #[test]

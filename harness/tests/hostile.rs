@@ -7,19 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tensix-hostile-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch("hostile", name)
 }
 
-fn corpus(rel: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../conformance-vectors")
-        .join(rel);
-    std::fs::read_to_string(p).unwrap()
-}
+use common::corpus;
 
 const GOOD: &str = "isa-spec/blackhole/adc/addrcrxy-returns-to-cr.yaml";
 

@@ -60,6 +60,7 @@ fn bench(arch: Arch, name: &str, input: F, output: F, to_dst: bool) {
         faces: 4,
         face_rows: 16,
         set_dvalid: false,
+        dst_row: 0,
     };
     let bytes = tile_bytes(input);
     let mut m = Machine::new(arch);

@@ -46,6 +46,7 @@ fn case(arch: Arch, seed: u64) -> (Machine, ThreadProgram) {
         faces: 1 + (r() % 4) as u32,
         face_rows: 1 + (r() % 16) as u32,
         set_dvalid: r() % 4 == 0,
+        dst_row: 0,
     };
     let mut m = Machine::new(arch);
     let window: Vec<u8> = (0..0x3000).map(|_| r() as u8).collect();

@@ -25,6 +25,7 @@ fn job(unpacker: usize, in_format: F, out_format: F, to_dst: bool) -> TileUnpack
         faces: 4,
         face_rows: 16,
         set_dvalid: true,
+        dst_row: 0,
     }
 }
 

@@ -114,6 +114,7 @@ fn structured_case(arch: Arch, seed: u64) -> (Machine, Vec<ThreadProgram>) {
         faces: 1 + (splitmix(&mut s) % 4) as u32,
         face_rows: 1 + (splitmix(&mut s) % 16) as u32,
         set_dvalid: splitmix(&mut s) % 2 == 0,
+        dst_row: 0,
     };
     let mut m = Machine::new(arch);
     let window: Vec<u8> = (0..0x4000).map(|_| splitmix(&mut s) as u8).collect();
@@ -285,6 +286,7 @@ fn all_ones_in_any_config_word_is_handled() {
                 faces: 4,
                 face_rows: 16,
                 set_dvalid: true,
+                dst_row: 0,
             };
             let mut m = Machine::new(arch);
             j.configure(&mut m).unwrap();

@@ -35,6 +35,12 @@ pub struct TileUnpack {
     pub face_rows: u32,
     /// Hand the bank to the matrix unit with the last `UNPACR`.
     pub set_dvalid: bool,
+    /// With `to_dst`: the first `Dst` row written (`Dst16b` or `Dst32b`
+    /// rows, as the output format makes it), at most 1023 or 511. The
+    /// output address starts at `Dest_cntx0_address = 0x40 + 16 * dst_row`
+    /// datums, past the four header rows that Dst writes skip
+    /// (`UNPACR_Regular.md`, "Determine initial output address").
+    pub dst_row: u32,
 }
 
 impl TileUnpack {
@@ -62,6 +68,9 @@ impl TileUnpack {
         }
         if self.to_dst && self.unpacker != 0 {
             return bad("only unpacker 0 writes Dst");
+        }
+        if (self.dst_row != 0 && !self.to_dst) || self.dst_row > 1023 {
+            return bad("dst_row is 0..=1023, and 0 unless to_dst");
         }
         Ok(())
     }
@@ -99,7 +108,7 @@ impl TileUnpack {
         set(f.out_zstride, self.face_stride())?;
         if self.unpacker == 0 {
             set(f.unpack_if_sel_cntx[0], self.to_dst as u32)?;
-            set(f.dest[0], 0x40)?;
+            set(f.dest[0], 0x40 + 16 * self.dst_row)?;
             set(f.tile_x_dim[0], x_dim)?;
             set(f.add_dest_addr_cntr, 1)?;
         }

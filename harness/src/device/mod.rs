@@ -6,7 +6,9 @@
 //! ttsim `src/tile.cpp` `trisc*_reset_pc` defaults and tt-metal's firmware
 //! layout) with BRISC and NCRISC held in reset. Each TRISC:
 //!
-//! 1. applies its part of the setup: TRISC0 stores `setup.config` words
+//! 1. applies its part of the setup: TRISC0 first loads `setup.dst` with
+//!    unpacker 0 from datums the image carries ([`dst_loader`]), then stores
+//!    `setup.config` words
 //!    through the Config window at `0xFFEF0000 + 4 * addr32` (state 0:
 //!    ttsim `tensix_cfg_wr32` writes bank 0 for every RISC-V store); each
 //!    thread issues `SETC16` for its own `setup.thread_config` (SETC16 writes
@@ -25,12 +27,13 @@
 //!    after draining the queue, as the vector schema says;
 //! 4. drains its queue once more and writes its done flag.
 //!
-//! What the image cannot do is refused with a reason, never guessed: Dst,
-//! SrcA and SrcB setup (ttsim does not model the RISC-V Dst window, and no
-//! RISC-V path writes SrcA/SrcB), Config state 1 writes, vector L1 bytes
-//! inside the image's own region.
+//! What the image cannot do is refused with a reason, never guessed: SrcA
+//! and SrcB setup (no RISC-V path writes them), Config state 1 writes,
+//! vector L1 bytes inside the image's own region, `Dst` rows too many to
+//! travel beside the code.
 
 pub mod bundle;
+pub mod dst_loader;
 pub mod rv32;
 
 use crate::vector::Vector;
@@ -100,13 +103,6 @@ fn overlaps(a: &Range<u64>, b: &Range<u32>) -> bool {
 /// clear of [`REGION`].
 pub fn build(v: &Vector, written: &[Range<u64>]) -> Result<Image, Refusal> {
     let s = &v.setup;
-    if s.dst.as_ref().is_some_and(|d| !d.rows.is_empty()) {
-        return Err(Refusal(
-            "setup.dst: the program image cannot load Dst yet (ttsim does not model the RISC-V \
-             Dst window; an unpack-to-Dst loader is not built)"
-                .into(),
-        ));
-    }
     if !s.srca.is_empty() || !s.srcb.is_empty() {
         return Err(Refusal(
             "setup.srca/srcb: no RISC-V path writes SrcA or SrcB".into(),
@@ -171,8 +167,29 @@ pub fn build(v: &Vector, written: &[Range<u64>]) -> Result<Image, Refusal> {
     let mut l1: Vec<(u32, Vec<u8>)> = s.l1.iter().map(|r| (r.addr, r.bytes.clone())).collect();
     l1.push((flags_at, vec![0; 48]));
     let flags = [flags_at, flags_at + 16, flags_at + 32];
-    for (t, pc) in reset_pcs.into_iter().enumerate() {
-        l1.push((pc, thread_code(v, t, pc, &flags)?));
+    let mut code: [Vec<u8>; 3] = Default::default();
+    for t in [1, 2] {
+        code[t] = thread_code(v, t, reset_pcs[t], &flags, &[])?;
+    }
+    // Dst rows come from L1 datums in the image's region, after the code of
+    // TRISC1 or TRISC2, whichever leaves more room.
+    let mut loader = Vec::new();
+    if let Some(d) = s.dst.as_ref().filter(|d| !d.rows.is_empty()) {
+        let t = if code[2].len() < code[1].len() { 2 } else { 1 };
+        let at = (reset_pcs[t] + code[t].len() as u32 + 15) & !15;
+        let load = dst_loader::plan(v.arch, d, at)?;
+        if at + load.data.len() as u32 > reset_pcs[t] + CODE_BYTES {
+            return Err(Refusal(format!(
+                "setup.dst: {} bytes of Dst rows do not fit beside the program code",
+                load.data.len()
+            )));
+        }
+        l1.push((at, load.data));
+        loader = load.steps;
+    }
+    code[0] = thread_code(v, 0, reset_pcs[0], &flags, &loader)?;
+    for (pc, bytes) in reset_pcs.into_iter().zip(code) {
+        l1.push((pc, bytes));
     }
     Ok(Image {
         arch: v.arch,
@@ -205,9 +222,38 @@ fn drain(a: &mut Asm) {
     a.lw(Reg::T1, Reg::T0, 0);
 }
 
-fn thread_code(v: &Vector, t: usize, pc: u32, flags: &[u32; 3]) -> Result<Vec<u8>, Refusal> {
+/// Each Tensix word inline; each `{cfg}` / `{gpr}` store after a drain.
+fn steps(a: &mut Asm, run: &[Step]) {
+    for s in run {
+        match *s {
+            Step::Instruction(w) => a.tensix(w),
+            Step::Cfg { addr32, value } => {
+                drain(a);
+                store(a, CFG_WINDOW + 4 * addr32, value);
+            }
+            Step::Gpr { index, value } => {
+                drain(a);
+                store(a, REGFILE_WINDOW + 4 * index, value);
+            }
+        }
+    }
+}
+
+/// The code of TRISC `t`. `loader` are steps it runs before its setup
+/// (TRISC0 only: the [`dst_loader`]).
+fn thread_code(
+    v: &Vector,
+    t: usize,
+    pc: u32,
+    flags: &[u32; 3],
+    loader: &[Step],
+) -> Result<Vec<u8>, Refusal> {
     let s = &v.setup;
     let mut a = Asm::new(pc);
+    steps(&mut a, loader);
+    if !loader.is_empty() {
+        drain(&mut a);
+    }
     if t == 0 {
         for w in &s.config {
             store(&mut a, CFG_WINDOW + 4 * w.addr, w.value);
@@ -240,19 +286,7 @@ fn thread_code(v: &Vector, t: usize, pc: u32, flags: &[u32; 3]) -> Result<Vec<u8
     // release its flag before the others read it, so the done flag goes to a
     // second word of the slot.
     for step in v.program.iter().filter(|p| p.thread as usize == t) {
-        for s in &step.run {
-            match *s {
-                Step::Instruction(w) => a.tensix(w),
-                Step::Cfg { addr32, value } => {
-                    drain(&mut a);
-                    store(&mut a, CFG_WINDOW + 4 * addr32, value);
-                }
-                Step::Gpr { index, value } => {
-                    drain(&mut a);
-                    store(&mut a, REGFILE_WINDOW + 4 * index, value);
-                }
-            }
-        }
+        steps(&mut a, &step.run);
     }
     drain(&mut a);
     store(&mut a, flags[t] + 4, RUN_DONE);
@@ -323,14 +357,31 @@ mod tests {
     #[test]
     fn refuses_what_it_cannot_set_up_or_would_overwrite() {
         let mut v = vector();
-        v.setup.dst = Some(Dst {
+        // Dst rows travel as L1 datums beside the code of TRISC1 or TRISC2,
+        // as the Dst32b rows that hold them; all 1024 rows of 16 bits
+        // (32 KiB) do not fit there. Dst16b rows 10 and 11 are the low
+        // halves of Dst32b rows 2 and 3 (Dst.md), 128 bytes of FP32.
+        let full = |rows: std::ops::Range<u16>| Dst {
             format: DstFormat::Bf16,
-            rows: vec![DstRow {
-                row: 0,
-                cells: [0; 16],
-            }],
-        });
+            rows: rows
+                .map(|row| DstRow {
+                    row,
+                    cells: [row; 16].map(u32::from),
+                })
+                .collect(),
+        };
+        v.setup.dst = Some(full(0..1024));
         assert!(build(&v, &[]).unwrap_err().0.contains("setup.dst"));
+        v.setup.dst = Some(full(10..12));
+        let image = build(&v, &[]).unwrap();
+        let data = image.l1.iter().find(|(_, b)| b.len() == 128).unwrap();
+        assert_eq!(data.0 % 16, 0);
+        assert!(REGION.contains(&data.0) && REGION.contains(&(data.0 + 127)));
+        for pc in image.reset_pcs {
+            let (at, code) = image.l1.iter().find(|(at, _)| *at == pc).unwrap();
+            let code = *at..*at + code.len() as u32;
+            assert!(!code.contains(&data.0) && !code.contains(&(data.0 + 127)));
+        }
 
         let mut v = vector();
         v.setup.config.push(ConfigWrite {

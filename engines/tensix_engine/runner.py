@@ -13,7 +13,9 @@ Requests:
 Replies:
   {"status": "ok", ...}             hello: engine, version, arch, tile, l1_size
                                     run: "l1" (hex of all of L1), "seconds",
-                                    "region" (the image's own, not compared)
+                                    "region" (the image's own, not compared),
+                                    "unobserved" (optional: more [start, end]
+                                    ranges the engine itself changed)
   {"status": "refused", "message"}  the engine would not take the image
   {"status": "timeout", "message"}  the TRISCs did not finish in time
 
@@ -38,6 +40,12 @@ RUN_DONE = 0x5E700002
 DEFAULT_RESET_PCS = (0x6000, 0xA000, 0xE000)
 BH_TRISC_RESET_PC_REGS = (0xFFB12228, 0xFFB1222C, 0xFFB12230)
 BH_TRISC_RESET_PC_OVERRIDE = 0xFFB12234
+# RISCV_DEBUG_REG_SOFT_RESET_0: a set bit holds a core in reset; TRISC0..2
+# are bits 12..14 (tt-isa-documentation WormholeB0 SoftReset.md).
+SOFT_RESET_0 = 0xFFB121B0
+TRISC_RESET_BITS = 0b111 << 12
+# `j .` (RV32I jal x0, 0): where Wolfpine's BRISC is parked.
+JUMP_TO_SELF = 0x0000006F
 
 # One worker tile per architecture (translated coordinates); tt-umd's ttsim
 # README: worker 1-2 on Blackhole, 1-1 on Wormhole B0.
@@ -162,8 +170,7 @@ class Runner:
                 self.dev.noc_write32(x, y, reg, pc)
             self.dev.noc_write32(x, y, BH_TRISC_RESET_PC_OVERRIDE, 0b111)
         start = time.monotonic()
-        for r in (risc.TRISC0, risc.TRISC1, risc.TRISC2):
-            self.dev.deassert_risc_reset(self.core, r)
+        unobserved = self.start_triscs()
         deadline = start + float(req.get("timeout", 10))
         pending = [f + 4 for f in req["flags"]]
         while pending:
@@ -177,7 +184,31 @@ class Runner:
         if moved:
             self.dev.noc_write32(x, y, BH_TRISC_RESET_PC_OVERRIDE, 0)
         l1 = self.dev.noc_read(x, y, 0, self.l1_size)
-        return {"status": "ok", "l1": l1.hex(), "seconds": seconds, "region": req["region"]}
+        reply = {"status": "ok", "l1": l1.hex(), "seconds": seconds, "region": req["region"]}
+        if unobserved:
+            reply["unobserved"] = unobserved
+        return reply
+
+    def start_triscs(self) -> list[list[int]]:
+        """Take TRISC0..2 out of reset, BRISC and NCRISC staying put; returns
+        the L1 ranges that doing so changed."""
+        x, y = self.tile
+        risc = self.umd.RiscType
+        if self.target.kind != "wolfpine":
+            for r in (risc.TRISC0, risc.TRISC1, risc.TRISC2):
+                self.dev.deassert_risc_reset(self.core, r)
+            return []
+        # Wolfpine pumps its clock only while a BRISC is out of reset, and its
+        # wire deassert releases BRISC, never a TRISC alone
+        # (framework/bridge/device.py, deassert_reset_without_pump). So BRISC
+        # is parked on `j .` at its reset PC, L1 address 0, which the reply
+        # then names as not observed, and the TRISCs leave reset through the
+        # soft-reset register itself.
+        self.dev.noc_write32(x, y, 0, JUMP_TO_SELF)
+        self.dev.deassert_risc_reset(self.core, risc.TRISC0)
+        held = self.dev.noc_read32(x, y, SOFT_RESET_0)
+        self.dev.noc_write32(x, y, SOFT_RESET_0, held & ~TRISC_RESET_BITS)
+        return [[0, 4]]
 
 
 def serve(runner: Runner, requests, replies) -> None:
@@ -200,13 +231,33 @@ def serve(runner: Runner, requests, replies) -> None:
 def last_words(stderr: str) -> str:
     """Why a runner ended: ttsim's `ERROR: <category>: ...` line (it prints
     that and exits, src/common.cpp `ttsim_error`), a Python error, or the
-    last line."""
+    last line. A Python error that says nothing more than its name (a bare
+    `assert` in Wolfpine) is followed by where it was raised."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     for mark in ("ERROR:", "Error"):
-        found = [line for line in lines if mark in line]
+        found = [i for i, line in enumerate(lines) if mark in line]
         if found:
-            return found[-1]
+            i = found[-1]
+            bare = lines[i].rstrip(":").isidentifier()
+            return lines[i] + (raised_at(lines[:i]) if bare else "")
     return lines[-1] if lines else "the runner ended without a word"
+
+
+def raised_at(before: list[str]) -> str:
+    """` at FILE:LINE in FUNC: CODE` from the innermost frame of a traceback
+    that ends just before a bare Python error name, else nothing."""
+    frames = [i for i, line in enumerate(before) if line.startswith('File "')]
+    if not frames or len(before) - frames[-1] > 4:
+        return ""
+    frame = before[frames[-1]]
+    code = before[frames[-1] + 1] if frames[-1] + 1 < len(before) else ""
+    try:
+        path, rest = frame[len('File "') :].split('", line ', 1)
+        number, func = rest.split(", in ", 1)
+    except ValueError:
+        return ""
+    where = "/".join(path.split("/")[-3:])
+    return f" at {where}:{number} in {func}" + (f": {code}" if code and not code.startswith("^") else "")
 
 
 def run_in_child(target: str, tile: str | None, request: dict, timeout: float) -> tuple[dict, dict | None]:

@@ -66,3 +66,23 @@ def test_an_engine_that_cannot_open_is_a_refusal_on_the_protocol():
 def test_arch_names_follow_the_vector_schema():
     assert runner.arch_name("ARCH.BLACKHOLE") == "blackhole"
     assert runner.arch_name("ARCH.WORMHOLE_B0") == "wormhole_b0"
+
+
+def test_last_words_name_the_engine_error_and_where_a_bare_one_was_raised():
+    ttsim = "[12] log line\n[40] ERROR: UndefinedBehavior: pacr: bad\nTraceback (most recent call last):\n"
+    assert runner.last_words(ttsim) == "[40] ERROR: UndefinedBehavior: pacr: bad"
+    wolfpine = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/site-packages/framework/pe/run.py", line 3, in tick\n'
+        "    step()\n"
+        '  File "/x/site-packages/framework/pe/tensix/unpacker.py", line 580, in read_config\n'
+        "    assert whichADC != 3\n"
+        "           ^^^^^^^^^^^^^\n"
+        "AssertionError\n"
+    )
+    assert runner.last_words(wolfpine) == (
+        "AssertionError at pe/tensix/unpacker.py:580 in read_config: assert whichADC != 3"
+    )
+    said = "NotImplementedError: Packer 2 requests zero compression\n"
+    assert runner.last_words(said) == "NotImplementedError: Packer 2 requests zero compression"
+    assert runner.last_words("") == "the runner ended without a word"

@@ -48,10 +48,11 @@ pub const CODE_BYTES: u32 = 0x4000;
 /// Start of the image's flag words: one 16-byte slot per TRISC, holding
 /// [`SETUP_DONE`] after its setup and [`RUN_DONE`] after its program.
 pub const FLAGS: u32 = 0x5F00;
-/// The L1 bytes the image owns at the default reset PCs: flags and the
-/// three code areas. A vector must not set, expect or write anything in the
-/// image's region; the engines cannot compare those bytes, and reports say
-/// so.
+/// The most an image at the default reset PCs can own: flags and the three
+/// code areas. An image's own region ([`Image::region`]) runs from its flags
+/// to the last byte of code or data it uses. A vector must not set, expect
+/// or write anything in the image's region; the engines cannot compare
+/// those bytes, and reports say so.
 pub const REGION: Range<u32> = FLAGS..TRISC_RESET_PC[2] + CODE_BYTES;
 
 /// A moved image: 256 bytes of flags, then each TRISC's code area.
@@ -126,8 +127,9 @@ pub fn build(v: &Vector, written: &[Range<u64>]) -> Result<Image, Refusal> {
         .chain(written.iter().cloned())
         .collect();
     let free = |r: &Range<u32>| !used.iter().any(|u| overlaps(u, r));
-    let (region, flags_at, reset_pcs) = if free(&REGION) {
-        (REGION, FLAGS, TRISC_RESET_PC)
+    let at_reset_pcs = lay_out(v, FLAGS, TRISC_RESET_PC)?;
+    let image = if free(&at_reset_pcs.region) {
+        at_reset_pcs
     } else if v.arch == Arch::Blackhole {
         // Blackhole TRISCs take their reset PCs from debug registers
         // (ttsim src/tile.cpp `RISCV_DEBUG_REGS_TRISC0_RESET_PC` ..
@@ -144,15 +146,12 @@ pub fn build(v: &Vector, written: &[Range<u64>]) -> Result<Image, Refusal> {
             ));
         };
         let b = base.start;
-        (
-            base,
-            b,
-            [0x100, 0x100 + CODE_BYTES, 0x100 + 2 * CODE_BYTES].map(|o| b + o),
-        )
+        let pcs = [0x100, 0x100 + CODE_BYTES, 0x100 + 2 * CODE_BYTES].map(|o| b + o);
+        lay_out(v, b, pcs)?
     } else {
         let r = used
             .iter()
-            .find(|u| overlaps(u, &REGION))
+            .find(|u| overlaps(u, &at_reset_pcs.region))
             .cloned()
             .unwrap_or_default();
         // Wormhole B0 TRISCs take reset-PC overrides from Config registers,
@@ -160,19 +159,26 @@ pub fn build(v: &Vector, written: &[Range<u64>]) -> Result<Image, Refusal> {
         return Err(Refusal(format!(
             "L1 {:#x}..{:#x} overlaps the program image's region {:#x}..{:#x}, and on \
              Wormhole B0 the image does not move",
-            r.start, r.end, REGION.start, REGION.end
+            r.start, r.end, at_reset_pcs.region.start, at_reset_pcs.region.end
         )));
     };
-
     let mut l1: Vec<(u32, Vec<u8>)> = s.l1.iter().map(|r| (r.addr, r.bytes.clone())).collect();
-    l1.push((flags_at, vec![0; 48]));
+    l1.extend(image.l1);
+    Ok(Image { l1, ..image })
+}
+
+/// The image's own bytes with its flags at `flags_at` and the TRISCs
+/// starting at `reset_pcs`: flags, code, and the datums of `setup.dst`
+/// after the code of TRISC1 or TRISC2, whichever is shorter. Its region
+/// runs from the flags to the last byte it uses.
+fn lay_out(v: &Vector, flags_at: u32, reset_pcs: [u32; 3]) -> Result<Image, Refusal> {
+    let s = &v.setup;
+    let mut l1: Vec<(u32, Vec<u8>)> = vec![(flags_at, vec![0; 48])];
     let flags = [flags_at, flags_at + 16, flags_at + 32];
     let mut code: [Vec<u8>; 3] = Default::default();
     for t in [1, 2] {
         code[t] = thread_code(v, t, reset_pcs[t], &flags, &[])?;
     }
-    // Dst rows come from L1 datums in the image's region, after the code of
-    // TRISC1 or TRISC2, whichever leaves more room.
     let mut loader = Vec::new();
     if let Some(d) = s.dst.as_ref().filter(|d| !d.rows.is_empty()) {
         let t = if code[2].len() < code[1].len() { 2 } else { 1 };
@@ -191,13 +197,18 @@ pub fn build(v: &Vector, written: &[Range<u64>]) -> Result<Image, Refusal> {
     for (pc, bytes) in reset_pcs.into_iter().zip(code) {
         l1.push((pc, bytes));
     }
+    let end = l1
+        .iter()
+        .map(|(a, b)| (a + b.len() as u32 + 15) & !15)
+        .max()
+        .unwrap_or(flags_at);
     Ok(Image {
         arch: v.arch,
         l1_fill: s.l1_fill,
         l1,
         reset_pcs,
         flags,
-        region,
+        region: flags_at..end,
     })
 }
 
@@ -391,7 +402,7 @@ mod tests {
         });
         assert!(build(&v, &[]).unwrap_err().0.contains("state 1"));
 
-        // Data in the default region: on Blackhole the image moves to the
+        // Data on the image's code: on Blackhole the image moves to the
         // first free 4 KiB-aligned window and says so in its reset PCs...
         let mut v = vector();
         v.setup.l1.push(L1Range {
@@ -399,7 +410,8 @@ mod tests {
             bytes: vec![0; 32],
         });
         let moved = build(&v, &[]).unwrap();
-        assert_eq!(moved.region, 0x1000..0x1000 + 0x100 + 3 * CODE_BYTES);
+        assert_eq!(moved.region.start, 0x1000);
+        assert!(moved.region.end <= 0x1000 + 0x100 + 3 * CODE_BYTES);
         assert_eq!(moved.reset_pcs, [0x1100, 0x5100, 0x9100]);
         assert_eq!(moved.flags, [0x1000, 0x1010, 0x1020]);
         assert!(moved.l1.iter().any(|(a, _)| *a == 0x5100));
@@ -407,22 +419,28 @@ mod tests {
         v.arch = Arch::WormholeB0;
         assert!(build(&v, &[]).unwrap_err().0.contains("overlaps"));
         v.arch = Arch::Blackhole;
-        // Just below the region is fine; a write the run makes inside is not.
+        // The region ends after TRISC2's code: bytes just below the flags,
+        // and past the end of that code, are the vector's; a write the run
+        // makes on the code is not.
         let mut v = vector();
         v.setup.l1.push(L1Range {
             addr: REGION.start - 16,
             bytes: vec![0; 16],
         });
-        assert!(build(&v, &[]).is_ok());
-        let inside = 0x11ff0..0x12000;
-        let after = 0x12000..0x12010;
+        let image = build(&v, &[]).unwrap();
+        assert_eq!(image.region.start, FLAGS);
+        let code2 = image.l1.iter().find(|(a, _)| *a == 0xE000).unwrap();
+        assert_eq!(image.region.end, (0xE000 + code2.1.len() as u32 + 15) & !15);
+        assert!(image.region.end < REGION.end);
+        let on_code = 0xE000..0xE010;
+        let after = u64::from(image.region.end)..u64::from(image.region.end) + 16;
         assert_ne!(
-            build(&v, std::slice::from_ref(&inside)).unwrap().region,
-            REGION
+            build(&v, std::slice::from_ref(&on_code)).unwrap().region,
+            image.region
         );
         assert_eq!(
             build(&v, std::slice::from_ref(&after)).unwrap().region,
-            REGION
+            image.region
         );
     }
 

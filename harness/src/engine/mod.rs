@@ -108,7 +108,7 @@ pub fn compare(v: &Vector, verdict: &Verdict) -> Comparison {
                     e.copy_from_slice(a);
                 }
                 not_compared.push(format!(
-                    "L1 {:#x}..{:#x}: the engine's own code and flags",
+                    "L1 {:#x}..{:#x}: used by the engine itself (program image, parked cores)",
                     r.start, r.end
                 ));
             }

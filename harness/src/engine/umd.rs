@@ -299,10 +299,23 @@ pub fn verdict_of_reply(reply: &Value, arch: crate::vector::Arch) -> Verdict {
                 (Some(a), Some(b)) if a <= b && b <= arch.l1_size() as u64 => a as u32..b as u32,
                 _ => return Verdict::Refused("the runner's reply names no image region".into()),
             };
+            // And the ranges the engine itself changed (Wolfpine's parked
+            // BRISC), when it names any.
+            let mut unobserved = vec![region];
+            for r in reply["unobserved"].as_array().into_iter().flatten() {
+                match (r[0].as_u64(), r[1].as_u64()) {
+                    (Some(a), Some(b)) if a <= b && b <= arch.l1_size() as u64 => {
+                        unobserved.push(a as u32..b as u32)
+                    }
+                    _ => {
+                        return Verdict::Refused(format!("the runner's reply has a bad range {r}"))
+                    }
+                }
+            }
             match reply["l1"].as_str().map(unhex) {
                 Some(Some(l1)) if l1.len() == arch.l1_size() => Verdict::Observed(Observation {
                     l1,
-                    l1_unobserved: vec![region],
+                    l1_unobserved: unobserved,
                 }),
                 _ => Verdict::Refused("the runner's L1 read-back is not the whole L1".into()),
             }
@@ -350,13 +363,56 @@ pub fn info_of_hello(h: &Value) -> EngineInfo {
 /// The line that says why a runner ended: ttsim's `ERROR: <category>: ...`
 /// (src/common.cpp `ttsim_error`), a Python exception, or the last line.
 fn last_words(tail: &[String]) -> String {
-    tail.iter()
-        .rev()
-        .find(|l| l.contains("ERROR:"))
-        .or_else(|| tail.iter().rev().find(|l| l.contains("Error")))
-        .or_else(|| tail.last())
-        .map(|l| l.trim().to_string())
-        .unwrap_or_else(|| "the runner ended without a word".into())
+    let lines: Vec<&str> = tail
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let found = ["ERROR:", "Error"]
+        .iter()
+        .find_map(|mark| lines.iter().rposition(|l| l.contains(mark)));
+    match found {
+        Some(i) => {
+            let line = lines[i];
+            let name = line.trim_end_matches(':');
+            let bare = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if bare {
+                format!("{line}{}", raised_at(&lines[..i]))
+            } else {
+                line.to_string()
+            }
+        }
+        None => lines
+            .last()
+            .map(|l| l.to_string())
+            .unwrap_or_else(|| "the runner ended without a word".into()),
+    }
+}
+
+/// ` at FILE:LINE in FUNC: CODE` from the innermost frame of a Python
+/// traceback that ends just before a bare error name (a plain `assert` in
+/// Wolfpine), else nothing.
+fn raised_at(before: &[&str]) -> String {
+    let Some(f) = before.iter().rposition(|l| l.starts_with("File \"")) else {
+        return String::new();
+    };
+    if before.len() - f > 4 {
+        return String::new();
+    }
+    let Some((path, rest)) = before[f]["File \"".len()..].split_once("\", line ") else {
+        return String::new();
+    };
+    let Some((number, func)) = rest.split_once(", in ") else {
+        return String::new();
+    };
+    let parts: Vec<&str> = path.rsplit('/').take(3).collect();
+    let place: Vec<&str> = parts.into_iter().rev().collect();
+    let code = before
+        .get(f + 1)
+        .filter(|c| !c.starts_with('^'))
+        .map(|c| format!(": {c}"))
+        .unwrap_or_default();
+    format!(" at {}:{number} in {func}{code}", place.join("/"))
 }
 
 /// A runner that died: ttsim's `UndefinedBehavior` is a verdict the vector
@@ -441,5 +497,60 @@ mod tests {
             verdict_of_death("[3] ERROR: UnimplementedFunctionality: tensix_dst"),
             Verdict::Refused(_)
         ));
+    }
+
+    #[test]
+    fn a_reply_names_what_the_engine_did_not_observe() {
+        use crate::vector::Arch;
+        let l1 = "00".repeat(Arch::WormholeB0.l1_size());
+        let reply = |extra: Value| {
+            let mut r = serde_json::json!({"status": "ok", "l1": l1, "region": [0x5f00, 0x12000]});
+            if !extra.is_null() {
+                r["unobserved"] = extra;
+            }
+            verdict_of_reply(&r, Arch::WormholeB0)
+        };
+        let Verdict::Observed(o) = reply(Value::Null) else {
+            panic!("an ok reply is an observation")
+        };
+        assert_eq!(o.l1_unobserved, vec![0x5f00..0x12000]);
+        let Verdict::Observed(o) = reply(serde_json::json!([[0, 4]])) else {
+            panic!("an ok reply is an observation")
+        };
+        assert_eq!(o.l1_unobserved, vec![0x5f00..0x12000, 0..4]);
+        assert!(matches!(
+            reply(serde_json::json!([[8, 4]])),
+            Verdict::Refused(_)
+        ));
+        assert!(matches!(
+            reply(serde_json::json!([[0, 1u64 << 40]])),
+            Verdict::Refused(_)
+        ));
+        assert!(matches!(
+            reply(serde_json::json!([["a", 4]])),
+            Verdict::Refused(_)
+        ));
+    }
+
+    #[test]
+    fn a_bare_python_error_says_where_it_was_raised() {
+        let tail: Vec<String> = [
+            "Traceback (most recent call last):",
+            "  File \"/x/site-packages/framework/pe/run.py\", line 3, in tick",
+            "    step()",
+            "  File \"/x/site-packages/framework/pe/tensix/unpacker.py\", line 580, in read_config",
+            "    assert whichADC != 3",
+            "           ^^^^^^^^^^^^^",
+            "AssertionError",
+        ]
+        .map(String::from)
+        .into();
+        assert_eq!(
+            last_words(&tail),
+            "AssertionError at pe/tensix/unpacker.py:580 in read_config: assert whichADC != 3"
+        );
+        let said = vec!["NotImplementedError: Packer 2 requests zero compression".to_string()];
+        assert_eq!(last_words(&said), said[0]);
+        assert_eq!(last_words(&[]), "the runner ended without a word");
     }
 }

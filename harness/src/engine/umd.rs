@@ -112,6 +112,8 @@ struct Process {
     stdin: ChildStdin,
     lines: Receiver<String>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Disconnects when the runner's standard error has ended.
+    stderr_closed: Receiver<()>,
 }
 
 impl Drop for Process {
@@ -184,7 +186,9 @@ impl UmdEngine {
         });
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let keep = Arc::clone(&tail);
+        let (closing, stderr_closed) = mpsc::channel::<()>();
         std::thread::spawn(move || {
+            let _closing = closing;
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 let mut t = keep.lock().unwrap_or_else(|p| p.into_inner());
@@ -199,6 +203,7 @@ impl UmdEngine {
             stdin,
             lines,
             stderr: tail,
+            stderr_closed,
         });
         let reply = self
             .request(&json!({"op": "hello"}), self.start_timeout)
@@ -243,8 +248,10 @@ impl UmdEngine {
             }
             Err(RecvTimeoutError::Disconnected) => {
                 let _ = p.child.wait();
-                // The stderr reader may still be draining the last lines.
-                std::thread::sleep(Duration::from_millis(50));
+                // Let the stderr reader drain the last lines: it ends at the
+                // pipe's end, which a simulator process the runner started
+                // may hold open for a while, so the wait is bounded.
+                let _ = p.stderr_closed.recv_timeout(Duration::from_secs(5));
                 let tail: Vec<String> = p
                     .stderr
                     .lock()

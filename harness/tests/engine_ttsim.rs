@@ -106,6 +106,35 @@ fn a_pack_of_zeros_agrees_and_one_wrong_byte_differs() {
     }
 }
 
+/// Pack vectors whose `Dst` the image loads (16-bit rows through the
+/// `Dst32b` rows that hold them, and 32-bit rows) pack on ttsim as ttsim
+/// recorded them; with every `Dst` value zeroed the same expectation must
+/// fail, so the rows did reach the packer.
+#[test]
+fn dst_setup_reaches_the_packer_on_ttsim() {
+    for (arch, rel) in [
+        ("bh", "ttsim/blackhole/pack/d16-fp16-to-fp16-0013.yaml"),
+        ("bh", "ttsim/blackhole/pack/d32-fp16-to-fp8-0285.yaml"),
+        ("wh", "ttsim/wormhole_b0/pack/d16-fp16-to-fp16-0529.yaml"),
+        ("wh", "ttsim/wormhole_b0/pack/d32-int32-to-int32-0572.yaml"),
+    ] {
+        let Some(mut engine) = ttsim(arch) else {
+            return;
+        };
+        let v = load(rel);
+        assert!(v.setup.dst.as_ref().is_some_and(|d| !d.rows.is_empty()));
+        let (c, why) = class(&mut engine, &v);
+        assert_eq!(c, "agree", "{rel} on ttsim: {why}");
+        let mut zeroed = v.clone();
+        for r in &mut zeroed.setup.dst.as_mut().unwrap().rows {
+            r.cells = [0; 16];
+        }
+        assert_eq!(class(&mut Emulator, &zeroed).0, "differ", "{rel} zeroed");
+        let (c, why) = class(&mut engine, &zeroed);
+        assert_eq!(c, "differ", "{rel} with Dst zeroed on ttsim: {why}");
+    }
+}
+
 #[test]
 fn unpack_vectors_leave_l1_as_ttsim_recorded_it() {
     let Some(mut engine) = ttsim("bh") else {

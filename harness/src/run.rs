@@ -9,7 +9,6 @@ use crate::vector::{self, Dst, DstFormat, SrcRow, Vector};
 use tensix_emu::adc::Unit;
 use tensix_emu::format::data_format::DataFormat;
 use tensix_emu::regs::CfgField;
-use tensix_emu::state::dst::DstView;
 use tensix_emu::{Fault, Limits, Machine, ThreadProgram};
 
 /// Scheduler steps one vector may take.
@@ -66,17 +65,6 @@ impl Outcome {
     }
 }
 
-fn view_of(f: DstFormat) -> DstView {
-    match f {
-        DstFormat::Bf16 => DstView::Bf16,
-        DstFormat::Fp16 => DstView::Fp16,
-        DstFormat::Raw16 => DstView::Raw16,
-        DstFormat::Fp32 => DstView::Fp32,
-        DstFormat::Int32 => DstView::Int32,
-        DstFormat::Raw32 => DstView::Raw32,
-    }
-}
-
 /// A machine with the vector's setup applied, in the documented order:
 /// `l1_fill`, `l1`, `dst`, `srca`, `srcb`, `config`, `thread_config`, `gprs`,
 /// `mop_config`. Errors name the setup field that could not be applied.
@@ -93,7 +81,7 @@ pub fn prepare(v: &Vector) -> Result<Machine, String> {
     }
     if let Some(d) = &s.dst {
         for (i, r) in d.rows.iter().enumerate() {
-            m.write_dst_row(view_of(d.format), r.row as u32, &r.cells)
+            m.write_dst_row(d.format.view(), r.row as u32, &r.cells)
                 .map_err(|e| format!("setup.dst.rows[{i}]: {e}"))?;
         }
     }
@@ -266,7 +254,7 @@ fn bfp_layout(m: &Machine, format: DataFormat) -> Option<BfpLayout> {
 
 fn compare_dst(m: &Machine, d: &Dst, out: &mut Vec<Mismatch>) {
     for r in &d.rows {
-        let actual = m.read_dst_row(view_of(d.format), r.row as u32);
+        let actual = m.read_dst_row(d.format.view(), r.row as u32);
         if actual != r.cells {
             out.push(Mismatch::Dst {
                 format: d.format,

@@ -35,7 +35,7 @@
 //! what the ttsim pack vectors show when they agree.
 
 use super::Refusal;
-use crate::vector::{Dst, DstFormat};
+use crate::vector::Dst;
 use tensix_emu::format::DataFormat;
 use tensix_emu::isa::{self, Instruction, Setadcxx, Setadcxy, Setadczw};
 use tensix_emu::regs::thread_config_words;
@@ -51,21 +51,10 @@ pub struct DstLoad {
     pub steps: Vec<Step>,
 }
 
-pub(crate) fn view_of(f: DstFormat) -> DstView {
-    match f {
-        DstFormat::Bf16 => DstView::Bf16,
-        DstFormat::Fp16 => DstView::Fp16,
-        DstFormat::Raw16 => DstView::Raw16,
-        DstFormat::Fp32 => DstView::Fp32,
-        DstFormat::Int32 => DstView::Int32,
-        DstFormat::Raw32 => DstView::Raw32,
-    }
-}
-
 /// The `Dst32b` rows that cover `dst`'s rows, and their values as FP32
 /// datums in L1 (16 per row).
 fn dst32_rows(arch: Arch, dst: &Dst) -> Result<(Vec<u16>, Vec<u32>), Refusal> {
-    let view = view_of(dst.format);
+    let view = dst.format.view();
     let mut image = Machine::new(arch);
     for (i, r) in dst.rows.iter().enumerate() {
         image
@@ -188,37 +177,33 @@ pub fn plan(arch: Arch, dst: &Dst, at: u32) -> Result<DstLoad, Refusal> {
             });
         }
     }
-    steps.push(encode(
-        arch,
-        &Instruction::Setadcxy(Setadcxy {
+    let zero_counters = [
+        Instruction::Setadcxy(Setadcxy {
             cnt_set_mask: 1,
             bit_mask: 0xF,
             ..Default::default()
         }),
-    )?);
-    steps.push(encode(
-        arch,
-        &Instruction::Setadczw(Setadczw {
+        Instruction::Setadczw(Setadczw {
             cnt_set_mask: 1,
             bit_mask: 0xF,
             ..Default::default()
         }),
-    )?);
-    steps.push(encode(
-        arch,
-        &Instruction::Setadcxx(Setadcxx {
+        Instruction::Setadcxx(Setadcxx {
             cnt_set_mask: 1,
             x_start: 0,
             x_end2: 0,
         }),
-    )?);
+    ];
+    for i in &zero_counters {
+        steps.push(encode(arch, i)?);
+    }
     Ok(DstLoad { data, steps })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vector::DstRow;
+    use crate::vector::{DstFormat, DstRow};
     use tensix_emu::{Limits, ThreadProgram};
 
     #[test]
@@ -267,7 +252,7 @@ mod tests {
 
         let mut want = reset();
         for r in &dst.rows {
-            want.write_dst_row(view_of(dst.format), u32::from(r.row), &r.cells)
+            want.write_dst_row(dst.format.view(), u32::from(r.row), &r.cells)
                 .unwrap();
         }
         assert!(m.dst == want.dst, "{arch:?} {}: Dst differs", dst.format);

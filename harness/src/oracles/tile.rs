@@ -180,14 +180,7 @@ fn compare_registers(
             }
         }
         Unpacked::Dst(d) => {
-            let view = match d.format {
-                DstFormat::Bf16 => DstView::Bf16,
-                DstFormat::Fp16 => DstView::Fp16,
-                DstFormat::Raw16 => DstView::Raw16,
-                DstFormat::Fp32 => DstView::Fp32,
-                DstFormat::Int32 => DstView::Int32,
-                DstFormat::Raw32 => DstView::Raw32,
-            };
+            let view = d.format.view();
             for r in &d.rows {
                 let got = m.read_dst_row(view, u32::from(r.row));
                 if got != r.cells {

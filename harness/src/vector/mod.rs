@@ -353,6 +353,19 @@ impl DstFormat {
             DstFormat::Fp32 | DstFormat::Int32 | DstFormat::Raw32 => DstMode::Bits32,
         }
     }
+
+    /// The emulator's view of `Dst` that reads and writes rows in this format.
+    pub fn view(self) -> tensix_emu::state::dst::DstView {
+        use tensix_emu::state::dst::DstView;
+        match self {
+            DstFormat::Bf16 => DstView::Bf16,
+            DstFormat::Fp16 => DstView::Fp16,
+            DstFormat::Raw16 => DstView::Raw16,
+            DstFormat::Fp32 => DstView::Fp32,
+            DstFormat::Int32 => DstView::Int32,
+            DstFormat::Raw32 => DstView::Raw32,
+        }
+    }
 }
 
 impl fmt::Display for DstFormat {

@@ -62,7 +62,9 @@ fn zero_pack(rel: &str) -> Vector {
     v
 }
 
-fn class(engine: &mut dyn Engine, v: &Vector) -> (&'static str, String) {
+/// Assert that `engine`'s run of `v` falls in class `want`: agree, differ,
+/// refused, timed out or uncompared, as `run --engine` counts them.
+fn assert_class(engine: &mut dyn Engine, v: &Vector, want: &str, what: &str) {
     let verdict = engine.run(v);
     let c = compare(v, &verdict);
     let class = match (&verdict, c.compared, c.mismatches.is_empty()) {
@@ -72,10 +74,8 @@ fn class(engine: &mut dyn Engine, v: &Vector) -> (&'static str, String) {
         (_, true, true) => "agree",
         (_, true, false) => "differ",
     };
-    (
-        class,
-        format!("{verdict:?} {c:?}").chars().take(600).collect(),
-    )
+    let why: String = format!("{verdict:?} {c:?}").chars().take(600).collect();
+    assert_eq!(class, want, "{what}: {why}");
 }
 
 #[test]
@@ -93,16 +93,29 @@ fn a_pack_of_zeros_agrees_and_one_wrong_byte_differs() {
             "{rel} packs nothing"
         );
         // The emulator agrees with the hand-made expectation...
-        assert_eq!(class(&mut Emulator, &v).0, "agree", "{rel} on the emulator");
+        assert_class(
+            &mut Emulator,
+            &v,
+            "agree",
+            &format!("{rel} on the emulator"),
+        );
         // ...and so does ttsim, through the image and the runner.
-        let (c, why) = class(&mut engine, &v);
-        assert_eq!(c, "agree", "{rel} on ttsim: {why}");
+        assert_class(&mut engine, &v, "agree", &format!("{rel} on ttsim"));
         // One byte of the expectation wrong: both engines must see it.
         let mut wrong = v.clone();
         wrong.expect.l1.as_mut().unwrap()[0].bytes[1] ^= 0x40;
-        assert_eq!(class(&mut Emulator, &wrong).0, "differ");
-        let (c, why) = class(&mut engine, &wrong);
-        assert_eq!(c, "differ", "{rel} with a wrong byte on ttsim: {why}");
+        assert_class(
+            &mut Emulator,
+            &wrong,
+            "differ",
+            &format!("{rel} with a wrong byte"),
+        );
+        assert_class(
+            &mut engine,
+            &wrong,
+            "differ",
+            &format!("{rel} with a wrong byte on ttsim"),
+        );
     }
 }
 
@@ -123,15 +136,23 @@ fn dst_setup_reaches_the_packer_on_ttsim() {
         };
         let v = load(rel);
         assert!(v.setup.dst.as_ref().is_some_and(|d| !d.rows.is_empty()));
-        let (c, why) = class(&mut engine, &v);
-        assert_eq!(c, "agree", "{rel} on ttsim: {why}");
+        assert_class(&mut engine, &v, "agree", &format!("{rel} on ttsim"));
         let mut zeroed = v.clone();
         for r in &mut zeroed.setup.dst.as_mut().unwrap().rows {
             r.cells = [0; 16];
         }
-        assert_eq!(class(&mut Emulator, &zeroed).0, "differ", "{rel} zeroed");
-        let (c, why) = class(&mut engine, &zeroed);
-        assert_eq!(c, "differ", "{rel} with Dst zeroed on ttsim: {why}");
+        assert_class(
+            &mut Emulator,
+            &zeroed,
+            "differ",
+            &format!("{rel} with Dst zeroed"),
+        );
+        assert_class(
+            &mut engine,
+            &zeroed,
+            "differ",
+            &format!("{rel} with Dst zeroed on ttsim"),
+        );
     }
 }
 
@@ -170,8 +191,7 @@ fn a_simulator_that_stops_is_a_verdict_and_the_next_vector_runs() {
         other => panic!("expected ttsim to refuse: {other:?}"),
     }
     let v = zero_pack("ttsim/blackhole/pack/d16-bf16-to-bf16-0082.yaml");
-    let (c, why) = class(&mut engine, &v);
-    assert_eq!(c, "agree", "{why}");
+    assert_class(&mut engine, &v, "agree", "the vector after the stop");
 }
 
 #[test]

@@ -39,7 +39,7 @@ use crate::vector::Dst;
 use tensix_emu::format::DataFormat;
 use tensix_emu::isa::{self, Instruction, Setadcxx, Setadcxy, Setadczw};
 use tensix_emu::regs::thread_config_words;
-use tensix_emu::state::dst::{adj16, adj32, DstAddressing, DstView, COLS, ROWS, ROWS_32B};
+use tensix_emu::state::dst::{adj32, DstAddressing, DstView, COLS, ROWS_32B};
 use tensix_emu::unpack::program::TileUnpack;
 use tensix_emu::{Arch, Machine, Step};
 
@@ -51,42 +51,29 @@ pub struct DstLoad {
     pub steps: Vec<Step>,
 }
 
-/// The `Dst32b` rows that cover `dst`'s rows, and their values as FP32
-/// datums in L1 (16 per row).
-fn dst32_rows(arch: Arch, dst: &Dst) -> Result<(Vec<u16>, Vec<u32>), Refusal> {
+/// The `Dst32b` rows that hold `dst`'s rows, and their values as FP32
+/// datums in L1 (16 per row). The rows are written into `scratch`'s `Dst`
+/// (a machine at reset), whose valid bits then mark the storage rows they
+/// reached: the row itself for `Dst16b`, the high half for `Dst32b`.
+fn dst32_rows(scratch: &mut Machine, dst: &Dst) -> Result<(Vec<u16>, Vec<u32>), Refusal> {
     let view = dst.format.view();
-    let mut image = Machine::new(arch);
     for (i, r) in dst.rows.iter().enumerate() {
-        image
+        scratch
             .write_dst_row(view, u32::from(r.row), &r.cells)
             .map_err(|e| Refusal(format!("setup.dst.rows[{i}]: {}", e.0)))?;
     }
     // The loader runs before the vector's Config, so Dst addressing is the
     // reset one.
-    let a = DstAddressing::default();
-    let mut storage = vec![false; ROWS];
-    for r in &dst.rows {
-        let s = if view.is_32b() {
-            adj32(arch, a, u32::from(r.row))
-        } else {
-            adj16(arch, a, u32::from(r.row))
-        };
-        storage[s % ROWS] = true;
+    let (arch, d) = (scratch.arch(), &scratch.dst);
+    let mut rows = Vec::new();
+    let mut values = Vec::new();
+    for q in 0..ROWS_32B as u16 {
+        let s = adj32(arch, DstAddressing::default(), u32::from(q));
+        if d.is_valid(s) || d.is_valid(s + 8) {
+            rows.push(q);
+            values.extend((0..COLS).map(|c| DstView::Fp32.load32(d.read32_at(s, c))));
+        }
     }
-    let rows: Vec<u16> = (0..ROWS_32B as u16)
-        .filter(|&q| {
-            let s = adj32(arch, a, u32::from(q));
-            storage[s % ROWS] || storage[(s + 8) % ROWS]
-        })
-        .collect();
-    let values = rows
-        .iter()
-        .flat_map(|&q| {
-            let s = adj32(arch, a, u32::from(q));
-            (0..COLS).map(move |c| (s, c))
-        })
-        .map(|(s, c)| DstView::Fp32.load32(image.dst.read32_at(s, c)))
-        .collect();
     Ok((rows, values))
 }
 
@@ -125,7 +112,11 @@ fn encode(arch: Arch, i: &Instruction) -> Result<Step, Refusal> {
 
 /// The loader for `dst` on `arch`, its datums at L1 address `at`.
 pub fn plan(arch: Arch, dst: &Dst, at: u32) -> Result<DstLoad, Refusal> {
-    let (rows, values) = dst32_rows(arch, dst)?;
+    // One scratch machine: its Dst lays out the rows, and each chunk's
+    // configuration is read from its Config (every chunk sets the same
+    // fields, so none is left over from the one before).
+    let mut m = Machine::new(arch);
+    let (rows, values) = dst32_rows(&mut m, dst)?;
     let data = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     let mut config = vec![0u32; tensix_emu::regs::config_words(arch)];
     let mut steps = Vec::new();
@@ -143,7 +134,6 @@ pub fn plan(arch: Arch, dst: &Dst, at: u32) -> Result<DstLoad, Refusal> {
             dst_row: first,
         };
         offset += faces * face_rows * 16 * 4;
-        let mut m = Machine::new(arch);
         job.configure(&mut m)
             .map_err(|e| Refusal(format!("setup.dst: the loader's configuration: {}", e.0)))?;
         let words = m.config.state_words(0).unwrap_or(&[]);
@@ -204,6 +194,7 @@ pub fn plan(arch: Arch, dst: &Dst, at: u32) -> Result<DstLoad, Refusal> {
 mod tests {
     use super::*;
     use crate::vector::{DstFormat, DstRow};
+    use tensix_emu::state::dst::ROWS;
     use tensix_emu::{Limits, ThreadProgram};
 
     #[test]

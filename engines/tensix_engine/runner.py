@@ -12,7 +12,11 @@ Requests:
 
 Replies:
   {"status": "ok", ...}             hello: engine, version, arch, tile, l1_size
-                                    run: "l1" (hex of all of L1), "seconds",
+                                    run: "l1" (hex of all of L1) or, when the
+                                    request says "reply": "changes",
+                                    "l1_changes" ([[addr, "hex"], ...]: the
+                                    16-byte blocks that differ from the
+                                    image written), "seconds",
                                     "region" (the image's own, not compared),
                                     "unobserved" (optional: more [start, end]
                                     ranges the engine itself changed)
@@ -31,6 +35,8 @@ import datetime
 import json
 import os
 import pathlib
+import select
+import signal
 import subprocess
 import sys
 import time
@@ -122,8 +128,21 @@ class Runner:
         # bits and semaphores would carry over from one vector to the next.
         # A card cannot be reopened that way; its tile keeps that state.
         self.fresh_per_run = target.kind != "device"
-        self.dev = open_device(target)
-        self.arch = arch_name(self.dev.get_arch())
+        # ttsim ends its process on what it does not model (src/common.cpp
+        # `ttsim_error`), so each run happens in a forked child: the child
+        # opens the simulator afresh, and its death ends one run, not the
+        # runner (no Python start-up per refused vector). The runner itself
+        # never opens it: an open simulator's mappings are too large to fork.
+        self.isolate = target.kind == "ttsim"
+        if self.isolate:
+            self.dev = None
+            probe = run_forked(lambda: {"status": "ok", "arch": arch_name(open_device(target).get_arch())}, 120)
+            if probe.get("status") != "ok" or "arch" not in probe:
+                raise RuntimeError(probe.get("message", "the simulator did not say its architecture"))
+            self.arch = probe["arch"]
+        else:
+            self.dev = open_device(target)
+            self.arch = arch_name(self.dev.get_arch())
         self.tile = tile or DEFAULT_TILE[self.arch]
         self.l1_size = L1_SIZE[self.arch]
         self.used = False
@@ -148,9 +167,14 @@ class Runner:
     def run(self, req: dict) -> dict:
         if req["arch"] != self.arch:
             return {"status": "refused", "message": f"the vector is for {req['arch']}, the engine is {self.arch}"}
+        if self.isolate:
+            return run_forked(lambda: self.run_here(req, fresh=True), float(req.get("timeout", 10)) * 1.5 + 5)
+        return self.run_here(req, fresh=False)
+
+    def run_here(self, req: dict, fresh: bool) -> dict:
         x, y = self.tile
         risc = self.umd.RiscType
-        if self.fresh_per_run and self.used:
+        if fresh or (self.fresh_per_run and self.used):
             self.dev = None
             self.dev = open_device(self.target)
         self.used = True
@@ -183,8 +207,12 @@ class Runner:
         self.dev.assert_risc_reset(self.core, risc.ALL)
         if moved:
             self.dev.noc_write32(x, y, BH_TRISC_RESET_PC_OVERRIDE, 0)
-        l1 = self.dev.noc_read(x, y, 0, self.l1_size)
-        reply = {"status": "ok", "l1": l1.hex(), "seconds": seconds, "region": req["region"]}
+        l1 = bytes(self.dev.noc_read(x, y, 0, self.l1_size))
+        reply = {"status": "ok", "seconds": seconds, "region": req["region"]}
+        if req.get("reply") == "changes":
+            reply["l1_changes"] = changed_blocks(bytes(image), l1)
+        else:
+            reply["l1"] = l1.hex()
         if unobserved:
             reply["unobserved"] = unobserved
         return reply
@@ -209,6 +237,95 @@ class Runner:
         held = self.dev.noc_read32(x, y, SOFT_RESET_0)
         self.dev.noc_write32(x, y, SOFT_RESET_0, held & ~TRISC_RESET_BITS)
         return [[0, 4]]
+
+
+def changed_blocks(before: bytes, after: bytes, block: int = 16, page: int = 4096) -> list[list]:
+    """The 16-byte blocks where `after` differs from `before`, merged into
+    [addr, hex] runs (pages compared first: most of L1 is untouched)."""
+    out: list[list] = []
+    start = end = None
+    for p in range(0, len(after), page):
+        if before[p : p + page] == after[p : p + page]:
+            continue
+        for b in range(p, min(p + page, len(after)), block):
+            if before[b : b + block] == after[b : b + block]:
+                continue
+            if end == b:
+                end = b + block
+            else:
+                if start is not None:
+                    out.append([start, after[start:end].hex()])
+                start, end = b, b + block
+    if start is not None:
+        out.append([start, after[start:end].hex()])
+    return out
+
+
+def forked_child(work, reply_r: int, reply_w: int, err_r: int, err_w: int) -> None:
+    """The child of `run_forked`: run `work`, write its reply, and end
+    without returning (no Python clean-up of the parent's state)."""
+    status = 0
+    try:
+        os.close(reply_r)
+        os.close(err_r)
+        os.dup2(err_w, 1)
+        os.dup2(err_w, 2)
+        data = (json.dumps(work()) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(reply_w, view) :]
+    except BaseException:  # noqa: BLE001 (every failure is this run's verdict)
+        import traceback  # noqa: PLC0415
+
+        os.write(2, traceback.format_exc().encode())
+        status = 1
+    finally:
+        os._exit(status)
+
+
+def run_forked(work, deadline_seconds: float) -> dict:
+    """`work()` in a forked child whose standard output and error are a
+    pipe of their own: a simulator that ends its process ends the child,
+    and the child's last words become a `died` reply. A child that does not
+    answer before the deadline is killed."""
+    reply_r, reply_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        forked_child(work, reply_r, reply_w, err_r, err_w)
+    os.close(reply_w)
+    os.close(err_w)
+    chunks: dict[int, list[bytes]] = {reply_r: [], err_r: []}
+    open_fds = [reply_r, err_r]
+    limit = time.monotonic() + deadline_seconds
+    timed_out = False
+    while open_fds:
+        left = limit - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            os.kill(pid, signal.SIGKILL)
+            break
+        ready, _, _ = select.select(open_fds, [], [], left)
+        for fd in ready:
+            data = os.read(fd, 1 << 20)
+            if data:
+                chunks[fd].append(data)
+                if fd == err_r and len(chunks[fd]) > 64:
+                    del chunks[fd][:-64]
+            else:
+                open_fds.remove(fd)
+    os.close(reply_r)
+    os.close(err_r)
+    os.waitpid(pid, 0)
+    if timed_out:
+        return {"status": "timeout", "message": f"the run did not end in {deadline_seconds:.0f} s"}
+    text = b"".join(chunks[reply_r]).decode(errors="replace").strip()
+    if text:
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    return {"status": "died", "message": last_words(b"".join(chunks[err_r]).decode(errors="replace"))}
 
 
 def serve(runner: Runner, requests, replies) -> None:

@@ -86,3 +86,42 @@ def test_last_words_name_the_engine_error_and_where_a_bare_one_was_raised():
     said = "NotImplementedError: Packer 2 requests zero compression\n"
     assert runner.last_words(said) == "NotImplementedError: Packer 2 requests zero compression"
     assert runner.last_words("") == "the runner ended without a word"
+
+
+def test_changed_blocks_are_the_16_byte_blocks_that_differ_merged_into_runs():
+    before = bytes(3 * 4096)
+    after = bytearray(before)
+    after[5] = 1  # block 0
+    after[17] = 2  # block 1: joins block 0
+    after[4096 + 40] = 3  # block 0x1020 alone, on another page
+    after[-1] = 4  # the last block
+    runs = runner.changed_blocks(before, bytes(after))
+    assert [addr for addr, _ in runs] == [0, 4096 + 32, 3 * 4096 - 16]
+    assert runs[0][1] == bytes(after[0:32]).hex()
+    assert runs[1][1] == bytes(after[4096 + 32 : 4096 + 48]).hex()
+    assert runner.changed_blocks(before, before) == []
+
+
+def test_a_forked_run_answers_and_a_dying_one_leaves_its_last_words():
+    assert runner.run_forked(lambda: {"status": "ok", "n": 7}, 30) == {"status": "ok", "n": 7}
+
+    def dies():
+        os.write(2, b"some noise\n[12] ERROR: UndefinedBehavior: tensix_pacr: bad\n")
+        os._exit(1)
+
+    reply = runner.run_forked(dies, 30)
+    assert reply["status"] == "died"
+    assert reply["message"] == "[12] ERROR: UndefinedBehavior: tensix_pacr: bad"
+
+    def raises():
+        raise RuntimeError("the simulator refused")
+
+    reply = runner.run_forked(raises, 30)
+    assert reply["status"] == "died" and "RuntimeError: the simulator refused" in reply["message"]
+
+
+def test_a_forked_run_that_does_not_answer_is_killed_at_its_deadline():
+    import time
+
+    reply = runner.run_forked(lambda: time.sleep(60), 0.5)
+    assert reply["status"] == "timeout"

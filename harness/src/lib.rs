@@ -2,6 +2,7 @@
 //! for `tensix-emu`.
 
 pub mod device;
+pub mod diff;
 pub mod engine;
 pub mod gate;
 pub mod generators;

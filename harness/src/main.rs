@@ -115,6 +115,15 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// A differential campaign: draw COUNT jobs from the generators, run
+    /// each on the emulator and on every ENGINE, class each job per engine
+    /// (agree, differ, refused, undefined, unmodelled, uncompared), shrink
+    /// every difference to a vector that records the engine's result, and
+    /// write a report. Results stream to DIR, so a stopped campaign resumes
+    /// when run again. Exit 0 when every difference is catalogued in
+    /// --known, 1 when one is not or nothing was compared, 2 for unusable
+    /// input.
+    Diff(DiffArgs),
     /// Program images for a Tensix tile.
     Device {
         #[command(subcommand)]
@@ -146,6 +155,49 @@ enum Command {
     },
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum JobsArg {
+    /// tt-llk-shaped pack tile jobs (PACR from Dst to L1).
+    Pack,
+    /// tt-llk-shaped unpack tile jobs (UNPACR from L1 to SrcA, SrcB, Dst).
+    Unpack,
+    /// Programs around PACR and UNPACR, config words and all.
+    Program,
+}
+
+#[derive(clap::Args)]
+struct DiffArgs {
+    /// ttsim:PATH, wolfpine[:DIR] or device[:INDEX]; repeat for several.
+    #[arg(long = "engine", required = true)]
+    engines: Vec<String>,
+    #[arg(long, value_enum)]
+    jobs: JobsArg,
+    /// Jobs in the campaign (all shards together).
+    #[arg(long)]
+    count: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// K/N: run the jobs whose index is K-1 modulo N.
+    #[arg(long, default_value = "1/1")]
+    shard: String,
+    /// The campaign directory (created; resumed when it holds this campaign).
+    #[arg(short = 'o', long = "out")]
+    out: PathBuf,
+    /// Seconds one job may run on an engine.
+    #[arg(long, default_value_t = 10)]
+    timeout: u64,
+    /// Engine runs to spend shrinking one difference.
+    #[arg(long, default_value_t = 150)]
+    shrink_budget: usize,
+    /// Differences already catalogued (ENGINE ARCH JOBS SEED INDEX ENTRY a
+    /// line), e.g. conformance-vectors/engines/known-differences.txt.
+    #[arg(long)]
+    known: Option<PathBuf>,
+    /// Start over in a directory that holds another campaign or other files.
+    #[arg(long)]
+    force: bool,
+}
+
 #[derive(Subcommand)]
 enum DeviceCommand {
     /// Write a self-contained folder that carries VECTORS (files or
@@ -169,6 +221,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run(args) => run(args),
+        Command::Diff(args) => diff(args),
         Command::Decode { arch, trisc, words } => decode(arch, trisc, &words),
         Command::Encode {
             arch,
@@ -703,7 +756,7 @@ fn record_from(dir: &Path, out_dir: &Path, force: bool) -> ExitCode {
                 continue;
             }
         };
-        let verdict = umd::verdict_of_reply(&reply, v.arch);
+        let verdict = umd::verdict_of_reply(&reply, v.arch, None);
         let recorded = if reply["engine"].is_object() {
             recorded(
                 &v,
@@ -771,5 +824,224 @@ fn bundle(paths: &[PathBuf], dir: &Path, timeout: u64, force: bool) -> ExitCode 
             ExitCode::SUCCESS
         }
         Err(e) => unusable(e),
+    }
+}
+
+/// `diff`: a differential campaign (see `tensix_harness::diff`).
+fn diff(args: DiffArgs) -> ExitCode {
+    use tensix_harness::diff::{self, report, store, Case, Class, Jobs};
+    use tensix_harness::engine::{record, umd, Engine};
+    let unusable = |m: String| {
+        eprintln!("tensix-harness: diff: {m}");
+        ExitCode::from(2)
+    };
+    let jobs = match args.jobs {
+        JobsArg::Pack => Jobs::Pack,
+        JobsArg::Unpack => Jobs::Unpack,
+        JobsArg::Program => Jobs::Program,
+    };
+    let shard = match diff::Shard::parse(&args.shard) {
+        Ok(s) => s,
+        Err(e) => return unusable(e),
+    };
+    let known = match &args.known {
+        None => Vec::new(),
+        Some(p) => match std::fs::read_to_string(p)
+            .map_err(|e| format!("{}: {e}", p.display()))
+            .and_then(|t| report::parse_known(&t, &p.display().to_string()))
+        {
+            Ok(k) => k,
+            Err(e) => return unusable(e),
+        },
+    };
+    let params = store::Params {
+        jobs: jobs.name().into(),
+        seed: args.seed,
+        count: args.count,
+        shard: shard.to_string(),
+        engines: args.engines.clone(),
+    };
+    let mut store = match store::Store::open(&args.out, &params, args.force) {
+        Ok(s) => s,
+        Err(e) => return unusable(e),
+    };
+    let mut engines = Vec::new();
+    for spec in &args.engines {
+        let target = match umd::Target::parse(spec) {
+            Ok(t) => t,
+            Err(e) => return unusable(format!("--engine {spec}: {e}")),
+        };
+        let mut eng = umd::UmdEngine::new(target, umd::RunnerCommand::from_env());
+        eng.timeout = std::time::Duration::from_secs(args.timeout.max(1));
+        let arch = match eng.open() {
+            Ok(a) => a,
+            Err(e) => return unusable(format!("--engine {spec} does not open: {e}")),
+        };
+        engines.push((spec.clone(), eng, arch));
+    }
+    let archs: Vec<_> = engines.iter().map(|e| e.2).collect();
+    let indices: Vec<u64> = (0..args.count).filter(|&i| shard.holds(i)).collect();
+    let total = indices.len();
+    let tty = std::io::stderr().is_terminal();
+    let started = std::time::Instant::now();
+    let mut counts = std::collections::BTreeMap::<&str, u64>::new();
+    for r in &store.records {
+        if let Some(n) = Class::NAMES.iter().find(|n| **n == r.class) {
+            *counts.entry(n).or_default() += 1;
+        }
+    }
+    let resumed = store.records.len();
+    let date = record::today();
+    for (done, &index) in indices.iter().enumerate() {
+        let pending: Vec<usize> = (0..engines.len())
+            .filter(|&e| !store.done(index, &engines[e].0))
+            .collect();
+        if pending.is_empty() {
+            continue;
+        }
+        let Some(case) = Case::draw(jobs, args.seed, index, &archs) else {
+            continue;
+        };
+        let name = format!("diff/{}/{}-{}", jobs.name(), args.seed, index);
+        let v = case.vector(&name);
+        for e in pending {
+            let (spec, eng, arch) = &mut engines[e];
+            if *arch != case.arch() {
+                continue;
+            }
+            let (class, verdict) =
+                diff::classify(&v, case.result_in_registers(), eng as &mut dyn Engine);
+            let mut vector_file = None;
+            if let (Class::Differ(_), Some(verdict)) = (&class, verdict) {
+                let (small, small_class, small_verdict) = diff::shrink(
+                    case.clone(),
+                    class.clone(),
+                    verdict,
+                    eng,
+                    args.shrink_budget,
+                );
+                let info = eng.info();
+                let file = format!(
+                    "differences/{}-{}-{}-{}-{}.yaml",
+                    info.kind,
+                    arch.name(),
+                    jobs.name(),
+                    args.seed,
+                    index
+                );
+                let vname = format!(
+                    "diff/{}-{}/{}-{}-{}",
+                    info.kind,
+                    arch.name(),
+                    jobs.name(),
+                    args.seed,
+                    index
+                );
+                match record::recorded(&small.vector(&vname), &info, &small_verdict, &date) {
+                    Ok(mut rec) => {
+                        rec.provenance.detail.push_str(&format!(
+                            "; tensix-harness diff --jobs {} --seed {} job {index}, shrunk; held against the emulator's result: {}",
+                            jobs.name(),
+                            args.seed,
+                            small_class.reason().lines().take(12).collect::<Vec<_>>().join(" / ")
+                        ));
+                        let path = store.dir.join(&file);
+                        match tensix_harness::output::write_new(&path, rec.to_yaml(), true) {
+                            Ok(()) => vector_file = Some(file),
+                            Err(err) => eprintln!("tensix-harness: diff: {err}"),
+                        }
+                    }
+                    Err(err) => eprintln!("tensix-harness: diff: job {index}: not recorded: {err}"),
+                }
+            }
+            let name = class.name();
+            *counts.entry(name).or_default() += 1;
+            let r = store::Record {
+                index,
+                engine: spec.clone(),
+                arch: arch.name().into(),
+                class: name.into(),
+                reason: class.reason().to_string(),
+                tags: v.tags.clone(),
+                vector: vector_file,
+            };
+            if let Err(err) = store.add(r) {
+                return unusable(err);
+            }
+        }
+        let finished = done + 1;
+        if tty || finished % 1000 == 0 || finished == total {
+            let run = (store.records.len() - resumed).max(1) as f64;
+            let left = (total - finished) as f64 * engines.len() as f64;
+            let eta = started.elapsed().as_secs_f64() / run * left;
+            let line = format!(
+                "[{finished}/{total}] {}  ETA {}:{:02}",
+                Class::NAMES
+                    .iter()
+                    .map(|n| format!("{n} {}", counts.get(n).copied().unwrap_or(0)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                eta as u64 / 60,
+                eta as u64 % 60
+            );
+            if tty {
+                eprint!("\r{line}\x1b[K");
+            } else {
+                eprintln!("{line}");
+            }
+        }
+    }
+    if tty {
+        eprintln!();
+    }
+    let mut argv: Vec<String> = std::env::args().skip(1).collect();
+    argv.insert(0, "tensix-harness".into());
+    let command = argv.join(" ");
+    let rep = report::build(&params, &store.records, &known, &command);
+    for (file, body) in [
+        ("report.md", rep.markdown.clone()),
+        ("report.json", format!("{:#}\n", rep.json)),
+    ] {
+        if let Err(e) = tensix_harness::output::write_new(&store.dir.join(file), body, true) {
+            return unusable(e);
+        }
+    }
+    let compared = store
+        .records
+        .iter()
+        .filter(|r| r.class == "agree" || r.class == "differ")
+        .count();
+    println!(
+        "{} ({} records): {}; report in {}",
+        params.jobs,
+        store.records.len(),
+        Class::NAMES
+            .iter()
+            .map(|n| format!("{n} {}", counts.get(n).copied().unwrap_or(0)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        store.dir.join("report.md").display()
+    );
+    for r in &rep.uncatalogued {
+        println!(
+            "NEW DIFFERENCE job {} on {} ({}): {}{}",
+            r.index,
+            r.engine,
+            r.arch,
+            r.reason.lines().next().unwrap_or(""),
+            r.vector
+                .as_ref()
+                .map(|v| format!(" [{}]", store.dir.join(v).display()))
+                .unwrap_or_default()
+        );
+    }
+    if compared == 0 {
+        println!("nothing was compared: no engine gave a result the emulator could be held to");
+        return ExitCode::from(1);
+    }
+    if rep.uncatalogued.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }

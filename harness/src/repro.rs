@@ -132,7 +132,7 @@ fn shrink<T: Clone>(
 }
 
 /// Simpler versions of a pack tile case, most aggressive first.
-fn pack_candidates(c: &PackTileCase) -> Vec<PackTileCase> {
+pub(crate) fn pack_candidates(c: &PackTileCase) -> Vec<PackTileCase> {
     let mut out = Vec::new();
     let mut push = |f: &dyn Fn(&mut PackTileCase)| {
         let mut n = c.clone();
@@ -199,7 +199,7 @@ fn pack_candidates(c: &PackTileCase) -> Vec<PackTileCase> {
     out
 }
 
-fn unpack_candidates(c: &UnpackTileCase) -> Vec<UnpackTileCase> {
+pub(crate) fn unpack_candidates(c: &UnpackTileCase) -> Vec<UnpackTileCase> {
     let mut out = Vec::new();
     let mut push = |f: &dyn Fn(&mut UnpackTileCase)| {
         let mut n = c.clone();
@@ -240,7 +240,7 @@ fn unpack_candidates(c: &UnpackTileCase) -> Vec<UnpackTileCase> {
     out
 }
 
-fn program_candidates(c: &ProgramCase) -> Vec<ProgramCase> {
+pub(crate) fn program_candidates(c: &ProgramCase) -> Vec<ProgramCase> {
     let mut out = Vec::new();
     let mut push = |f: &dyn Fn(&mut ProgramCase)| {
         let mut n = c.clone();

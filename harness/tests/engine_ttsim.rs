@@ -309,3 +309,61 @@ fn an_image_moved_off_the_vectors_bytes_still_agrees() {
     assert_eq!(&obs.l1[0xA000..0xA040], &(0u8..64).collect::<Vec<u8>>()[..]);
     assert!(!obs.l1_unobserved[0].contains(&0xA000));
 }
+
+/// `tensix-harness diff` on ttsim: a campaign that finds the catalogued
+/// ZERO_RELU difference (job 293 of seed 1 on Wormhole B0), shrinks it to a
+/// vector recording ttsim's verdict, passes with the catalogue and fails
+/// without it, and resumes rather than repeats.
+#[test]
+fn a_diff_campaign_shrinks_a_difference_and_holds_it_to_the_catalogue() {
+    let Some(_) = ttsim("wh") else { return };
+    let lib = std::env::var_os("TENSIX_TTSIM_WH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared/ttsim/wh/libttsim.so"));
+    let dir = std::env::temp_dir().join(format!("tensix-diff-campaign-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let known = dir.with_extension("known");
+    std::fs::write(
+        &known,
+        "# engine arch jobs seed index entry\nttsim wormhole_b0 pack 1 293 relu-zero-negative-threshold\n",
+    )
+    .unwrap();
+    let diff = |count: &str, extra: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_tensix-harness"));
+        c.args(["diff", "--engine"])
+            .arg(format!("ttsim:{}", lib.display()))
+            .args(["--jobs", "pack", "--count", count, "--seed", "1", "-o"])
+            .arg(&dir)
+            .args(extra);
+        c.output().unwrap()
+    };
+    let first = diff("300", &[]);
+    let out = String::from_utf8_lossy(&first.stdout).to_string();
+    assert_eq!(first.status.code(), Some(1), "uncatalogued: {out}");
+    assert!(out.contains("NEW DIFFERENCE job 293"), "{out}");
+    let shrunk = dir.join("differences/ttsim-wormhole_b0-pack-1-293.yaml");
+    let v = Vector::load(&shrunk).expect("the shrunk difference is a vector");
+    assert_eq!(
+        v.expect.fault.map(|f| f.kind),
+        Some(tensix_harness::vector::FaultKind::UndefinedBehavior),
+        "it records ttsim's verdict"
+    );
+    assert!(v.provenance.detail.contains("job 293"));
+    let lines = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 300);
+    // Again, with the catalogue: nothing reruns, and the difference is known.
+    let again = diff("300", &["--known", known.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&again.stdout).to_string();
+    assert_eq!(again.status.code(), Some(0), "{out}");
+    assert!(!out.contains("NEW DIFFERENCE"), "{out}");
+    let lines_after = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    assert_eq!(lines, lines_after, "a finished campaign is not run again");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("relu-zero-negative-threshold"), "{report}");
+    // Another campaign in the same directory needs --force.
+    let other = diff("301", &[]);
+    assert_eq!(other.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&other.stderr).contains("--force"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&known);
+}

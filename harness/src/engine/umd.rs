@@ -270,6 +270,21 @@ impl UmdEngine {
         self.hello.as_ref()
     }
 
+    /// Start the engine (if it is not running) and say which architecture
+    /// it simulates or is.
+    pub fn open(&mut self) -> Result<crate::vector::Arch, String> {
+        if self.process.is_none() {
+            self.start()?;
+        }
+        let name = self
+            .hello
+            .as_ref()
+            .and_then(|h| h["arch"].as_str())
+            .unwrap_or("");
+        crate::vector::Arch::from_name(name)
+            .ok_or_else(|| format!("the engine names no architecture it runs (`{name}`)"))
+    }
+
     /// Run a program image and read back L1.
     pub fn run_image(&mut self, image: &Image) -> Verdict {
         if self.process.is_none() {
@@ -277,7 +292,10 @@ impl UmdEngine {
                 return Verdict::Refused(e);
             }
         }
-        let req = device::bundle::run_request(image, self.timeout.as_secs_f64());
+        let mut req = device::bundle::run_request(image, self.timeout.as_secs_f64());
+        // Only the blocks the run changed come back: the whole of L1 as hex
+        // would cost more than the run.
+        req["reply"] = json!("changes");
         // The runner has its own deadline; this one catches an engine that
         // stops answering altogether.
         let reply = match self.request(&req, self.timeout * 2 + Duration::from_secs(10)) {
@@ -290,14 +308,19 @@ impl UmdEngine {
             }
             Err(Failure::Died(m)) => return verdict_of_death(&m),
         };
-        verdict_of_reply(&reply, image.arch)
+        verdict_of_reply(&reply, image.arch, Some(image))
     }
 }
 
 /// The verdict a runner's reply to `run` carries (also what a bundle's
 /// result files hold: `status` `died` is a runner that ended, with its
-/// last words in `message`).
-pub fn verdict_of_reply(reply: &Value, arch: crate::vector::Arch) -> Verdict {
+/// last words in `message`). A reply that carries only the changed blocks
+/// (`l1_changes`) is read against `image`, the image the run started from.
+pub fn verdict_of_reply(
+    reply: &Value,
+    arch: crate::vector::Arch,
+    image: Option<&Image>,
+) -> Verdict {
     let message = reply["message"].as_str().unwrap_or("").to_string();
     match reply["status"].as_str() {
         Some("ok") => {
@@ -319,8 +342,13 @@ pub fn verdict_of_reply(reply: &Value, arch: crate::vector::Arch) -> Verdict {
                     }
                 }
             }
-            match reply["l1"].as_str().map(unhex) {
-                Some(Some(l1)) if l1.len() == arch.l1_size() => Verdict::Observed(Observation {
+            let l1 = match (&reply["l1"], &reply["l1_changes"], image) {
+                (Value::String(text), _, _) => unhex(text),
+                (_, Value::Array(changes), Some(image)) => apply_changes(image, changes),
+                _ => None,
+            };
+            match l1 {
+                Some(l1) if l1.len() == arch.l1_size() => Verdict::Observed(Observation {
                     l1,
                     l1_unobserved: unobserved,
                 }),
@@ -350,6 +378,25 @@ impl Engine for UmdEngine {
             Err(r) => Verdict::Refused(format!("program image: {r}")),
         }
     }
+}
+
+/// L1 after a run: `image` as written (its fill, then its ranges), with
+/// the reply's changed blocks on top. `None` when a change is malformed or
+/// falls outside L1.
+fn apply_changes(image: &Image, changes: &[Value]) -> Option<Vec<u8>> {
+    let size = image.arch.l1_size();
+    let mut l1 = vec![image.l1_fill; size];
+    for (addr, bytes) in &image.l1 {
+        l1.get_mut(*addr as usize..*addr as usize + bytes.len())?
+            .copy_from_slice(bytes);
+    }
+    for c in changes {
+        let addr = usize::try_from(c[0].as_u64()?).ok()?;
+        let bytes = unhex(c[1].as_str()?)?;
+        l1.get_mut(addr..addr.checked_add(bytes.len())?)?
+            .copy_from_slice(&bytes);
+    }
+    Some(l1)
 }
 
 /// What a runner's `hello` says of its engine.
@@ -515,7 +562,7 @@ mod tests {
             if !extra.is_null() {
                 r["unobserved"] = extra;
             }
-            verdict_of_reply(&r, Arch::WormholeB0)
+            verdict_of_reply(&r, Arch::WormholeB0, None)
         };
         let Verdict::Observed(o) = reply(Value::Null) else {
             panic!("an ok reply is an observation")

@@ -1,0 +1,299 @@
+//! A campaign's directory: what it is (`campaign.json`), what it has done
+//! so far (`results.jsonl`, one line per job and engine, appended as each
+//! finishes), the shrunk differences (`differences/`), and the reports.
+//!
+//! A campaign stopped part-way (Ctrl-C, a lost machine) resumes where it
+//! stopped when run again with the same parameters: a line cut short by the
+//! stop is dropped and its job runs again. A directory holding anything
+//! else is never written into without `--force`.
+
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What makes two runs the same campaign.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Params {
+    pub jobs: String,
+    pub seed: u64,
+    pub count: u64,
+    pub shard: String,
+    /// The engines as the command line names them.
+    pub engines: Vec<String>,
+}
+
+impl Params {
+    fn to_json(&self) -> Value {
+        json!({
+            "schema": "tensix-diff/1",
+            "jobs": self.jobs,
+            "seed": self.seed,
+            "count": self.count,
+            "shard": self.shard,
+            "engines": self.engines,
+        })
+    }
+
+    fn from_json(v: &Value) -> Option<Params> {
+        Some(Params {
+            jobs: v["jobs"].as_str()?.to_string(),
+            seed: v["seed"].as_u64()?,
+            count: v["count"].as_u64()?,
+            shard: v["shard"].as_str()?.to_string(),
+            engines: v["engines"]
+                .as_array()?
+                .iter()
+                .map(|e| e.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()?,
+        })
+    }
+}
+
+/// One job's class on one engine, as `results.jsonl` holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub index: u64,
+    pub engine: String,
+    pub arch: String,
+    pub class: String,
+    pub reason: String,
+    pub tags: Vec<String>,
+    /// The shrunk vector of a difference, relative to the directory.
+    pub vector: Option<String>,
+}
+
+impl Record {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "index": self.index,
+            "engine": self.engine,
+            "arch": self.arch,
+            "class": self.class,
+            "reason": self.reason,
+            "tags": self.tags,
+            "vector": self.vector,
+        })
+    }
+
+    pub fn from_json(v: &Value) -> Option<Record> {
+        Some(Record {
+            index: v["index"].as_u64()?,
+            engine: v["engine"].as_str()?.to_string(),
+            arch: v["arch"].as_str()?.to_string(),
+            class: v["class"].as_str()?.to_string(),
+            reason: v["reason"].as_str()?.to_string(),
+            tags: v["tags"]
+                .as_array()?
+                .iter()
+                .map(|t| t.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()?,
+            vector: v["vector"].as_str().map(str::to_string),
+        })
+    }
+}
+
+/// An open campaign directory.
+pub struct Store {
+    pub dir: PathBuf,
+    /// Every record so far, this run's and earlier runs'.
+    pub records: Vec<Record>,
+    done: BTreeSet<(u64, String)>,
+    out: File,
+}
+
+const PARAMS: &str = "campaign.json";
+const RESULTS: &str = "results.jsonl";
+
+impl Store {
+    /// Open `dir` for the campaign `params`: create it, resume it, or (with
+    /// `force`) start it over. Refuses a directory that holds another
+    /// campaign or files of its own.
+    pub fn open(dir: &Path, params: &Params, force: bool) -> Result<Store, String> {
+        let params_path = dir.join(PARAMS);
+        let results_path = dir.join(RESULTS);
+        if dir.exists() && !dir.is_dir() {
+            return Err(format!("{} exists and is not a directory", dir.display()));
+        }
+        let earlier = match std::fs::read_to_string(&params_path) {
+            Ok(text) => Some(
+                serde_json::from_str::<Value>(&text)
+                    .ok()
+                    .and_then(|v| Params::from_json(&v))
+                    .ok_or_else(|| {
+                        format!("{}: not a campaign description", params_path.display())
+                    })?,
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(format!("{}: {e}", params_path.display())),
+        };
+        let resume = match earlier {
+            Some(p) if p == *params => !force,
+            Some(p) if !force => {
+                return Err(format!(
+                    "{} holds another campaign ({} jobs, seed {}, count {}, shard {}, engines {}); \
+                     choose another directory or pass --force to start over",
+                    dir.display(),
+                    p.jobs,
+                    p.seed,
+                    p.count,
+                    p.shard,
+                    p.engines.join(", ")
+                ))
+            }
+            Some(_) => false,
+            None => {
+                let foreign = std::fs::read_dir(dir)
+                    .map(|mut d| d.next().is_some())
+                    .unwrap_or(false);
+                if foreign && !force {
+                    return Err(format!(
+                        "{} is not empty and holds no campaign; choose another directory or pass --force",
+                        dir.display()
+                    ));
+                }
+                false
+            }
+        };
+        std::fs::create_dir_all(dir.join("differences"))
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut records = Vec::new();
+        if resume {
+            let text = std::fs::read_to_string(&results_path).unwrap_or_default();
+            for line in text.lines() {
+                // A line cut short by an interrupted run is dropped: its job
+                // runs again.
+                if let Some(r) = serde_json::from_str::<Value>(line)
+                    .ok()
+                    .and_then(|v| Record::from_json(&v))
+                {
+                    records.push(r);
+                }
+            }
+        }
+        crate::output::write_new(&params_path, format!("{:#}\n", params.to_json()), true)?;
+        // Rewritten whole, so that a cut line does not glue itself to the
+        // next record.
+        let mut body = String::new();
+        for r in &records {
+            body.push_str(&r.to_json().to_string());
+            body.push('\n');
+        }
+        crate::output::write_new(&results_path, body, true)?;
+        let out = OpenOptions::new()
+            .append(true)
+            .open(&results_path)
+            .map_err(|e| format!("{}: {e}", results_path.display()))?;
+        let done = records
+            .iter()
+            .map(|r| (r.index, r.engine.clone()))
+            .collect();
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            records,
+            done,
+            out,
+        })
+    }
+
+    /// Whether job `index` already has a result on `engine`.
+    pub fn done(&self, index: u64, engine: &str) -> bool {
+        self.done.contains(&(index, engine.to_string()))
+    }
+
+    /// Append a record (flushed, so a stop loses at most the job running).
+    pub fn add(&mut self, r: Record) -> Result<(), String> {
+        writeln!(self.out, "{}", r.to_json())
+            .and_then(|_| self.out.flush())
+            .map_err(|e| format!("{}: {e}", self.dir.join(RESULTS).display()))?;
+        self.done.insert((r.index, r.engine.clone()));
+        self.records.push(r);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(seed: u64) -> Params {
+        Params {
+            jobs: "pack".into(),
+            seed,
+            count: 10,
+            shard: "1/1".into(),
+            engines: vec!["ttsim:x".into()],
+        }
+    }
+
+    fn record(index: u64) -> Record {
+        Record {
+            index,
+            engine: "ttsim:x".into(),
+            arch: "blackhole".into(),
+            class: "agree".into(),
+            reason: String::new(),
+            tags: vec!["pack".into()],
+            vector: None,
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("tensix-diff-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn a_campaign_resumes_and_drops_a_cut_line() {
+        let d = scratch("resume");
+        let mut s = Store::open(&d, &params(1), false).unwrap();
+        s.add(record(0)).unwrap();
+        s.add(record(1)).unwrap();
+        drop(s);
+        // An interrupted write: half a line at the end.
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(d.join(RESULTS))
+            .unwrap();
+        write!(f, "{{\"index\": 2, \"eng").unwrap();
+        drop(f);
+        let mut s = Store::open(&d, &params(1), false).unwrap();
+        assert!(s.done(0, "ttsim:x") && s.done(1, "ttsim:x"));
+        assert!(!s.done(2, "ttsim:x"));
+        s.add(record(2)).unwrap();
+        drop(s);
+        let s = Store::open(&d, &params(1), false).unwrap();
+        assert_eq!(s.records, vec![record(0), record(1), record(2)]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn another_campaign_or_a_foreign_directory_needs_force() {
+        let d = scratch("force");
+        let mut s = Store::open(&d, &params(1), false).unwrap();
+        s.add(record(0)).unwrap();
+        drop(s);
+        let e = Store::open(&d, &params(2), false).err().expect("refused");
+        assert!(
+            e.contains("another campaign") && e.contains("--force"),
+            "{e}"
+        );
+        let s = Store::open(&d, &params(2), true).unwrap();
+        assert!(s.records.is_empty(), "--force starts over");
+        drop(s);
+        let f = scratch("foreign");
+        std::fs::create_dir_all(&f).unwrap();
+        std::fs::write(f.join("mine.txt"), "a user's file").unwrap();
+        let e = Store::open(&f, &params(1), false).err().expect("refused");
+        assert!(e.contains("not empty"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(f.join("mine.txt")).unwrap(),
+            "a user's file"
+        );
+        let _ = std::fs::remove_dir_all(&d);
+        let _ = std::fs::remove_dir_all(&f);
+    }
+}

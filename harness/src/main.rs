@@ -884,6 +884,7 @@ fn diff(args: DiffArgs) -> ExitCode {
     let total = indices.len();
     let tty = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
+    let mut last_line = started;
     let mut counts = std::collections::BTreeMap::<&str, u64>::new();
     for r in &store.records {
         if let Some(n) = Class::NAMES.iter().find(|n| **n == r.class) {
@@ -970,7 +971,13 @@ fn diff(args: DiffArgs) -> ExitCode {
             }
         }
         let finished = done + 1;
-        if tty || finished % 1000 == 0 || finished == total {
+        // A terminal gets a live line; a log gets one every 1000 jobs or 30 s.
+        if tty
+            || finished % 1000 == 0
+            || finished == total
+            || last_line.elapsed() >= std::time::Duration::from_secs(30)
+        {
+            last_line = std::time::Instant::now();
             let run = (store.records.len() - resumed).max(1) as f64;
             let left = (total - finished) as f64 * engines.len() as f64;
             let eta = started.elapsed().as_secs_f64() / run * left;

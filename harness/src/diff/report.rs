@@ -122,7 +122,8 @@ impl Counts {
 
 /// A reason with its numbers blanked, so that refusals of one cause group
 /// together: ticks, addresses, masks and program positions go; a short
-/// value after `=` stays, since it names the cause (`reg=22`, `format=11`).
+/// decimal after `=` stays, since it names the cause (`reg=22`,
+/// `format=11`).
 pub fn reason_group(reason: &str) -> String {
     let first = reason.lines().next().unwrap_or("");
     let mut out = String::new();
@@ -136,8 +137,7 @@ pub fn reason_group(reason: &str) -> String {
                 .find(|d: char| !(d.is_ascii_alphanumeric()))
                 .unwrap_or(rest.len());
             let token = &rest[..len];
-            let digits = token.trim_start_matches("0x").trim_start_matches("0X");
-            if out.ends_with('=') && digits.len() <= 2 {
+            if out.ends_with('=') && token.len() <= 2 && token.chars().all(|d| d.is_ascii_digit()) {
                 out.push_str(token);
             } else {
                 out.push('N');
@@ -274,7 +274,9 @@ pub fn build(params: &Params, records: &[Record], known: &[Known], command: &str
                 r.index,
                 r.vector.as_deref().unwrap_or("–"),
             ));
-            md.push_str(&format!("\n```text\n{}\n```\n\n", r.reason.trim_end()));
+            // The whole report is in report.json; a screenful here.
+            let text: Vec<&str> = r.reason.lines().take(12).collect();
+            md.push_str(&format!("\n```text\n{}\n```\n\n", text.join("\n")));
         }
     }
 
@@ -408,6 +410,6 @@ mod tests {
             reason_group("[195] tensix_cfg_wr32: reg=27")
         );
         assert_ne!(reason_group("srca setup"), reason_group("empty mask"));
-        assert_eq!(reason_group("TRISC2 fmt=0x1a"), "TRISC2 fmt=0x1a");
+        assert_eq!(reason_group("TRISC2 fmt=0x1a reg=7"), "TRISC2 fmt=N reg=7");
     }
 }

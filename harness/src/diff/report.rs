@@ -111,6 +111,25 @@ impl Counts {
         }
     }
 
+    /// The table cells: jobs, each class in the column order, agreement.
+    fn cells(&self) -> String {
+        let mut cells = vec![self.total().to_string()];
+        cells.extend(
+            [
+                "agree",
+                "differ",
+                "refused",
+                "undefined",
+                "unmodelled",
+                "uncompared",
+            ]
+            .iter()
+            .map(|n| self.get(n).to_string()),
+        );
+        cells.push(self.agreement());
+        cells.join(" | ")
+    }
+
     fn to_json(&self) -> Value {
         let mut m = serde_json::Map::new();
         for (i, n) in Class::NAMES.iter().enumerate() {
@@ -207,31 +226,11 @@ pub fn build(params: &Params, records: &[Record], known: &[Known], command: &str
     );
     md.push_str("## Per engine\n\n| engine | arch | jobs | agree | differ | refused | undefined | unmodelled | uncompared | agreement |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for ((engine, arch), c) in &per_engine {
-        md.push_str(&format!(
-            "| {engine} | {arch} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            c.total(),
-            c.get("agree"),
-            c.get("differ"),
-            c.get("refused"),
-            c.get("undefined"),
-            c.get("unmodelled"),
-            c.get("uncompared"),
-            c.agreement()
-        ));
+        md.push_str(&format!("| {engine} | {arch} | {} |\n", c.cells()));
     }
     md.push_str("\n## Per engine and feature\n\n| engine | arch | feature | jobs | agree | differ | refused | undefined | unmodelled | uncompared | agreement |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for ((engine, arch, tag), c) in &per_feature {
-        md.push_str(&format!(
-            "| {engine} | {arch} | {tag} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            c.total(),
-            c.get("agree"),
-            c.get("differ"),
-            c.get("refused"),
-            c.get("undefined"),
-            c.get("unmodelled"),
-            c.get("uncompared"),
-            c.agreement()
-        ));
+        md.push_str(&format!("| {engine} | {arch} | {tag} | {} |\n", c.cells()));
     }
     md.push_str("\n## Reasons a job was not compared\n\n| engine | class | jobs | reason (an example) |\n| --- | --- | ---: | --- |\n");
     let mut reason_list: Vec<_> = reasons.iter().collect();

@@ -111,21 +111,11 @@ impl Counts {
         }
     }
 
-    /// The table cells: jobs, each class in the column order, agreement.
+    /// The table cells: jobs, each class in `Class::NAMES` order (the
+    /// tables' column order), agreement.
     fn cells(&self) -> String {
         let mut cells = vec![self.total().to_string()];
-        cells.extend(
-            [
-                "agree",
-                "differ",
-                "refused",
-                "undefined",
-                "unmodelled",
-                "uncompared",
-            ]
-            .iter()
-            .map(|n| self.get(n).to_string()),
-        );
+        cells.extend(self.0.iter().map(u64::to_string));
         cells.push(self.agreement());
         cells.join(" | ")
     }

@@ -389,23 +389,7 @@ fn observed_expect(v: &mut Vector) {
         .filter(|f| f.kind != vector::FaultKind::ResourceLimit)
         .map(|f| vector::ExpectedFault { kind: f.kind });
     let after = m.l1.bytes();
-    let mut ranges: Vec<L1Range> = Vec::new();
-    let mut i = 0;
-    while i < after.len() {
-        if after[i] != before[i] {
-            let start = i;
-            while i < after.len() && after[i] != before[i] {
-                i += 1;
-            }
-            ranges.push(L1Range {
-                addr: start as u32,
-                bytes: after[start..i].to_vec(),
-            });
-        } else {
-            i += 1;
-        }
-    }
-    v.expect.l1 = Some(ranges);
+    v.expect.l1 = Some(crate::run::changed_l1(&before, after));
 }
 
 fn unpack_vector(c: &UnpackTileCase, name: &str) -> Vector {

@@ -286,3 +286,25 @@ fn compare_src(
         }
     }
 }
+
+/// The runs of L1 bytes that differ between `before` and `after`: what a
+/// run wrote, as `expect.l1` states it.
+pub fn changed_l1(before: &[u8], after: &[u8]) -> Vec<vector::L1Range> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < after.len() {
+        if before.get(i) == after.get(i) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < after.len() && before.get(i) != after.get(i) {
+            i += 1;
+        }
+        out.push(vector::L1Range {
+            addr: start as u32,
+            bytes: after[start..i].to_vec(),
+        });
+    }
+    out
+}

@@ -18,7 +18,7 @@ use crate::generators::tile::{pack_tags, PackTileCase, UnpackTileCase};
 use crate::generators::{from_seed, seeded_bytes};
 use crate::repro::{pack_candidates, program_candidates, unpack_candidates};
 use crate::run;
-use crate::vector::{Arch, ExpectedFault, FaultKind, L1Range, Vector};
+use crate::vector::{Arch, ExpectedFault, FaultKind, Vector};
 use std::fmt;
 
 /// Which generator a campaign draws from.
@@ -272,30 +272,9 @@ pub fn emulator_run(v: &Vector) -> EmulatorRun {
             return EmulatorRun::Final(Class::Unmodelled(f.to_string()))
         }
         Some(f) => expected.expect.fault = Some(ExpectedFault { kind: f.kind }),
-        None => expected.expect.l1 = Some(changed(before.l1.bytes(), m.l1.bytes())),
+        None => expected.expect.l1 = Some(run::changed_l1(before.l1.bytes(), m.l1.bytes())),
     }
     EmulatorRun::Expected(Box::new(expected))
-}
-
-/// The runs of bytes that differ between `before` and `after`.
-fn changed(before: &[u8], after: &[u8]) -> Vec<L1Range> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < after.len() {
-        if before.get(i) == after.get(i) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < after.len() && before.get(i) != after.get(i) {
-            i += 1;
-        }
-        out.push(L1Range {
-            addr: start as u32,
-            bytes: after[start..i].to_vec(),
-        });
-    }
-    out
 }
 
 /// Run `v` on `engine` and class the engine's verdict against the

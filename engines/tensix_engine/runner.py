@@ -145,7 +145,6 @@ class Runner:
             self.arch = arch_name(self.dev.get_arch())
         self.tile = tile or DEFAULT_TILE[self.arch]
         self.l1_size = L1_SIZE[self.arch]
-        self.used = False
         self.core = tt_umd.CoreCoord(self.tile[0], self.tile[1], tt_umd.CoreType.TENSIX, tt_umd.CoordSystem.TRANSLATED)
 
     def hello(self) -> dict:
@@ -168,16 +167,19 @@ class Runner:
         if req["arch"] != self.arch:
             return {"status": "refused", "message": f"the vector is for {req['arch']}, the engine is {self.arch}"}
         if self.isolate:
-            return run_forked(lambda: self.run_here(req, fresh=True), float(req.get("timeout", 10)) * 1.5 + 5)
-        return self.run_here(req, fresh=False)
+            return run_forked(lambda: self.run_here(req), float(req.get("timeout", 10)) * 1.5 + 5)
+        try:
+            return self.run_here(req)
+        finally:
+            if self.fresh_per_run:
+                self.dev = None  # closed: the next run opens a fresh one
 
-    def run_here(self, req: dict, fresh: bool) -> dict:
+    def run_here(self, req: dict) -> dict:
+        """One run on the open device, or on one opened for it."""
         x, y = self.tile
         risc = self.umd.RiscType
-        if fresh or (self.fresh_per_run and self.used):
-            self.dev = None
+        if self.dev is None:
             self.dev = open_device(self.target)
-        self.used = True
         self.dev.assert_risc_reset(self.core, risc.ALL)
         image = bytearray([req["l1_fill"]]) * self.l1_size
         for addr, text in req["l1"]:

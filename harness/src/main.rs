@@ -885,11 +885,9 @@ fn diff(args: DiffArgs) -> ExitCode {
     let tty = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
     let mut last_line = started;
-    let mut counts = std::collections::BTreeMap::<&str, u64>::new();
+    let mut counts = report::Counts::default();
     for r in &store.records {
-        if let Some(n) = Class::NAMES.iter().find(|n| **n == r.class) {
-            *counts.entry(n).or_default() += 1;
-        }
+        counts.add(&r.class);
     }
     let resumed = store.records.len();
     let date = record::today();
@@ -956,7 +954,7 @@ fn diff(args: DiffArgs) -> ExitCode {
                 }
             }
             let name = class.name();
-            *counts.entry(name).or_default() += 1;
+            counts.add(name);
             let r = store::Record {
                 index,
                 engine: spec.clone(),
@@ -983,11 +981,7 @@ fn diff(args: DiffArgs) -> ExitCode {
             let eta = started.elapsed().as_secs_f64() / run * left;
             let line = format!(
                 "[{finished}/{total}] {}  ETA {}:{:02}",
-                Class::NAMES
-                    .iter()
-                    .map(|n| format!("{n} {}", counts.get(n).copied().unwrap_or(0)))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                counts.summary(),
                 eta as u64 / 60,
                 eta as u64 % 60
             );
@@ -1022,11 +1016,7 @@ fn diff(args: DiffArgs) -> ExitCode {
         "{} ({} records): {}; report in {}",
         params.jobs,
         store.records.len(),
-        Class::NAMES
-            .iter()
-            .map(|n| format!("{n} {}", counts.get(n).copied().unwrap_or(0)))
-            .collect::<Vec<_>>()
-            .join(", "),
+        counts.summary(),
         store.dir.join("report.md").display()
     );
     for r in &rep.uncatalogued {

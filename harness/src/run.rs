@@ -287,24 +287,60 @@ fn compare_src(
     }
 }
 
-/// The runs of L1 bytes that differ between `before` and `after`: what a
-/// run wrote, as `expect.l1` states it.
+/// The runs of L1 bytes that differ between `before` and `after` (the same
+/// length): what a run wrote, as `expect.l1` states it. Pages are compared
+/// whole first, since a run touches a few of L1's hundreds.
 pub fn changed_l1(before: &[u8], after: &[u8]) -> Vec<vector::L1Range> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < after.len() {
-        if before.get(i) == after.get(i) {
-            i += 1;
+    const PAGE: usize = 4096;
+    let mut out: Vec<vector::L1Range> = Vec::new();
+    for (p, (was, now)) in before.chunks(PAGE).zip(after.chunks(PAGE)).enumerate() {
+        if was == now {
             continue;
         }
-        let start = i;
-        while i < after.len() && before.get(i) != after.get(i) {
-            i += 1;
+        for (i, (a, b)) in was.iter().zip(now).enumerate() {
+            if a == b {
+                continue;
+            }
+            let addr = p * PAGE + i;
+            match out.last_mut() {
+                // A run that reaches the end of one page goes on in the next.
+                Some(r) if r.end() == addr as u64 => r.bytes.push(*b),
+                _ => out.push(vector::L1Range {
+                    addr: addr as u32,
+                    bytes: vec![*b],
+                }),
+            }
         }
-        out.push(vector::L1Range {
-            addr: start as u32,
-            bytes: after[start..i].to_vec(),
-        });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changed_l1_gives_each_run_once_across_page_edges() {
+        let before = vec![0u8; 3 * 4096];
+        assert!(changed_l1(&before, &before).is_empty());
+        let mut after = before.clone();
+        after[10] = 1;
+        after[11] = 2;
+        after[13] = 3; // byte 12 is unchanged: a second run
+        after[4094..4098].copy_from_slice(&[4, 5, 6, 7]); // spans pages 0 and 1
+        after[3 * 4096 - 1] = 8;
+        let runs: Vec<(u32, Vec<u8>)> = changed_l1(&before, &after)
+            .into_iter()
+            .map(|r| (r.addr, r.bytes))
+            .collect();
+        assert_eq!(
+            runs,
+            vec![
+                (10, vec![1, 2]),
+                (13, vec![3]),
+                (4094, vec![4, 5, 6, 7]),
+                (3 * 4096 - 1, vec![8]),
+            ]
+        );
+    }
 }

@@ -80,17 +80,28 @@ pub fn explained<'k>(known: &'k [Known], params: &Params, r: &Record) -> Option<
     })
 }
 
+/// Jobs per class, in [`Class::NAMES`] order.
 #[derive(Default, Clone)]
-struct Counts([u64; 6]);
+pub struct Counts([u64; 6]);
 
 impl Counts {
-    fn add(&mut self, class: &str) {
+    pub fn add(&mut self, class: &str) {
         if let Some(i) = Class::NAMES.iter().position(|n| *n == class) {
             self.0[i] += 1;
         }
     }
 
-    fn get(&self, class: &str) -> u64 {
+    /// `agree N, differ N, ...`: every class, for a progress line.
+    pub fn summary(&self) -> String {
+        Class::NAMES
+            .iter()
+            .zip(self.0)
+            .map(|(n, c)| format!("{n} {c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    pub fn get(&self, class: &str) -> u64 {
         Class::NAMES
             .iter()
             .position(|n| *n == class)
@@ -138,10 +149,8 @@ pub fn reason_group(reason: &str) -> String {
     let mut out = String::new();
     let mut rest = first;
     while let Some(c) = rest.chars().next() {
-        if c.is_ascii_hexdigit()
-            && !out.ends_with(|p: char| p.is_ascii_alphanumeric() || p == '_')
-            && rest.starts_with(|d: char| d.is_ascii_digit())
-        {
+        // A number starts with a digit not inside a word (`TRISC2` stays).
+        if c.is_ascii_digit() && !out.ends_with(|p: char| p.is_ascii_alphanumeric() || p == '_') {
             let len = rest
                 .find(|d: char| !(d.is_ascii_alphanumeric()))
                 .unwrap_or(rest.len());

@@ -7,14 +7,14 @@
 //! stop is dropped and its job runs again. A directory holding anything
 //! else is never written into without `--force`.
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What makes two runs the same campaign.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Params {
     pub jobs: String,
     pub seed: u64,
@@ -24,35 +24,18 @@ pub struct Params {
     pub engines: Vec<String>,
 }
 
-impl Params {
-    fn to_json(&self) -> Value {
-        json!({
-            "schema": "tensix-diff/1",
-            "jobs": self.jobs,
-            "seed": self.seed,
-            "count": self.count,
-            "shard": self.shard,
-            "engines": self.engines,
-        })
-    }
-
-    fn from_json(v: &Value) -> Option<Params> {
-        Some(Params {
-            jobs: v["jobs"].as_str()?.to_string(),
-            seed: v["seed"].as_u64()?,
-            count: v["count"].as_u64()?,
-            shard: v["shard"].as_str()?.to_string(),
-            engines: v["engines"]
-                .as_array()?
-                .iter()
-                .map(|e| e.as_str().map(str::to_string))
-                .collect::<Option<Vec<_>>>()?,
-        })
-    }
+/// `campaign.json`: the parameters under a schema name.
+#[derive(Serialize, Deserialize)]
+struct CampaignFile {
+    schema: String,
+    #[serde(flatten)]
+    params: Params,
 }
 
+const SCHEMA: &str = "tensix-diff/1";
+
 /// One job's class on one engine, as `results.jsonl` holds it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
     pub index: u64,
     pub engine: String,
@@ -62,36 +45,6 @@ pub struct Record {
     pub tags: Vec<String>,
     /// The shrunk vector of a difference, relative to the directory.
     pub vector: Option<String>,
-}
-
-impl Record {
-    pub fn to_json(&self) -> Value {
-        json!({
-            "index": self.index,
-            "engine": self.engine,
-            "arch": self.arch,
-            "class": self.class,
-            "reason": self.reason,
-            "tags": self.tags,
-            "vector": self.vector,
-        })
-    }
-
-    pub fn from_json(v: &Value) -> Option<Record> {
-        Some(Record {
-            index: v["index"].as_u64()?,
-            engine: v["engine"].as_str()?.to_string(),
-            arch: v["arch"].as_str()?.to_string(),
-            class: v["class"].as_str()?.to_string(),
-            reason: v["reason"].as_str()?.to_string(),
-            tags: v["tags"]
-                .as_array()?
-                .iter()
-                .map(|t| t.as_str().map(str::to_string))
-                .collect::<Option<Vec<_>>>()?,
-            vector: v["vector"].as_str().map(str::to_string),
-        })
-    }
 }
 
 /// An open campaign directory.
@@ -118,9 +71,10 @@ impl Store {
         }
         let earlier = match std::fs::read_to_string(&params_path) {
             Ok(text) => Some(
-                serde_json::from_str::<Value>(&text)
+                serde_json::from_str::<CampaignFile>(&text)
                     .ok()
-                    .and_then(|v| Params::from_json(&v))
+                    .filter(|f| f.schema == SCHEMA)
+                    .map(|f| f.params)
                     .ok_or_else(|| {
                         format!("{}: not a campaign description", params_path.display())
                     })?,
@@ -164,20 +118,23 @@ impl Store {
             for line in text.lines() {
                 // A line cut short by an interrupted run is dropped: its job
                 // runs again.
-                if let Some(r) = serde_json::from_str::<Value>(line)
-                    .ok()
-                    .and_then(|v| Record::from_json(&v))
-                {
+                if let Ok(r) = serde_json::from_str::<Record>(line) {
                     records.push(r);
                 }
             }
         }
-        crate::output::write_new(&params_path, format!("{:#}\n", params.to_json()), true)?;
+        let file = CampaignFile {
+            schema: SCHEMA.into(),
+            params: params.clone(),
+        };
+        let text = serde_json::to_string_pretty(&file)
+            .map_err(|e| format!("{}: {e}", params_path.display()))?;
+        crate::output::write_new(&params_path, text + "\n", true)?;
         // Rewritten whole, so that a cut line does not glue itself to the
         // next record.
         let mut body = String::new();
         for r in &records {
-            body.push_str(&r.to_json().to_string());
+            body.push_str(&json_line(r)?);
             body.push('\n');
         }
         crate::output::write_new(&results_path, body, true)?;
@@ -204,13 +161,18 @@ impl Store {
 
     /// Append a record (flushed, so a stop loses at most the job running).
     pub fn add(&mut self, r: Record) -> Result<(), String> {
-        writeln!(self.out, "{}", r.to_json())
+        writeln!(self.out, "{}", json_line(&r)?)
             .and_then(|_| self.out.flush())
             .map_err(|e| format!("{}: {e}", self.dir.join(RESULTS).display()))?;
         self.done.insert((r.index, r.engine.clone()));
         self.records.push(r);
         Ok(())
     }
+}
+
+/// `value` as one line of JSON.
+fn json_line(value: &impl Serialize) -> Result<String, String> {
+    serde_json::to_string(value).map_err(|e| format!("a campaign record: {e}"))
 }
 
 #[cfg(test)]

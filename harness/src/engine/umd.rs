@@ -507,6 +507,7 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vector::Arch;
 
     #[test]
     fn parses_targets() {
@@ -521,6 +522,46 @@ mod tests {
         assert_eq!(Target::parse("device:3"), Ok(Target::Device(3)));
         assert!(Target::parse("device:x").is_err());
         assert!(Target::parse("qemu").is_err());
+    }
+
+    #[test]
+    fn a_changes_reply_is_read_on_top_of_the_image_written() {
+        let image = Image {
+            arch: Arch::WormholeB0,
+            l1_fill: 0x5a,
+            l1: vec![(0x100, vec![1, 2])],
+            reset_pcs: [0x6000, 0xa000, 0xe000],
+            flags: [0x5f00, 0x5f10, 0x5f20],
+            region: 0x5f00..0x6000,
+        };
+        let reply = |changes: Value| {
+            let r = json!({"status": "ok", "region": [0x5f00, 0x6000], "l1_changes": changes});
+            verdict_of_reply(&r, Arch::WormholeB0, Some(&image))
+        };
+        let Verdict::Observed(o) = reply(json!([[0x101, "07"], [0x200, "ff"]])) else {
+            panic!("a well-formed changes reply is an observation")
+        };
+        assert_eq!(&o.l1[0xff..0x103], &[0x5a, 1, 7, 0x5a]);
+        assert_eq!(o.l1[0x200], 0xff);
+        assert_eq!(o.l1.len(), Arch::WormholeB0.l1_size());
+        let end = Arch::WormholeB0.l1_size();
+        for bad in [
+            json!([[end - 1, "0102"]]),
+            json!([[0x200, "0g"]]),
+            json!([["0x200", "ff"]]),
+            json!([[0x200]]),
+        ] {
+            assert!(
+                matches!(reply(bad.clone()), Verdict::Refused(_)),
+                "{bad} is not a usable change"
+            );
+        }
+        // Without the image there is nothing to read the changes against.
+        let r = json!({"status": "ok", "region": [0, 16], "l1_changes": []});
+        assert!(matches!(
+            verdict_of_reply(&r, Arch::WormholeB0, None),
+            Verdict::Refused(_)
+        ));
     }
 
     #[test]
@@ -555,7 +596,6 @@ mod tests {
 
     #[test]
     fn a_reply_names_what_the_engine_did_not_observe() {
-        use crate::vector::Arch;
         let l1 = "00".repeat(Arch::WormholeB0.l1_size());
         let reply = |extra: Value| {
             let mut r = serde_json::json!({"status": "ok", "l1": l1, "region": [0x5f00, 0x12000]});

@@ -341,7 +341,8 @@ fn relu_min_threshold() {
 }
 
 /// MAX_THRESHOLD_RELU: 0 at or below 0, the threshold above it. FP32 datums
-/// compare at TF32 precision (ttsim's model, which the vectors follow).
+/// compare at full precision (Packers/ReLU.md's `x > Threshold` on floats,
+/// which outranks ttsim's TF32-precision comparison).
 #[test]
 fn relu_max_threshold() {
     let r = Relu::MaxThreshold(0x4000); // BF16 2.0
@@ -361,11 +362,17 @@ fn relu_max_threshold() {
         r.apply(Intermediate::E8m6(0x4042)).unwrap(),
         Intermediate::E8m6(0x4000)
     );
-    // Threshold 1.0. 1 + 2^-23 is above it only below TF32 precision: kept.
+    // Threshold 1.0. 1 + 2^-23 is above it, though only below TF32
+    // precision: clamped all the same.
     let r = Relu::MaxThreshold(0x3F80);
     assert_eq!(
         r.apply(Intermediate::Fp32(0x3F80_0001)).unwrap(),
-        Intermediate::Fp32(0x3F80_0001)
+        Intermediate::Fp32(0x3F80_0000)
+    );
+    // Exactly the threshold is not above it: kept.
+    assert_eq!(
+        r.apply(Intermediate::Fp32(0x3F80_0000)).unwrap(),
+        Intermediate::Fp32(0x3F80_0000)
     );
     // 1 + 2^-10 is above it at TF32 precision: clamped.
     assert_eq!(
@@ -636,8 +643,9 @@ fn output_outside_l1_is_refused() {
     assert_eq!(e.kind, FaultKind::UndefinedBehavior);
 }
 
-/// L1 accumulation adds the datums to L1; the zero padding of a flush is
-/// written as it is.
+/// L1 accumulation adds the datums to L1; the zero padding of a flush goes
+/// through the adder too, so L1 past the last datum keeps `L1 + 0`
+/// (PackerPipeline.lua: the whole data buffer feeds the adder).
 #[test]
 fn output_stream_accumulates() {
     let mut l1 = L1::new(Arch::Blackhole);
@@ -647,9 +655,9 @@ fn output_stream_accumulates() {
     s.push(&mut l1, &[0x00, 0x40, 0x80, 0x3F], Some(AccFormat::Bf16), 0)
         .unwrap();
     s.flush(&mut l1, Some(AccFormat::Bf16), 0).unwrap();
-    // 1 + 2 = 3 (0x4040), 1 + 1 = 2 (0x4000), then zero padding.
+    // 1 + 2 = 3 (0x4040), 1 + 1 = 2 (0x4000), then six lanes of 1 + 0 = 1.
     let mut want = vec![0x40, 0x40, 0x00, 0x40];
-    want.extend([0; 12]);
+    want.extend([0x80, 0x3F].repeat(6));
     assert_eq!(l1.read(0x100, 16).unwrap(), &want[..]);
 }
 

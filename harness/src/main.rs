@@ -62,6 +62,13 @@ struct RunArgs {
     /// Seconds one vector may run on the engine.
     #[arg(long, default_value_t = 30)]
     timeout: u64,
+    /// With --engine: vectors known to differ on engines, a line each
+    /// (`ENGINE VECTOR CATALOGUE-ENTRY`, as in
+    /// conformance-vectors/engines/known-vector-differences.txt). A listed
+    /// vector that differs does not break the engine gate; one that agrees
+    /// does, until it is taken off the list.
+    #[arg(long, requires = "engine")]
+    known_differences: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -409,6 +416,7 @@ fn run(args: RunArgs) -> ExitCode {
         force,
         engine,
         timeout,
+        known_differences,
     } = args;
     let unusable = |msg: String| {
         eprintln!("tensix-harness: {msg}");
@@ -490,7 +498,14 @@ fn run(args: RunArgs) -> ExitCode {
         ));
     }
     if let Some(engine) = engine {
-        return run_engine(&engine, timeout, &files, format);
+        let known = match known_differences {
+            Some(p) => match tensix_harness::engine::known::KnownDifferences::load(&p) {
+                Ok(k) => k,
+                Err(e) => return unusable(format!("--known-differences: {e}")),
+            },
+            None => Default::default(),
+        };
+        return run_engine(&engine, timeout, &files, format, &known);
     }
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -549,9 +564,18 @@ fn run(args: RunArgs) -> ExitCode {
 
 /// The gate on an engine: each vector runs once, is compared on what the
 /// engine can observe, and gets a class (agree, differ, refused, timed out);
-/// what was not compared is named. Exit 0 when nothing differs and at least
-/// one vector was compared, 1 otherwise, 2 for unusable input.
-fn run_engine(spec: &str, timeout: u64, files: &[gate::VectorFile], format: Format) -> ExitCode {
+/// what was not compared is named. A vector `known` lists for the engine is
+/// `known` when it differs and `listed-agrees` (a failure: the list must
+/// shrink) when it agrees. Exit 0 when nothing unlisted differs, no listed
+/// vector agrees and at least one vector was compared; 1 otherwise; 2 for
+/// unusable input.
+fn run_engine(
+    spec: &str,
+    timeout: u64,
+    files: &[gate::VectorFile],
+    format: Format,
+    known: &tensix_harness::engine::known::KnownDifferences,
+) -> ExitCode {
     use tensix_harness::engine::{self, umd, Engine};
     let target = match umd::Target::parse(spec) {
         Ok(t) => t,
@@ -580,13 +604,24 @@ fn run_engine(spec: &str, timeout: u64, files: &[gate::VectorFile], format: Form
     for e in &entries {
         match e {
             Ok(e) => {
-                *counts.entry(e.class()).or_default() += 1;
-                let reason = match &e.verdict {
+                let listed = known.entry(&info.kind, &e.name);
+                let class = match (e.class(), listed) {
+                    ("differ", Some(_)) => "known",
+                    ("agree", Some(_)) => "listed-agrees",
+                    (c, _) => c,
+                };
+                *counts.entry(class).or_default() += 1;
+                let mut reason = match &e.verdict {
                     engine::Verdict::Refused(m) | engine::Verdict::TimedOut(m) => m.clone(),
                     engine::Verdict::Stopped { message, .. } => message.clone(),
                     engine::Verdict::Observed(_) => String::new(),
                 };
-                text.push_str(&format!("{:9} {}", e.class().to_uppercase(), e.name));
+                if let (Some(entry), "known" | "listed-agrees") = (listed, class) {
+                    reason = format!(
+                        "listed as a known difference (catalogue: conformance-vectors/engines/{entry})"
+                    );
+                }
+                text.push_str(&format!("{:9} {}", class.to_uppercase(), e.name));
                 if !reason.is_empty() {
                     text.push_str(&format!(": {}", printable(&reason)));
                 }
@@ -604,7 +639,7 @@ fn run_engine(spec: &str, timeout: u64, files: &[gate::VectorFile], format: Form
                 json_entries.push(serde_json::json!({
                     "name": e.name,
                     "path": e.path.display().to_string(),
-                    "class": e.class(),
+                    "class": class,
                     "reason": reason,
                     "mismatches": e.comparison.mismatches.iter()
                         .map(|m| tensix_harness::report::describe(m, tensix_harness::report::Datums::Bytes))
@@ -622,7 +657,9 @@ fn run_engine(spec: &str, timeout: u64, files: &[gate::VectorFile], format: Form
     let agree = counts.get("agree").copied().unwrap_or(0);
     let differ = counts.get("differ").copied().unwrap_or(0);
     let timed_out = counts.get("timed out").copied().unwrap_or(0);
-    let holds = differ == 0 && timed_out == 0 && unusable == 0 && agree > 0;
+    let listed_agree = counts.get("listed-agrees").copied().unwrap_or(0);
+    let compared = agree + counts.get("known").copied().unwrap_or(0);
+    let holds = differ == 0 && timed_out == 0 && listed_agree == 0 && unusable == 0 && compared > 0;
     match format {
         Format::Human => {
             text.push_str(&format!("\nengine: {} ({})\n", info.kind, info.detail));

@@ -367,3 +367,83 @@ fn a_diff_campaign_shrinks_a_difference_and_holds_it_to_the_catalogue() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&known);
 }
+
+/// The engine gate holds a vector listed in `--known-differences` to its
+/// entry: listed and differing holds, unlisted and differing does not, and a
+/// listed vector that agrees does not either (the list must shrink).
+#[test]
+fn the_engine_gate_holds_listed_differences_and_refuses_stale_ones() {
+    let Some(_) = ttsim("bh") else { return };
+    let lib = std::env::var_os("TENSIX_TTSIM_BH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared/ttsim/bh/libttsim.so"));
+    let vectors = workspace().join("conformance-vectors/isa-spec/blackhole/pack");
+    // ttsim clamps at TF32 precision in this mode, the page at full precision.
+    let differs = vectors.join("relu-max-threshold-fp32-full-precision.yaml");
+    let agrees = vectors.join("read-intf-relative-to-unaligned-start-row.yaml");
+    let list = std::env::temp_dir().join(format!("tensix-known-vectors-{}", std::process::id()));
+    let gate = |vector: &Path, listed: &[&str]| {
+        let text: String = listed
+            .iter()
+            .map(|n| format!("ttsim isa-spec/blackhole/pack/{n} some-entry\n"))
+            .collect();
+        std::fs::write(&list, text).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tensix-harness"))
+            .args(["run", "--engine"])
+            .arg(format!("ttsim:{}", lib.display()))
+            .arg("--known-differences")
+            .arg(&list)
+            .arg(vector)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let (code, out) = gate(&differs, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("DIFFER"), "{out}");
+    let (code, out) = gate(&differs, &["relu-max-threshold-fp32-full-precision"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("KNOWN") && out.contains("some-entry"), "{out}");
+    let (code, out) = gate(&agrees, &["read-intf-relative-to-unaligned-start-row"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("LISTED-AGREES"), "{out}");
+    let _ = std::fs::remove_file(&list);
+}
+
+/// ttsim v1.10.0's MAX_THRESHOLD_RELU keeps an FP32 datum above the threshold
+/// only below TF32 precision: exactly the four such datums of the isa-spec
+/// vector differ, each coming back as it went in (0x40400001, 0x40400100,
+/// 0x40401fff and 0x40400002 at datums 0, 1, 4 and 12), and the other twelve
+/// agree with the page.
+#[test]
+fn ttsim_clamps_fp32_at_tf32_precision_in_relu_mode_3() {
+    let Some(mut eng) = ttsim("bh") else { return };
+    let v = load("isa-spec/blackhole/pack/relu-max-threshold-fp32-full-precision.yaml");
+    let Verdict::Observed(o) = eng.run(&v) else {
+        panic!("ttsim did not complete the vector")
+    };
+    let datum = |i: usize| {
+        let at = 0x10010 + 4 * i;
+        u32::from_le_bytes(o.l1[at..at + 4].try_into().unwrap())
+    };
+    let expected = &v.expect.l1.as_ref().unwrap()[0].bytes;
+    let mut differing = Vec::new();
+    for i in 0..16 {
+        let want = u32::from_le_bytes(expected[4 * i..4 * i + 4].try_into().unwrap());
+        if datum(i) != want {
+            differing.push((i, datum(i)));
+        }
+    }
+    assert_eq!(
+        differing,
+        vec![
+            (0, 0x4040_0001),
+            (1, 0x4040_0100),
+            (4, 0x4040_1fff),
+            (12, 0x4040_0002)
+        ]
+    );
+}

@@ -207,7 +207,10 @@ impl ReadInterfaces {
     /// * The page's pseudocode writes the row as `(StartRow & ~3) | i`, the
     ///   same as `StartRow + i` whenever the group rule holds only if
     ///   `StartRow` is a multiple of four. Its prose ("selected relative to
-    ///   `StartRow`") and ttsim read `StartRow + i`, used here.
+    ///   `StartRow`"), its own undefined-behaviour check (which shifts the
+    ///   mask by `StartRow & 3`) and ttsim read `StartRow + i`, used here; no
+    ///   higher source settles it
+    ///   (`isa-spec/blackhole/pack/read-intf-relative-to-unaligned-start-row`).
     /// * ttsim v1.10.0 does not check the group rule; 29 of its Blackhole
     ///   vectors (e.g. `blackhole/pack/d16-fp16-to-fp16-0023`, four rows from
     ///   row 18) cross a group and record the rows `StartRow + i`. Later ttsim

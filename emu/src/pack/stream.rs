@@ -6,8 +6,19 @@
 //! in a buffer that persists between `PACR` instructions; once it holds 16
 //! bytes it is written at the stream's `ByteAddress`, which then advances by
 //! 16. `Last` or `Flush` pads a partly filled buffer with zeros and writes
-//! it. With `Pack_L1_Acc` the datums are added to what L1 holds; the zero
-//! padding is written as it is (as ttsim does).
+//! it. With `Pack_L1_Acc` the whole 16-byte buffer passes through the adder
+//! on its way to L1, padding included, so a padding lane holds `L1 + 0`.
+//!
+//! Where the padding goes under accumulation no page says in a sentence. The
+//! pipeline diagram (`Diagrams/Src/PackerPipeline.lua`) draws the 128-bit
+//! data buffer feeding "Performing Accumulation?" and then the adder, which
+//! reads and writes L1; "Output alignment" (OutputAddressGenerator.md) pads
+//! the buffer with zeros to make it full *before* it is written out; and
+//! Packers/README.md defines accumulation as `L1 += Datum` on what is
+//! written. Read together, the padding is summed like any other lane. ttsim
+//! v1.10.0 (`TENSIX_EXECUTE_PACR`) instead stores zeros over the padding
+//! after accumulating datum by datum; the documentation outranks ttsim
+//! (`isa-spec/*/pack/l1-accumulate-keeps-bytes-past-the-last-datum`).
 
 use super::l1_acc::AccFormat;
 use crate::fault::{Fault, Result};
@@ -75,7 +86,7 @@ impl OutStream {
             if self.fill < 16 {
                 return Ok(());
             }
-            self.write(l1, 16, acc, tag)?;
+            self.write(l1, acc, tag)?;
         }
         // The buffer is empty: whole 16-byte groups fill it and go at once.
         if acc.is_none() {
@@ -85,7 +96,7 @@ impl OutStream {
         for group in &mut groups {
             self.buf.copy_from_slice(group);
             self.fill = 16;
-            self.write(l1, 16, acc, tag)?;
+            self.write(l1, acc, tag)?;
         }
         let tail = groups.remainder();
         self.buf[..tail.len()].copy_from_slice(tail);
@@ -96,9 +107,8 @@ impl OutStream {
     /// Pad a partly filled buffer with zeros and write it.
     pub fn flush(&mut self, l1: &mut L1, acc: Option<AccFormat>, tag: u64) -> Result<()> {
         if self.fill > 0 {
-            let valid = self.fill;
-            self.buf[valid..].fill(0);
-            self.write(l1, valid, acc, tag)?;
+            self.buf[self.fill..].fill(0);
+            self.write(l1, acc, tag)?;
         }
         Ok(())
     }
@@ -153,15 +163,13 @@ impl OutStream {
         Ok(&bytes[16 * groups..])
     }
 
-    /// Write the buffer, of which the first `valid` bytes are datums.
+    /// Write the buffer, through the adder when accumulating.
     #[inline]
-    fn write(&mut self, l1: &mut L1, valid: usize, acc: Option<AccFormat>, tag: u64) -> Result<()> {
+    fn write(&mut self, l1: &mut L1, acc: Option<AccFormat>, tag: u64) -> Result<()> {
         let addr = self.byte_address;
         if let Some(a) = acc {
             let old = l1.read(addr, 16).ok_or_else(|| outside(addr, l1))?;
-            let mut datums = self.buf;
-            a.accumulate(&old[..valid], &mut datums[..valid]);
-            self.buf[..valid].copy_from_slice(&datums[..valid]);
+            a.accumulate(old, &mut self.buf);
         }
         if !l1.write16(addr, self.buf, tag) {
             return Err(outside(addr, l1));

@@ -415,7 +415,15 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
             });
         } else {
             let bytes_per = (job.out.l1_bits() / 8) as usize;
-            for (i, &v) in datums.iter().enumerate() {
+            // Accumulating, the zero padding of a last partial 16 bytes goes
+            // through the adder like a datum (PackerPipeline.lua).
+            let lanes = if job.l1_acc {
+                (datums.len() * bytes_per).div_ceil(16) * 16 / bytes_per
+            } else {
+                datums.len()
+            };
+            for i in 0..lanes {
+                let v = datums.get(i).copied().unwrap_or(0);
                 let v = if job.l1_acc {
                     let at = s.data_addr as usize + i * bytes_per;
                     let old = read_le(l1_before, at, bytes_per);
@@ -617,30 +625,32 @@ fn int32_to_int8(x: u32, unsigned: bool) -> u8 {
 /// pattern as a sign-magnitude number, as ttsim does it, which differs from
 /// the documents' float model only for NaN (ttsim clamps a NaN above the
 /// threshold, and zeroes a NaN with the sign bit set; the float model keeps
-/// both). An FP32 datum is compared with the BF16 threshold at TF32 precision
-/// for the clamp (ttsim). On Blackhole an FP16 intermediate read from
-/// `Dst32b` is a TF32 datum, compared with the threshold taken as BF16.
+/// both). An FP32 datum is compared with the BF16 threshold at full
+/// precision (the page's `x > Threshold`; ttsim v1.10.0 clamps at TF32
+/// precision, and the page outranks it). On Blackhole an FP16 intermediate
+/// read from `Dst32b` is a TF32 datum, compared with the threshold taken as
+/// BF16.
 fn relu(job: &PackJob, d: Datum) -> Datum {
     let mode = job.relu.mode;
     if mode == 0 {
         return d;
     }
     let t = u32::from(job.relu.threshold);
-    let apply = |v: u32, sign_bit: u32, thr: u32, clamp_shift: u32| -> u32 {
+    let apply = |v: u32, sign_bit: u32, thr: u32| -> u32 {
         if v & sign_bit != 0 || (mode == 2 && v <= thr) {
             0
-        } else if mode == 3 && (v >> clamp_shift) > (thr >> clamp_shift) {
+        } else if mode == 3 && v > thr {
             thr
         } else {
             v
         }
     };
     match d {
-        Datum::Bf16(v) => Datum::Bf16(apply(u32::from(v), 0x8000, t, 0) as u16),
-        Datum::Fp16(v) => Datum::Fp16(apply(u32::from(v), 0x8000, t, 0) as u16),
-        Datum::Tf32(v) => Datum::Tf32(apply(v, 1 << 18, t << 3, 0)),
-        Datum::Wide(v) if job.src == Format::Int32 => Datum::Wide(apply(v, 1 << 31, 0, 0)),
-        Datum::Wide(v) => Datum::Wide(apply(v, 1 << 31, t << 16, 13)),
+        Datum::Bf16(v) => Datum::Bf16(apply(u32::from(v), 0x8000, t) as u16),
+        Datum::Fp16(v) => Datum::Fp16(apply(u32::from(v), 0x8000, t) as u16),
+        Datum::Tf32(v) => Datum::Tf32(apply(v, 1 << 18, t << 3)),
+        Datum::Wide(v) if job.src == Format::Int32 => Datum::Wide(apply(v, 1 << 31, 0)),
+        Datum::Wide(v) => Datum::Wide(apply(v, 1 << 31, t << 16)),
         other => other,
     }
 }

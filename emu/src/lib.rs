@@ -16,6 +16,7 @@ pub mod fault;
 pub mod format;
 pub mod isa;
 pub mod machine;
+pub mod observe;
 pub mod pack;
 pub mod regs;
 pub mod state;

@@ -44,6 +44,8 @@ pub struct Machine {
     pub(crate) frontends: [FrontEnd; THREADS],
     /// Instructions executed so far (across threads); tags L1 writes.
     pub(crate) issued: u64,
+    /// When set, what the run does is recorded here (see [`crate::observe`]).
+    pub observer: Option<Box<crate::observe::Observer>>,
 }
 
 impl Machine {
@@ -64,6 +66,7 @@ impl Machine {
             unpackers: crate::unpack::UnpackerState::default(),
             frontends: std::array::from_fn(|_| FrontEnd::new(arch)),
             issued: 0,
+            observer: None,
         }
     }
 

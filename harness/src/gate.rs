@@ -311,6 +311,21 @@ pub fn human(run: &GateRun, root: &Path) -> String {
                         let _ = writeln!(out, "    {line}");
                     }
                 }
+                if let Some(t) = e
+                    .outcome
+                    .mismatches
+                    .iter()
+                    .find_map(crate::explain::first_target)
+                {
+                    let _ = writeln!(
+                        out,
+                        "    where it came from: tensix-harness explain {} {}",
+                        report::printable(&crate::explain::shell_word(
+                            &e.path.display().to_string()
+                        )),
+                        t.option()
+                    );
+                }
             }
             Verdict::UnexpectedPass(r) => {
                 let _ = writeln!(

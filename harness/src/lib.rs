@@ -4,6 +4,7 @@
 pub mod device;
 pub mod diff;
 pub mod engine;
+pub mod explain;
 pub mod gate;
 pub mod generators;
 pub mod golden;
@@ -13,4 +14,5 @@ pub mod output;
 pub mod report;
 pub mod repro;
 pub mod run;
+pub mod trace;
 pub mod vector;

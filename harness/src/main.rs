@@ -150,6 +150,45 @@ enum Command {
         #[arg(required = true)]
         instructions: Vec<String>,
     },
+    /// Run VECTOR on the emulator and print the instruction stream as it
+    /// ran: one line each, with the issuing thread's ADCs after it and the
+    /// L1 writes it made. Exit 0 when printed, 2 for unusable input.
+    Trace {
+        vector: PathBuf,
+        /// Only this thread's instructions.
+        #[arg(long)]
+        thread: Option<u8>,
+        /// From this instruction (issue index, as printed after `#`).
+        #[arg(long)]
+        from: Option<u64>,
+        /// Up to and including this instruction.
+        #[arg(long)]
+        to: Option<u64>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
+    /// Run VECTOR on the emulator and show, stage by stage, how the selected
+    /// datums were made: what the packer read, converted, masked, clamped,
+    /// thresholded, kept, grouped and wrote, or what an unpacker read and
+    /// wrote where. Give one of --l1, --dst, --srca, --srcb. Exit 0 when
+    /// printed, 2 for unusable input.
+    Explain {
+        vector: PathBuf,
+        /// L1 bytes: ADDR or ADDR..END (END exclusive).
+        #[arg(long, group = "target")]
+        l1: Option<String>,
+        /// A Dst row, or one cell: ROW or ROW,COL.
+        #[arg(long, group = "target")]
+        dst: Option<String>,
+        /// A SrcA row or cell: BANK,ROW or BANK,ROW,COL.
+        #[arg(long, group = "target")]
+        srca: Option<String>,
+        /// A SrcB row or cell: BANK,ROW or BANK,ROW,COL.
+        #[arg(long, group = "target")]
+        srcb: Option<String>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
     /// Decode Tensix instruction words (hex) to their text form.
     Decode {
         #[arg(long, value_enum, default_value = "blackhole")]
@@ -230,6 +269,34 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Diff(args) => diff(args),
         Command::Decode { arch, trisc, words } => decode(arch, trisc, &words),
+        Command::Trace {
+            vector,
+            thread,
+            from,
+            to,
+            format,
+        } => trace(&vector, trace_selection(thread, from, to), format),
+        Command::Explain {
+            vector,
+            l1,
+            dst,
+            srca,
+            srcb,
+            format,
+        } => {
+            use tensix_harness::explain::Target;
+            let target = match (l1, dst, srca, srcb) {
+                (Some(s), ..) => Target::l1(&s),
+                (_, Some(s), ..) => Target::dst(&s),
+                (_, _, Some(s), _) => Target::src(&s, false),
+                (.., Some(s)) => Target::src(&s, true),
+                _ => Err("give one of --l1, --dst, --srca, --srcb".to_string()),
+            };
+            match target {
+                Ok(t) => explain(&vector, t, format),
+                Err(e) => unusable(format!("explain: {e}")),
+            }
+        }
         Command::Encode {
             arch,
             trisc,
@@ -1077,5 +1144,57 @@ fn diff(args: DiffArgs) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+fn trace_selection(
+    thread: Option<u8>,
+    from: Option<u64>,
+    to: Option<u64>,
+) -> tensix_harness::trace::Selection {
+    tensix_harness::trace::Selection { thread, from, to }
+}
+
+/// Load a vector and run it with the emulator recording.
+fn observed(
+    path: &Path,
+) -> Result<
+    (
+        tensix_harness::vector::Vector,
+        tensix_harness::trace::Observed,
+    ),
+    String,
+> {
+    let v = tensix_harness::vector::Vector::load(path).map_err(|e| e.to_string())?;
+    let o =
+        tensix_harness::trace::Observed::run(&v).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((v, o))
+}
+
+fn trace(path: &Path, sel: tensix_harness::trace::Selection, format: Format) -> ExitCode {
+    use tensix_harness::trace;
+    match observed(path) {
+        Ok((v, o)) => {
+            match format {
+                Format::Human => out(&trace::human(&v, &o, sel)),
+                Format::Json => out(&format!("{}\n", trace::json(&v, &o, sel))),
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => unusable(e),
+    }
+}
+
+fn explain(path: &Path, t: tensix_harness::explain::Target, format: Format) -> ExitCode {
+    use tensix_harness::explain;
+    match observed(path) {
+        Ok((v, o)) => {
+            match format {
+                Format::Human => out(&explain::human(&v, &o, t)),
+                Format::Json => out(&format!("{}\n", explain::json(&v, &o, t))),
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => unusable(e),
     }
 }

@@ -280,6 +280,9 @@ impl Machine {
             Issue::Done => {
                 run.pending = None;
                 stats.instructions += 1;
+                if self.observer.is_some() {
+                    self.observe_issue(t, p);
+                }
                 self.issued += 1;
                 Ok(Moved::Yes)
             }
@@ -464,6 +467,21 @@ impl Machine {
 }
 
 impl Machine {
+    /// Record an instruction that executed, with its thread's ADCs after it.
+    #[cold]
+    fn observe_issue(&mut self, t: usize, p: Pending) {
+        let adcs = crate::adc::Unit::ALL.map(|u| self.adcs.values(t, u).unwrap_or_default());
+        if let Some(o) = self.observer.as_deref_mut() {
+            o.instructions.push(crate::observe::Issued {
+                index: self.issued,
+                thread: t as u8,
+                entry: p.entry,
+                word: p.word,
+                adcs,
+            });
+        }
+    }
+
     /// A TRISC store, made once the thread's front end has drained.
     fn trisc_store(&mut self, t: usize, step: &Step) -> Result<()> {
         match *step {

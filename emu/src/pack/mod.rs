@@ -47,12 +47,14 @@ mod fast;
 use crate::adc::{Adcs, Unit, ADC_SETS};
 use crate::arch::Arch;
 use crate::fault::{Fault, Result};
-use crate::format::data_format::DataFormat;
+use crate::format::bfp::BfpGroup;
+use crate::format::data_format::{BfpWidth, DataFormat};
 use crate::format::dst::{decode_fp32, dst32_join};
 use crate::format::float::e8_to_e5;
 use crate::format::pack::{fp32_round_to_tf32, EarlyConfig, EarlyConversion, Intermediate};
 use crate::isa::Pacr;
 use crate::machine::Machine;
+use crate::observe::{BfpGroupRecord, Observer, PackDatum, PackSource};
 use crate::state::dst::{adj16, adj32};
 use crate::state::{Dst, L1};
 
@@ -238,6 +240,8 @@ struct Parts<'m> {
     strict_groups: bool,
     /// The instruction's index in issue order (tags its L1 writes).
     tag: u64,
+    /// Where each datum's stages are recorded, when the machine observes.
+    probe: Option<&'m mut Observer>,
 }
 
 /// Run `body` with the configuration an instruction of `thread` sees,
@@ -258,6 +262,7 @@ fn with_config(
         l1,
         packer,
         issued,
+        observer,
         ..
     } = m;
     let PackerState {
@@ -275,9 +280,10 @@ fn with_config(
         dst,
         l1,
         l1_dest_addr_offset: *l1_dest_addr_offset,
-        general: *force_general_path,
+        general: *force_general_path || observer.is_some(),
         strict_groups: !*allow_read_interface_group_crossing,
         tag: *issued,
+        probe: observer.as_deref_mut(),
     };
     body(parts, decoded)
 }
@@ -325,6 +331,7 @@ fn execute(
         general,
         strict_groups,
         tag,
+        mut probe,
         ..
     } = parts;
 
@@ -364,7 +371,7 @@ fn execute(
             strict_groups,
         };
         let slot = &mut stages[p][matches!(ip.source, Source::L1 { .. }) as usize];
-        ctx.run(unit, dst, l1, &ip, slot)?;
+        ctx.run(unit, dst, l1, &ip, slot, probe.as_deref_mut())?;
     }
 
     // `ADDR_MOD_PACK_SEC[AddrMod]` steps channel 0 (input) and channel 1
@@ -424,6 +431,7 @@ struct Sink<'a> {
     total: u32,
     /// Whether the instruction's last datum ends the compression row.
     row_ends: bool,
+    probe: Option<&'a mut Observer>,
 }
 
 impl Context<'_> {
@@ -530,6 +538,7 @@ impl Context<'_> {
         l1: &mut L1,
         plan: &InputPlan,
         stages: &mut Option<Stages>,
+        probe: Option<&mut Observer>,
     ) -> Result<()> {
         let f = self.fields;
         let bh = input::uses_read_interfaces(self.shared.arch);
@@ -571,6 +580,7 @@ impl Context<'_> {
                 emitted: 0,
                 total: kept,
                 row_ends: ends_row,
+                probe,
             };
             match plan.source {
                 Source::Dst { start } if bh => self.run_read_interfaces(
@@ -600,7 +610,7 @@ impl Context<'_> {
                             histogram,
                             zero,
                             j % plan.count.max(1),
-                            false,
+                            PackSource::DevNull,
                         )?;
                     }
                 }
@@ -773,8 +783,15 @@ impl Context<'_> {
             }
             for j in 0..count {
                 let col = col0 + j;
-                let v = self.fetch(st, cells[col as usize], mask, col)?;
-                self.after_fetch(st, sink, hist, v, j, true)?;
+                let cell = cells[col as usize];
+                let v = self.fetch(st, cell, mask, col)?;
+                let src = PackSource::Dst {
+                    row: *row,
+                    col,
+                    cell,
+                    passed_edge_mask: mask & (1 << col) != 0,
+                };
+                self.after_fetch(st, sink, hist, v, j, src)?;
             }
         }
         Ok(())
@@ -821,8 +838,15 @@ impl Context<'_> {
                     sh.edge.mask(self.packer, tp.y, z)
                 };
                 tp.advance_datum(self.pk.reads_per_xy_plane, self.pk.yz_transposed);
-                let v = self.fetch(st, cells[c as usize], mask, c)?;
-                self.after_fetch(st, sink, hist, v, j, true)?;
+                let cell = cells[c as usize];
+                let v = self.fetch(st, cell, mask, c)?;
+                let src = PackSource::Dst {
+                    row,
+                    col: c,
+                    cell,
+                    passed_edge_mask: mask & (1 << c) != 0,
+                };
+                self.after_fetch(st, sink, hist, v, j, src)?;
                 j += 1;
             }
         }
@@ -859,7 +883,7 @@ impl Context<'_> {
                 intermediate,
                 self.shared.read_unsigned,
             )?;
-            self.after_fetch(st, sink, hist, v, j, false)?;
+            self.after_fetch(st, sink, hist, v, j, PackSource::L1 { addr: a })?;
         }
         Ok(())
     }
@@ -895,19 +919,62 @@ impl Context<'_> {
         hist: &mut ExponentHistogram,
         v: Intermediate,
         j: u32,
-        from_dst: bool,
+        source: PackSource,
     ) -> Result<()> {
-        if st.histogram && from_dst {
+        if st.histogram && matches!(source, PackSource::Dst { .. }) {
             hist.observe(v)?;
         }
+        let relu = v;
         let v = match st.threshold {
             Some((fmt, t)) => threshold::apply(v, fmt, t)?,
             None => v,
         };
-        if !st.down.keep(j) {
+        let kept = st.down.keep(j);
+        if let Some(p) = sink.probe.as_deref_mut() {
+            self.observe_datum(st, p, source, relu, v, kept);
+        }
+        if !kept {
             return Ok(());
         }
         sink.emit(st.late.convert(v)?)
+    }
+
+    /// Record one datum's stages up to downsampling; [`Sink`] adds where it
+    /// goes.
+    #[cold]
+    fn observe_datum(
+        &self,
+        st: &Stages,
+        p: &mut Observer,
+        source: PackSource,
+        relu: Intermediate,
+        thresholded: Intermediate,
+        kept: bool,
+    ) {
+        let early = match source {
+            PackSource::Dst {
+                cell,
+                passed_edge_mask: true,
+                ..
+            } => st.early.apply(cell),
+            _ => relu,
+        };
+        p.pack.push(PackDatum {
+            instruction: self.tag,
+            packer: self.packer as u8,
+            source,
+            early,
+            relu,
+            thresholded,
+            kept,
+            late: None,
+            compressed: self.compress,
+            elided: false,
+            l1_addr: None,
+            l1_len: 0,
+            bfp: None,
+            accumulated: st.acc.is_some(),
+        });
     }
 }
 
@@ -918,11 +985,19 @@ impl Sink<'_> {
     fn emit(&mut self, c: Converted) -> Result<()> {
         let index = self.emitted;
         self.emitted += 1;
+        if let Some(d) = self.probe.as_deref_mut().and_then(|p| p.pack.last_mut()) {
+            d.late = Some(c);
+        }
         if self.compress {
             let first = !self.compressor.row_open && index == 0;
             let last = self.row_ends && index + 1 == self.total;
             match self.compressor.admit(c.is_zero(), first, last) {
-                Admit::Elide => return Ok(()),
+                Admit::Elide => {
+                    if let Some(d) = self.probe.as_deref_mut().and_then(|p| p.pack.last_mut()) {
+                        d.elided = true;
+                    }
+                    return Ok(());
+                }
                 Admit::Store { closed } => {
                     if let Some(block) = closed {
                         self.streams.data.push(self.l1, &block, None, self.tag)?;
@@ -935,6 +1010,9 @@ impl Sink<'_> {
 
     #[inline]
     fn store(&mut self, c: Converted) -> Result<()> {
+        if self.probe.is_some() {
+            self.observe_store(c);
+        }
         match (c, self.late) {
             (Converted::Plain(x), Late::Plain { bytes, .. }) => {
                 self.streams
@@ -943,7 +1021,12 @@ impl Sink<'_> {
             }
             (Converted::Element(e), Late::Bfp { exp, width }) => {
                 match self.bfp.push(exp, width, e)? {
-                    Some(g) => late::emit_group(self.streams, self.l1, width, &g, self.tag),
+                    Some(g) => {
+                        if let Some(p) = self.probe.as_deref_mut() {
+                            observe_group(p, self.streams, self.tag, width, &g);
+                        }
+                        late::emit_group(self.streams, self.l1, width, &g, self.tag)
+                    }
                     None => Ok(()),
                 }
             }
@@ -952,6 +1035,65 @@ impl Sink<'_> {
             )),
         }
     }
+}
+
+impl Sink<'_> {
+    /// Where the datum being stored goes: its L1 address (a plain output
+    /// that is not compressed), or its group and place (BFP).
+    #[cold]
+    fn observe_store(&mut self, c: Converted) {
+        let pending = self.bfp.pending() as u8;
+        let data = &self.streams.data;
+        let addr = data.byte_address.wrapping_add(data.pending() as u32);
+        let compress = self.compress;
+        let bytes = match self.late {
+            Late::Plain { bytes, .. } => bytes as u8,
+            Late::Bfp { .. } => 0,
+        };
+        let Some(p) = self.probe.as_deref_mut() else {
+            return;
+        };
+        let group = p.bfp_groups.len();
+        let Some(d) = p.pack.last_mut() else { return };
+        match c {
+            Converted::Plain(_) if !compress => {
+                d.l1_addr = Some(addr);
+                d.l1_len = bytes;
+            }
+            Converted::Plain(_) => {}
+            Converted::Element(_) => d.bfp = Some((group, pending)),
+        }
+    }
+}
+
+/// Record a finished BFP group with the L1 addresses its exponent and
+/// datums are about to go to.
+#[cold]
+fn observe_group(p: &mut Observer, streams: &Streams, tag: u64, width: BfpWidth, g: &BfpGroup) {
+    let at = |s: &stream::OutStream| s.byte_address.wrapping_add(s.pending() as u32);
+    // The 16 elements are the last 16 BFP datums recorded.
+    let mut elements = [0u16; 16];
+    let mut found = 0;
+    for d in p.pack.iter().rev() {
+        if let Some(Converted::Element(e)) = d.late {
+            if d.kept && !d.elided {
+                found += 1;
+                elements[16 - found] = e;
+                if found == 16 {
+                    break;
+                }
+            }
+        }
+    }
+    p.bfp_groups.push(BfpGroupRecord {
+        instruction: tag,
+        elements,
+        shared_exp: g.shared_exp,
+        datums: g.datums,
+        width_bits: width.datum_bits() as u8,
+        exp_addr: at(&streams.exp),
+        data_addr: at(&streams.data),
+    });
 }
 
 /// The `Dst16b` row `row` (taken modulo 1024) as [`read_row`] reads it

@@ -312,6 +312,11 @@ impl InputStream {
         }
     }
 
+    /// The L1 bit address of the next datum.
+    pub fn next_bit(&self) -> i64 {
+        self.plan.datums
+    }
+
     /// Read the next datum, with its exponent and zero-run count, and move
     /// the three addresses on as the main loop of `UNPACR_Regular.md` does.
     #[inline]

@@ -13,6 +13,7 @@ use super::descriptor::Settings;
 use crate::arch::Arch;
 use crate::fault::{Fault, Result};
 use crate::format::DataFormat;
+use crate::observe::UnpackCell;
 use crate::state::dst::{adj16, adj32, DstAddressing};
 use crate::state::{Dst, SrcReg};
 
@@ -151,6 +152,8 @@ pub struct OutputStream {
     plan: OutputPlan,
     /// The first `SrcA` row written, before wrapping, for the burst check.
     first_srca_row: Option<u32>,
+    /// The register cell the last datum went to (for an observer).
+    pub last: Option<crate::observe::UnpackCell>,
 }
 
 impl OutputStream {
@@ -158,6 +161,7 @@ impl OutputStream {
         OutputStream {
             plan,
             first_srca_row: None,
+            last: None,
         }
     }
 
@@ -166,6 +170,7 @@ impl OutputStream {
     #[inline]
     pub fn emit(&mut self, r: &mut Registers<'_>, value: u32) -> Result<()> {
         let mut v = value;
+        self.last = None;
         for k in 0..=self.plan.upsample_zeroes {
             if !(self.plan.interleave && k != 0) {
                 self.write(r, v)?;
@@ -185,6 +190,11 @@ impl OutputStream {
             Target::SrcB => {
                 let row = row.wrapping_add(p.src_row) & 0x3F;
                 r.srcb.banks[p.bank].rows[row as usize][col as usize] = value;
+                self.first_cell(UnpackCell::SrcB {
+                    bank: p.bank as u8,
+                    row,
+                    col,
+                });
             }
             Target::SrcA => {
                 if row < 4 || col < p.col_shift {
@@ -220,6 +230,11 @@ impl OutputStream {
                     col = low;
                 }
                 r.srca.banks[p.bank].rows[row as usize][col as usize] = value;
+                self.first_cell(UnpackCell::SrcA {
+                    bank: p.bank as u8,
+                    row,
+                    col,
+                });
             }
             Target::Dst16 | Target::Dst32 => {
                 // UNPACR_Regular.md: `Row -= 4`, then 10 bits of row. With
@@ -228,7 +243,8 @@ impl OutputStream {
                 // ("likely Row &= 0x3CF"); ttsim faults. The newer page is
                 // followed.
                 let row = row.wrapping_sub(4) & if p.ovrd_with_addr { 15 } else { 0x3FF };
-                if p.target == Target::Dst32 {
+                let wide = p.target == Target::Dst32;
+                if wide {
                     let s = adj32(p.arch, p.dst_addressing, row);
                     r.dst.write32_at(s, col as usize, value);
                     r.dst.set_valid(s, true);
@@ -237,9 +253,18 @@ impl OutputStream {
                     r.dst.row_mut(s)[col as usize] = value as u16;
                     r.dst.set_valid(s, true);
                 }
+                self.first_cell(UnpackCell::Dst { row, col, wide });
             }
         }
         Ok(())
+    }
+
+    /// Note the cell a datum (not an upsampling zero after it) went to.
+    #[inline]
+    fn first_cell(&mut self, cell: UnpackCell) {
+        if self.last.is_none() {
+            self.last = Some(cell);
+        }
     }
 
     /// Refuse a `SrcA` write that [`may_straddle_row_63`].

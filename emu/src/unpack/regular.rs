@@ -13,6 +13,7 @@ use crate::fault::{Fault, Result};
 use crate::format::unpack::{Conversion, UnpackConfig};
 use crate::isa::Unpacr;
 use crate::machine::Machine;
+use crate::observe::UnpackDatum;
 
 /// The operands of a regular `UNPACR`, under the names `UNPACR_Regular.md`
 /// gives them (the encoding's names in brackets).
@@ -174,6 +175,7 @@ fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Iss
     if moves_data && !handshake::may_write(m, op.unpacker) {
         return Ok(Issue::Wait);
     }
+    let fast = fast && m.observer.is_none();
     main_loop(m, &op, &s, conversion, in_plan, out_plan, fast)?;
     update_counters(m, thread, unit, &op, &sel, &s)?;
     Ok(Issue::Done)
@@ -210,11 +212,13 @@ fn main_loop(
     out_plan: output::OutputPlan,
     fast: bool,
 ) -> Result<()> {
+    let issued = m.issued;
     let Machine {
         l1,
         srca,
         srcb,
         dst,
+        observer,
         ..
     } = m;
     let l1 = l1.bytes();
@@ -239,6 +243,7 @@ fn main_loop(
     let mut remaining = in_plan.decompress_datums;
     let mut i = 0u32;
     while i < in_plan.input_datums && remaining != 0 {
+        let at = input.next_bit();
         let d = input.next(l1, s)?;
         i += 1;
         let (mut value, zeroes) = if op.all_zero {
@@ -246,13 +251,25 @@ fn main_loop(
         } else {
             (conversion.apply(d.bits, d.exp)?.bits(), d.zeroes)
         };
-        for _ in 0..=zeroes {
+        for z in 0..=zeroes {
             if drop != 0 {
                 drop -= 1;
                 value = 0;
                 continue;
             }
             output.emit(&mut regs, value)?;
+            if let (Some(o), 0) = (observer.as_deref_mut(), z) {
+                o.unpack.push(UnpackDatum {
+                    instruction: issued,
+                    unpacker: op.unpacker as u8,
+                    l1_bit: at,
+                    bits: d.bits,
+                    datum_bits: in_plan.datum_bits,
+                    exp: d.exp,
+                    value,
+                    cell: output.last,
+                });
+            }
             value = 0;
             remaining -= 1;
             if remaining == 0 {

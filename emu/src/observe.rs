@@ -71,8 +71,8 @@ pub struct PackDatum {
     pub l1_addr: Option<u32>,
     /// Bytes the datum takes in L1 (plain outputs).
     pub l1_len: u8,
-    /// For a BFP output, its group in [`Observer::bfp_groups`] (the group
-    /// may never complete) and its place in it.
+    /// For a BFP output, its group in [`Observer::bfp_groups`] and its place
+    /// in it, once the group is complete.
     pub bfp: Option<(usize, u8)>,
     /// `Pack_L1_Acc`: the datum is added to what L1 holds.
     pub accumulated: bool,

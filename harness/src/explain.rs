@@ -274,7 +274,7 @@ struct Explained<'a> {
 }
 
 fn pack_chain<'a>(o: &'a Observed, d: &PackDatum) -> Explained<'a> {
-    let rec = o.record();
+    let rec = &o.record;
     let mut stages = Vec::new();
     match d.source {
         PackSource::Dst {
@@ -361,7 +361,7 @@ fn pack_chain<'a>(o: &'a Observed, d: &PackDatum) -> Explained<'a> {
         match rec.bfp_groups.get(gi) {
             Some(g) => {
                 let gr = Group::new(g, slot, is_a_form(o));
-                let byte = g.data_addr + u32::from(slot) * u32::from(g.width_bits) / 8;
+                let byte = datum_byte(g, slot);
                 stages.push(stage(
                     "BFP group",
                     format!("{:#04x}", g.shared_exp),
@@ -393,12 +393,14 @@ fn pack_chain<'a>(o: &'a Observed, d: &PackDatum) -> Explained<'a> {
                 l1 = Some((byte, 1));
                 group = Some(gr);
             }
-            None => stages.push(stage(
-                "BFP group",
-                "-",
-                "the group never completed: its datums are still in the assembler",
-            )),
+            None => stages.push(stage("BFP group", "-", "no such group was recorded")),
         }
+    } else if let Some(Converted::Element(_)) = d.late.filter(|_| !d.elided) {
+        stages.push(stage(
+            "BFP group",
+            "-",
+            "the group never completed: its datums stayed in the assembler (or compression padded it)",
+        ));
     }
     Explained {
         kind: "pack",
@@ -408,6 +410,12 @@ fn pack_chain<'a>(o: &'a Observed, d: &PackDatum) -> Explained<'a> {
         group,
         l1,
     }
+}
+
+/// The L1 byte holding datum `slot` of group `g`.
+fn datum_byte(g: &BfpGroupRecord, slot: u8) -> u32 {
+    g.data_addr
+        .wrapping_add(u32::from(slot) * u32::from(g.width_bits) / 8)
 }
 
 /// Whether the groups' elements are E5M7 (the "a" forms), whose exponent
@@ -474,16 +482,16 @@ fn unpack_chain<'a>(d: &UnpackDatum) -> Explained<'a> {
 }
 
 fn selected<'a>(o: &'a Observed, t: Target) -> Vec<Explained<'a>> {
-    let rec = o.record();
+    let rec = &o.record;
     let mut out = Vec::new();
     for d in &rec.pack {
         let hit = match t {
             Target::L1 { .. } => match (d.l1_addr, d.bfp) {
                 (Some(a), _) => t.has_l1(a, u32::from(d.l1_len)),
-                (None, Some((gi, slot))) => rec.bfp_groups.get(gi).is_some_and(|g| {
-                    let byte = g.data_addr + u32::from(slot) * u32::from(g.width_bits) / 8;
-                    t.has_l1(byte, 1)
-                }),
+                (None, Some((gi, slot))) => rec
+                    .bfp_groups
+                    .get(gi)
+                    .is_some_and(|g| t.has_l1(datum_byte(g, slot), 1)),
                 _ => false,
             },
             Target::Dst { row, col } => matches!(d.source,
@@ -574,7 +582,7 @@ pub fn human(v: &Vector, o: &Observed, t: Target) -> String {
     }
     for (k, e) in found.iter().enumerate() {
         let insn = o
-            .record()
+            .record
             .instructions
             .iter()
             .find(|i| i.index == e.instruction);

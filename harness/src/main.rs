@@ -1173,26 +1173,29 @@ fn observed(
 
 fn trace(path: &Path, sel: tensix_harness::trace::Selection, format: Format) -> ExitCode {
     use tensix_harness::trace;
-    match observed(path) {
-        Ok((v, o)) => {
-            match format {
-                Format::Human => out(&trace::human(&v, &o, sel)),
-                Format::Json => out(&format!("{}\n", trace::json(&v, &o, sel))),
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => unusable(e),
-    }
+    print_observed(path, |v, o| match format {
+        Format::Human => trace::human(v, o, sel),
+        Format::Json => format!("{}\n", trace::json(v, o, sel)),
+    })
 }
 
 fn explain(path: &Path, t: tensix_harness::explain::Target, format: Format) -> ExitCode {
     use tensix_harness::explain;
+    print_observed(path, |v, o| match format {
+        Format::Human => explain::human(v, o, t),
+        Format::Json => format!("{}\n", explain::json(v, o, t)),
+    })
+}
+
+/// Run the vector at `path` with the emulator recording and print what
+/// `show` makes of it.
+fn print_observed(
+    path: &Path,
+    show: impl FnOnce(&tensix_harness::vector::Vector, &tensix_harness::trace::Observed) -> String,
+) -> ExitCode {
     match observed(path) {
         Ok((v, o)) => {
-            match format {
-                Format::Human => out(&explain::human(&v, &o, t)),
-                Format::Json => out(&format!("{}\n", explain::json(&v, &o, t))),
-            }
+            out(&show(&v, &o));
             ExitCode::SUCCESS
         }
         Err(e) => unusable(e),

@@ -23,9 +23,13 @@ use tensix_emu::{Fault, Machine};
 
 /// A vector run with everything recorded.
 pub struct Observed {
+    /// The machine as the setup left it.
     pub before: Machine,
+    /// The machine as the run left it.
     pub after: Machine,
     pub fault: Option<Fault>,
+    /// What the run did.
+    pub record: Observer,
 }
 
 impl Observed {
@@ -33,21 +37,15 @@ impl Observed {
     pub fn run(v: &Vector) -> Result<Observed, String> {
         let mut before = crate::run::prepare(v)?;
         before.observer = Some(Box::default());
-        let (after, fault) = crate::run::execute(v, &before);
+        let (mut after, fault) = crate::run::execute(v, &before);
         before.observer = None;
+        let record = after.observer.take().map(|o| *o).unwrap_or_default();
         Ok(Observed {
             before,
             after,
             fault,
+            record,
         })
-    }
-
-    pub fn record(&self) -> &Observer {
-        static EMPTY: std::sync::OnceLock<Observer> = std::sync::OnceLock::new();
-        self.after
-            .observer
-            .as_deref()
-            .unwrap_or_else(|| EMPTY.get_or_init(Observer::default))
     }
 }
 
@@ -93,7 +91,7 @@ const UNITS: [&str; 3] = ["unpacker0", "unpacker1", "packers"];
 pub fn human(v: &Vector, o: &Observed, sel: Selection) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "trace of {} ({})", v.name, v.arch);
-    for i in o.record().instructions.iter().filter(|i| sel.keeps(i)) {
+    for i in o.record.instructions.iter().filter(|i| sel.keeps(i)) {
         let _ = writeln!(
             s,
             "#{:<4} t{} entry {:<3} {:#010x}  {}",
@@ -132,7 +130,7 @@ pub fn human(v: &Vector, o: &Observed, sel: Selection) -> String {
 /// The JSON form (see the module documentation).
 pub fn json(v: &Vector, o: &Observed, sel: Selection) -> serde_json::Value {
     let instructions: Vec<serde_json::Value> = o
-        .record()
+        .record
         .instructions
         .iter()
         .filter(|i| sel.keeps(i))

@@ -1039,10 +1039,10 @@ impl Sink<'_> {
 
 impl Sink<'_> {
     /// Where the datum being stored goes: its L1 address (a plain output
-    /// that is not compressed), or its group and place (BFP).
+    /// that is not compressed). A BFP datum learns its group when the group
+    /// completes ([`observe_group`]).
     #[cold]
     fn observe_store(&mut self, c: Converted) {
-        let pending = self.bfp.pending() as u8;
         let data = &self.streams.data;
         let addr = data.byte_address.wrapping_add(data.pending() as u32);
         let compress = self.compress;
@@ -1053,35 +1053,31 @@ impl Sink<'_> {
         let Some(p) = self.probe.as_deref_mut() else {
             return;
         };
-        let group = p.bfp_groups.len();
         let Some(d) = p.pack.last_mut() else { return };
-        match c {
-            Converted::Plain(_) if !compress => {
-                d.l1_addr = Some(addr);
-                d.l1_len = bytes;
-            }
-            Converted::Plain(_) => {}
-            Converted::Element(_) => d.bfp = Some((group, pending)),
+        if let (Converted::Plain(_), false) = (c, compress) {
+            d.l1_addr = Some(addr);
+            d.l1_len = bytes;
         }
     }
 }
 
 /// Record a finished BFP group with the L1 addresses its exponent and
-/// datums are about to go to.
+/// datums are about to go to, and tell its 16 datums (the last 16 BFP
+/// elements stored) which group and place they have. A group that never
+/// completes, or that zero compression pads, leaves its datums without one.
 #[cold]
 fn observe_group(p: &mut Observer, streams: &Streams, tag: u64, width: BfpWidth, g: &BfpGroup) {
     let at = |s: &stream::OutStream| s.byte_address.wrapping_add(s.pending() as u32);
-    // The 16 elements are the last 16 BFP datums recorded.
+    let index = p.bfp_groups.len();
     let mut elements = [0u16; 16];
     let mut found = 0;
-    for d in p.pack.iter().rev() {
-        if let Some(Converted::Element(e)) = d.late {
-            if d.kept && !d.elided {
-                found += 1;
-                elements[16 - found] = e;
-                if found == 16 {
-                    break;
-                }
+    for d in p.pack.iter_mut().rev() {
+        if let (Some(Converted::Element(e)), true, false) = (d.late, d.kept, d.elided) {
+            found += 1;
+            elements[16 - found] = e;
+            d.bfp = Some((index, (16 - found) as u8));
+            if found == 16 {
+                break;
             }
         }
     }

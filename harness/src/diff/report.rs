@@ -25,13 +25,8 @@ pub struct Known {
 /// `ENGINE ARCH JOBS SEED INDEX ENTRY`; `#` starts a comment.
 pub fn parse_known(text: &str, file: &str) -> Result<Vec<Known>, String> {
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = line.split_whitespace().collect();
-        let bad = |what: &str| format!("{file}:{}: {what}", n + 1);
+    for (n, f) in crate::engine::known::fields(text) {
+        let bad = |what: &str| format!("{file}:{n}: {what}");
         let [engine, arch, jobs, seed, index, entry] = f[..] else {
             return Err(bad(
                 "expected six fields: ENGINE ARCH JOBS SEED INDEX ENTRY",

@@ -26,24 +26,15 @@ impl KnownDifferences {
     /// Parse the text of a list; errors name `file` and the line.
     pub fn parse(text: &str, file: &str) -> Result<KnownDifferences, String> {
         let mut entries = BTreeMap::new();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
-                continue;
-            }
-            let f: Vec<&str> = line.split_whitespace().collect();
+        for (n, f) in fields(text) {
             let [engine, vector, entry] = f[..] else {
                 return Err(format!(
-                    "{file}:{}: expected three fields: ENGINE VECTOR CATALOGUE-ENTRY",
-                    n + 1
+                    "{file}:{n}: expected three fields: ENGINE VECTOR CATALOGUE-ENTRY"
                 ));
             };
             let key = (engine.to_string(), vector.to_string());
             if entries.insert(key, entry.to_string()).is_some() {
-                return Err(format!(
-                    "{file}:{}: `{engine} {vector}` is listed twice",
-                    n + 1
-                ));
+                return Err(format!("{file}:{n}: `{engine} {vector}` is listed twice"));
             }
         }
         Ok(KnownDifferences { entries })
@@ -55,6 +46,16 @@ impl KnownDifferences {
             .get(&(engine.to_string(), vector.to_string()))
             .map(String::as_str)
     }
+}
+
+/// The whitespace-separated fields of each line that holds any, with its
+/// line number (from 1); `#` starts a comment. The format of this list and
+/// of the campaign catalogue (`diff --known`).
+pub fn fields(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
+    text.lines().enumerate().filter_map(|(n, line)| {
+        let line = line.split('#').next().unwrap_or("").trim();
+        (!line.is_empty()).then(|| (n + 1, line.split_whitespace().collect()))
+    })
 }
 
 #[cfg(test)]

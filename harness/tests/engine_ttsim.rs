@@ -23,9 +23,7 @@ fn workspace() -> PathBuf {
 /// cannot run it (and engines are not required).
 fn ttsim(arch: &str) -> Option<UmdEngine> {
     let var = format!("TENSIX_TTSIM_{}", arch.to_uppercase());
-    let lib = std::env::var_os(&var)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join(format!("../shared/ttsim/{arch}/libttsim.so")));
+    let lib = ttsim_lib(arch);
     let command = RunnerCommand::from_env();
     let python_ok = std::env::var_os("TENSIX_PYTHON").is_some()
         || command.engines_dir.join(".venv/bin/python").exists();
@@ -60,6 +58,13 @@ fn zero_pack(rel: &str) -> Vector {
         r.bytes.fill(0);
     }
     v
+}
+
+/// Where the `libttsim.so` for `arch` (`bh` or `wh`) is looked for.
+fn ttsim_lib(arch: &str) -> PathBuf {
+    std::env::var_os(format!("TENSIX_TTSIM_{}", arch.to_uppercase()))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join(format!("../shared/ttsim/{arch}/libttsim.so")))
 }
 
 /// Assert that `engine`'s run of `v` falls in class `want`: agree, differ,
@@ -214,9 +219,7 @@ fn a_bundle_records_what_record_engine_records() {
     if ttsim("bh").is_none() {
         return;
     }
-    let lib = std::env::var_os("TENSIX_TTSIM_BH")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared/ttsim/bh/libttsim.so"));
+    let lib = ttsim_lib("bh");
     let python = RunnerCommand::from_env().python;
     let exe = env!("CARGO_BIN_EXE_tensix-harness");
     let tmp = std::env::temp_dir().join(format!("tensix-bundle-{}", std::process::id()));
@@ -317,9 +320,7 @@ fn an_image_moved_off_the_vectors_bytes_still_agrees() {
 #[test]
 fn a_diff_campaign_shrinks_a_difference_and_holds_it_to_the_catalogue() {
     let Some(_) = ttsim("wh") else { return };
-    let lib = std::env::var_os("TENSIX_TTSIM_WH")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared/ttsim/wh/libttsim.so"));
+    let lib = ttsim_lib("wh");
     let dir = std::env::temp_dir().join(format!("tensix-diff-campaign-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let known = dir.with_extension("known");
@@ -374,9 +375,7 @@ fn a_diff_campaign_shrinks_a_difference_and_holds_it_to_the_catalogue() {
 #[test]
 fn the_engine_gate_holds_listed_differences_and_refuses_stale_ones() {
     let Some(_) = ttsim("bh") else { return };
-    let lib = std::env::var_os("TENSIX_TTSIM_BH")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared/ttsim/bh/libttsim.so"));
+    let lib = ttsim_lib("bh");
     let vectors = workspace().join("conformance-vectors/isa-spec/blackhole/pack");
     // ttsim clamps at TF32 precision in this mode, the page at full precision.
     let differs = vectors.join("relu-max-threshold-fp32-full-precision.yaml");

@@ -71,6 +71,77 @@ struct RunArgs {
     known_differences: Option<PathBuf>,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum NewKind {
+    Pack,
+    Unpack,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum UnpackTo {
+    Srca,
+    Srcb,
+    Dst,
+}
+
+#[derive(clap::Args)]
+struct NewArgs {
+    kind: NewKind,
+    #[arg(long, value_enum, default_value = "blackhole")]
+    arch: ArchArg,
+    /// Pack: the Dst data and intermediate format. Unpack: the L1 format.
+    /// (fp32, fp16, bf16, tf32, bfp8_b, bfp4_b, bfp2_b, bfp8, bfp4, bfp2,
+    /// lf8, int8, uint16, int32.)
+    #[arg(long)]
+    from: String,
+    /// Pack: the L1 format. Unpack: the register format.
+    #[arg(long)]
+    to: String,
+    /// Unpack: the register written.
+    #[arg(long, value_enum, default_value = "srca")]
+    target: UnpackTo,
+    /// Pack: what Dst holds (bf16, fp16, raw16, fp32, int32, raw32); by
+    /// default the view that holds --from. `--from bf16 --dst fp32` packs a
+    /// 32-bit Dst through a BF16 intermediate, as tt-llk does.
+    #[arg(long)]
+    dst: Option<String>,
+    /// Faces in the tile: 1, 2 or 4.
+    #[arg(long, default_value_t = 4)]
+    faces: u8,
+    /// Rows per face: 1, 2, 4, 8 or 16.
+    #[arg(long, default_value_t = 16)]
+    face_rows: u8,
+    /// Pack: none, zero, min:T or max:T (T the 16-bit threshold).
+    #[arg(long, default_value = "none")]
+    relu: String,
+    /// Pack: one 16-bit edge mask for every row (a clear bit zeroes that
+    /// column).
+    #[arg(long)]
+    edge_mask: Option<String>,
+    /// Pack: add into L1 (Pack_L1_Acc) instead of overwriting it.
+    #[arg(long)]
+    l1_acc: bool,
+    /// Byte address of the tile in L1 (16-byte aligned).
+    #[arg(long, default_value = "0x10000")]
+    l1_addr: String,
+    /// Seed of the tile data.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Fill `expect` from: golden (the golden tile model), emulator, or an
+    /// engine (ttsim:PATH, wolfpine[:DIR], device[:INDEX]). Without it,
+    /// `expect` is left empty.
+    #[arg(long)]
+    expect_from: Option<String>,
+    /// The vector's name (default: the file name without `.yaml`).
+    #[arg(long)]
+    name: Option<String>,
+    #[arg(short = 'o', long = "out")]
+    out: PathBuf,
+    /// Overwrite an existing file.
+    #[arg(long)]
+    force: bool,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run conformance vectors (files or directories, recursively). Exit 0
@@ -189,6 +260,31 @@ enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
     },
+    /// Print VECTOR in the house style: named register fields and
+    /// instruction text become the raw words the emulator sees. Exit 0 when
+    /// written, 2 for unusable input.
+    Fmt {
+        vector: PathBuf,
+        /// Follow each Config, ThreadConfig and instruction word with a
+        /// comment reading it back (fields by name, instruction text).
+        #[arg(long)]
+        annotate: bool,
+        /// Write here instead of standard output (never over an existing
+        /// file without --force; VECTOR itself included).
+        #[arg(short = 'o', long = "out")]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        force: bool,
+    },
+    /// Write a new LLK-shaped tile vector: `new pack --from bf16 --to bfp8_b
+    /// -o FILE` (programs from the project's LLK builder, tile data from
+    /// --seed). Exit 0 when written, 1 when the engine asked for `expect`
+    /// refused, 2 for unusable choices.
+    New(NewArgs),
+    /// List the Config and ThreadConfig fields by their cfg_defines.h
+    /// names, with word and bits on each architecture (the table in
+    /// docs/registers.md), optionally only names containing FILTER.
+    Regs { filter: Option<String> },
     /// Decode Tensix instruction words (hex) to their text form.
     Decode {
         #[arg(long, value_enum, default_value = "blackhole")]
@@ -269,6 +365,37 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Diff(args) => diff(args),
         Command::Decode { arch, trisc, words } => decode(arch, trisc, &words),
+        Command::New(args) => new_vector(args),
+        Command::Regs { filter } => {
+            out(&tensix_harness::fmt::register_reference(filter.as_deref()));
+            ExitCode::SUCCESS
+        }
+        Command::Fmt {
+            vector,
+            annotate,
+            out: target,
+            force,
+        } => {
+            let v = match tensix_harness::vector::Vector::load(&vector) {
+                Ok(v) => v,
+                Err(e) => return unusable(e),
+            };
+            let text = if annotate {
+                tensix_harness::fmt::annotated(&v)
+            } else {
+                v.to_yaml()
+            };
+            match target {
+                Some(path) => match output::write_new(&path, text, force) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => unusable(e),
+                },
+                None => {
+                    out(&text);
+                    ExitCode::SUCCESS
+                }
+            }
+        }
         Command::Trace {
             vector,
             thread,
@@ -1196,6 +1323,126 @@ fn print_observed(
     match observed(path) {
         Ok((v, o)) => {
             out(&show(&v, &o));
+            ExitCode::SUCCESS
+        }
+        Err(e) => unusable(e),
+    }
+}
+
+fn new_vector(a: NewArgs) -> ExitCode {
+    use tensix_harness::new::{self, Case, ExpectFrom};
+    let arch = match a.arch {
+        ArchArg::Blackhole => tensix_harness::vector::Arch::Blackhole,
+        ArchArg::WormholeB0 => tensix_harness::vector::Arch::WormholeB0,
+    };
+    let number = |what: &str, s: &str| -> Result<u32, String> {
+        let s = s.trim();
+        match s.strip_prefix("0x") {
+            Some(h) => u32::from_str_radix(h, 16),
+            None => s.parse(),
+        }
+        .map_err(|_| format!("--{what} `{s}` is not a number"))
+    };
+    if let Err(e) = output::check_target(&a.out, a.force) {
+        return unusable(format!("-o: {e}"));
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = format!("tensix-harness {}", args.join(" "));
+    let made = (|| -> Result<(tensix_harness::vector::Vector, Option<String>), String> {
+        let from = new::format(&a.from)?;
+        let to = new::format(&a.to)?;
+        let l1_addr = number("l1-addr", &a.l1_addr)?;
+        let name = a.name.clone().unwrap_or_else(|| {
+            a.out
+                .file_stem()
+                .map_or("new".into(), |s| s.to_string_lossy().into_owned())
+        });
+        let expect = match a.expect_from.as_deref() {
+            None => ExpectFrom::Nothing,
+            Some("golden") => ExpectFrom::Golden,
+            Some("emulator") => ExpectFrom::Emulator,
+            // An engine runs the vector below.
+            Some(_) => ExpectFrom::Nothing,
+        };
+        let engine = a
+            .expect_from
+            .clone()
+            .filter(|e| e != "golden" && e != "emulator");
+        let v = match a.kind {
+            NewKind::Pack => {
+                let c = new::pack_case(&new::PackChoices {
+                    arch,
+                    from,
+                    to,
+                    dst: match &a.dst {
+                        Some(d) => Some(new::dst_format(d)?),
+                        None => None,
+                    },
+                    faces: a.faces,
+                    face_rows: a.face_rows,
+                    relu: new::relu(&a.relu)?,
+                    edge_mask: match &a.edge_mask {
+                        Some(m) => Some(
+                            u16::try_from(number("edge-mask", m)?)
+                                .map_err(|_| "--edge-mask is 16 bits".to_string())?,
+                        ),
+                        None => None,
+                    },
+                    l1_acc: a.l1_acc,
+                    l1_addr,
+                    seed: a.seed,
+                })?;
+                new::vector(Case::Pack(&c), &name, &expect, &command)
+            }
+            NewKind::Unpack => {
+                let c = new::unpack_case(&new::UnpackChoices {
+                    arch,
+                    from,
+                    to,
+                    target: match a.target {
+                        UnpackTo::Srca => tensix_harness::golden::UnpackTarget::SrcA,
+                        UnpackTo::Srcb => tensix_harness::golden::UnpackTarget::SrcB,
+                        UnpackTo::Dst => tensix_harness::golden::UnpackTarget::Dst,
+                    },
+                    faces: a.faces,
+                    face_rows: a.face_rows,
+                    l1_addr,
+                    seed: a.seed,
+                })?;
+                new::vector(Case::Unpack(&c), &name, &expect, &command)
+            }
+        };
+        Ok((v, engine))
+    })();
+    let (v, engine) = match made {
+        Ok(x) => x,
+        Err(e) => return unusable(format!("new: {e}")),
+    };
+    let v = match engine {
+        None => v,
+        Some(spec) => {
+            use tensix_harness::engine::{record, umd, Engine};
+            let target = match umd::Target::parse(&spec) {
+                Ok(t) => t,
+                Err(e) => return unusable(format!("--expect-from: {e}")),
+            };
+            let mut eng = umd::UmdEngine::new(target, umd::RunnerCommand::from_env());
+            let verdict = eng.run(&v);
+            match record::recorded(&v, &eng.info(), &verdict, &record::today()) {
+                Ok(mut r) => {
+                    r.provenance.detail = format!("{}; made by {command}", r.provenance.detail);
+                    r
+                }
+                Err(e) => {
+                    eprintln!("tensix-harness: new: the engine gave no result: {e}");
+                    return ExitCode::from(1);
+                }
+            }
+        }
+    };
+    match output::write_new(&a.out, v.to_yaml(), a.force) {
+        Ok(()) => {
+            println!("wrote {}", a.out.display());
             ExitCode::SUCCESS
         }
         Err(e) => unusable(e),

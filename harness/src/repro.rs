@@ -348,7 +348,7 @@ fn provenance(target: &str, artifact: &[u8], finding: &Finding) -> Provenance {
 
 /// A pack case's vector with the golden bytes as `expect.l1`, or the bytes
 /// the run wrote when the model gives no answer.
-fn pack_vector(c: &PackTileCase, name: &str) -> Vector {
+pub(crate) fn pack_vector(c: &PackTileCase, name: &str) -> Vector {
     let mut v = c.vector(name);
     let expect_l1 = match oracles::prepare(&v) {
         Ok(m) => oracles::tile::golden_pack(c, m.l1.bytes()).ok(),
@@ -375,7 +375,7 @@ fn pack_vector(c: &PackTileCase, name: &str) -> Vector {
 /// stopped with (a hang is recorded as "no fault", which the runner then
 /// reports). Used where no model gives the expected result: the vector then
 /// fails against the emulator through the runner's own invariants.
-fn observed_expect(v: &mut Vector) {
+pub(crate) fn observed_expect(v: &mut Vector) {
     let Ok(mut m) = oracles::prepare(v) else {
         return;
     };
@@ -392,7 +392,7 @@ fn observed_expect(v: &mut Vector) {
     v.expect.l1 = Some(crate::run::changed_l1(&before, after));
 }
 
-fn unpack_vector(c: &UnpackTileCase, name: &str) -> Vector {
+pub(crate) fn unpack_vector(c: &UnpackTileCase, name: &str) -> Vector {
     let mut v = c.vector(name);
     let model = oracles::prepare(&v)
         .ok()

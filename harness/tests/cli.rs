@@ -166,3 +166,89 @@ fn encode_is_the_inverse_of_decode() {
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("PACR has no field `bogus`"), "{text}");
 }
+
+/// `new pack` writes an LLK-shaped vector: with the golden model's
+/// `expect`, it holds on the emulator (the golden model is written apart
+/// from it); with `expect` left empty, it cannot pass (the pack writes L1
+/// that the vector does not expect). One BF16 face to BFP8_b is 16
+/// exponents (one 16-byte section) and 16 rows of 16 one-byte datums.
+#[test]
+fn new_writes_a_vector_that_the_gate_runs() {
+    let d = scratch("new");
+    let golden = d.join("golden.yaml");
+    let common = [
+        "new", "pack", "--from", "bf16", "--to", "bfp8_b", "--faces", "1", "--seed", "7",
+    ];
+    let mut args = common.to_vec();
+    args.extend(["--expect-from", "golden", "-o", golden.to_str().unwrap()]);
+    let (code, text) = harness(&args);
+    assert_eq!(code, 0, "{text}");
+    let v = tensix_harness::vector::Vector::load(&golden).unwrap();
+    assert_eq!(v.provenance.source, tensix_harness::vector::Source::Derived);
+    assert!(
+        v.provenance.detail.contains("golden"),
+        "{}",
+        v.provenance.detail
+    );
+    let sizes: Vec<usize> = v
+        .expect
+        .l1
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|r| r.bytes.len())
+        .collect();
+    assert_eq!(sizes.iter().sum::<usize>(), 16 + 256, "{sizes:?}");
+    let (code, text) = run(&d);
+    assert_eq!(code, 0, "{text}");
+
+    let empty = d.join("empty.yaml");
+    let mut args = common.to_vec();
+    args.extend(["-o", empty.to_str().unwrap()]);
+    assert_eq!(harness(&args).0, 0);
+    let (code, text) = harness(&["run", empty.to_str().unwrap()]);
+    assert_eq!(code, 1, "an empty expect does not pass: {text}");
+
+    // Not over an existing file, and not a job no model defines.
+    let before = std::fs::read(&empty).unwrap();
+    let (code, text) = harness(&args);
+    assert_eq!(code, 2);
+    assert!(text.contains("--force"), "{text}");
+    assert_eq!(std::fs::read(&empty).unwrap(), before);
+    let three = d.join("three.yaml");
+    let (code, text) = harness(&[
+        "new",
+        "pack",
+        "--from",
+        "bf16",
+        "--to",
+        "bfp8_b",
+        "--faces",
+        "3",
+        "-o",
+        three.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("3 faces"), "{text}");
+    assert!(!three.exists());
+}
+
+/// `fmt --annotate` reads the words back; `fmt -o` never overwrites.
+#[test]
+fn fmt_annotates_and_does_not_overwrite() {
+    let d = scratch("fmt");
+    let src = d.join("v.yaml");
+    std::fs::write(
+        &src,
+        corpus("isa-spec/blackhole/pack/l1-accumulate-keeps-bytes-past-the-last-datum.yaml"),
+    )
+    .unwrap();
+    let (code, text) = harness(&["fmt", "--annotate", src.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("- [71, 0x00080000]  # THCON_SEC0_REG1_Pack_L1_Acc=0x1"),
+        "{text}"
+    );
+    let (code, text) = harness(&["fmt", src.to_str().unwrap(), "-o", src.to_str().unwrap()]);
+    assert_eq!(code, 2, "{text}");
+}

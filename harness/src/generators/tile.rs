@@ -326,6 +326,14 @@ fn datum_bytes(u: &mut Unstructured<'_>, format: Format, n: usize) -> Result<Vec
 impl<'a> Arbitrary<'a> for PackTileCase {
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
         let PackJobSpec { job, form } = u.arbitrary()?;
+        PackTileCase::with_data(job, form, u)
+    }
+}
+
+impl PackTileCase {
+    /// `job`, issued as `form`, with its Dst rows (and L1 under the tile)
+    /// drawn from `u`.
+    pub fn with_data(job: PackJob, form: PackForm, u: &mut Unstructured<'_>) -> Result<Self> {
         let fill = canary(u)?;
         let first = job.first_row();
         let end = (first + 16 * usize::from(job.faces) + 1).min(usize::from(job.dst.mode().rows()));
@@ -482,6 +490,14 @@ impl<'a> Arbitrary<'a> for UnpackJob {
 impl<'a> Arbitrary<'a> for UnpackTileCase {
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
         let job: UnpackJob = u.arbitrary()?;
+        UnpackTileCase::with_data(job, u)
+    }
+}
+
+impl UnpackTileCase {
+    /// `job` with its tile bytes (and what the registers held before) drawn
+    /// from `u`.
+    pub fn with_data(job: UnpackJob, u: &mut Unstructured<'_>) -> Result<Self> {
         let mut tile = Vec::new();
         if job.input.is_bfp() && job.forced_exp.is_none() {
             let exps = (job.datums() / 16).div_ceil(16) * 16;

@@ -606,6 +606,125 @@ impl<'a> Ctx<'a> {
         Ok(self.index(n, field, "thread", MAX_THREAD.into())? as u8)
     }
 
+    /// Named register fields (`{THCON_SEC0_REG1_Out_data_format: 0x6}`,
+    /// `cfg_defines.h` names) given as one mapping, all in one 32-bit word
+    /// (for ThreadConfig, in the 16 bits a write sets); `other` is the one
+    /// key that is not a field name.
+    fn named_word(
+        &self,
+        n: &S<Node>,
+        field: &str,
+        arch: Arch,
+        regs: Regs,
+        other: &str,
+    ) -> Checked<NamedWord> {
+        let Node::Map(entries) = &n.value else {
+            return Err(self.err(
+                &n.referenced,
+                field,
+                ErrorKind::WrongType,
+                format!("a mapping of register fields, found {}", self.shown(n)),
+            ));
+        };
+        let mut word: Option<(NamedWord, String)> = None;
+        for (k, v) in entries {
+            if is_key(k, other) {
+                continue;
+            }
+            let Node::Str(name) = &k.value else {
+                return Err(self.err(
+                    &k.referenced,
+                    field,
+                    ErrorKind::WrongType,
+                    format!("a register field name, found {}", self.shown(k)),
+                ));
+            };
+            let (found, kind) = match regs {
+                Regs::Config => (
+                    tensix_emu::regs::CfgField::from_name(name).map(|f| f.on(arch)),
+                    "Config",
+                ),
+                Regs::ThreadConfig => (
+                    tensix_emu::regs::ThreadCfgField::from_name(name).map(|f| f.on(arch)),
+                    "ThreadConfig",
+                ),
+            };
+            let rf = match found {
+                Some(Some(rf)) => rf,
+                Some(None) => {
+                    return Err(self.err(
+                        &k.referenced,
+                        field,
+                        ErrorKind::InvalidValue,
+                        format!("{kind} field `{name}` does not exist on {arch}"),
+                    ))
+                }
+                None => {
+                    return Err(self.err(
+                        &k.referenced,
+                        field,
+                        ErrorKind::UnknownField,
+                        format!(
+                            "unknown {kind} field `{name}` (fields go by their cfg_defines.h \
+                             names; docs/registers.md lists them)"
+                        ),
+                    ))
+                }
+            };
+            if regs == Regs::ThreadConfig && u32::from(rf.shift) + u32::from(rf.width) > 16 {
+                return Err(self.err(
+                    &k.referenced,
+                    field,
+                    ErrorKind::InvalidValue,
+                    format!(
+                        "ThreadConfig field `{name}` lies in bits {}..{} of its register; a \
+                         thread_config write sets bits 0..16",
+                        rf.shift,
+                        u32::from(rf.shift) + u32::from(rf.width)
+                    ),
+                ));
+            }
+            let value = self.bits(v, field, name, u32::from(rf.width))? as u32;
+            let this = NamedWord {
+                addr: u32::from(rf.addr32),
+                mask: rf.mask(),
+                bits: rf.insert(0, value),
+            };
+            word = match word {
+                None => Some((this, name.clone())),
+                Some((w, first)) if w.addr == this.addr => Some((
+                    NamedWord {
+                        addr: w.addr,
+                        mask: w.mask | this.mask,
+                        bits: w.bits | this.bits,
+                    },
+                    first,
+                )),
+                Some((w, first)) => {
+                    return Err(self.err(
+                        &k.referenced,
+                        field,
+                        ErrorKind::Conflict,
+                        format!(
+                            "`{first}` is in word {} and `{name}` in word {}: one entry names \
+                             fields of one word",
+                            w.addr, this.addr
+                        ),
+                    ))
+                }
+            };
+        }
+        match word {
+            Some((w, _)) => Ok(w),
+            None => Err(self.err(
+                &n.referenced,
+                field,
+                ErrorKind::MissingField,
+                "no register field named".into(),
+            )),
+        }
+    }
+
     /// A sequence of one of the lengths in `lens`, described as `shape`.
     fn tuple<'n>(
         &self,
@@ -773,9 +892,29 @@ impl<'a> Ctx<'a> {
         };
         let l1 = self.l1_ranges(s.l1.as_deref().unwrap_or_default(), "setup.l1", arch)?;
 
-        let mut config = Vec::new();
+        let mut config: Vec<ConfigWrite> = Vec::new();
         for (i, e) in s.config.iter().flatten().enumerate() {
             let field = format!("setup.config[{i}]");
+            if let Node::Map(entries) = &e.value {
+                // Named fields (an extension of tensix-vector/1): merged into
+                // what earlier entries wrote to the same word (reset: zero).
+                let state = match entries.iter().find(|(k, _)| is_key(k, "state")) {
+                    Some((_, n)) => self.index(n, &field, "state", 1)? as u8,
+                    None => 0,
+                };
+                let w = self.named_word(e, &field, arch, Regs::Config, "state")?;
+                let base = config
+                    .iter()
+                    .rev()
+                    .find(|c| c.addr == w.addr && c.state == state)
+                    .map_or(0, |c| c.value);
+                config.push(ConfigWrite {
+                    addr: w.addr,
+                    value: (base & !w.mask) | w.bits,
+                    state,
+                });
+                continue;
+            }
             let t = self.tuple(e, &field, "[addr, value] or [addr, value, state]", &[2, 3])?;
             config.push(ConfigWrite {
                 addr: self.index(
@@ -792,9 +931,32 @@ impl<'a> Ctx<'a> {
             });
         }
 
-        let mut thread_config = Vec::new();
+        let mut thread_config: Vec<ThreadConfigWrite> = Vec::new();
         for (i, e) in s.thread_config.iter().flatten().enumerate() {
             let field = format!("setup.thread_config[{i}]");
+            if let Node::Map(entries) = &e.value {
+                let Some((_, t)) = entries.iter().find(|(k, _)| is_key(k, "thread")) else {
+                    return Err(self.err(
+                        &e.referenced,
+                        &field,
+                        ErrorKind::MissingField,
+                        "named ThreadConfig fields need `thread: N` beside them".into(),
+                    ));
+                };
+                let thread = self.thread(t, &field)?;
+                let w = self.named_word(e, &field, arch, Regs::ThreadConfig, "thread")?;
+                let base = thread_config
+                    .iter()
+                    .rev()
+                    .find(|c| u32::from(c.reg) == w.addr && c.thread == thread)
+                    .map_or(0, |c| u32::from(c.value));
+                thread_config.push(ThreadConfigWrite {
+                    thread,
+                    reg: w.addr as u8,
+                    value: ((base & !w.mask) | w.bits) as u16,
+                });
+                continue;
+            }
             let t = self.tuple(e, &field, "[thread, reg, value]", &[3])?;
             thread_config.push(ThreadConfigWrite {
                 thread: self.thread(&t[0], &field)?,
@@ -1056,6 +1218,14 @@ impl<'a> Ctx<'a> {
         match &key.value {
             Node::Str(k) if k == "cfg" => {
                 let field = format!("{field}.cfg");
+                if let Node::Map(_) = &args.value {
+                    // A whole-word store: fields not named are zero.
+                    let w = self.named_word(args, &field, arch, Regs::Config, "")?;
+                    return Ok(Step::Cfg {
+                        addr32: w.addr,
+                        value: w.bits,
+                    });
+                }
                 let t = self.tuple(args, &field, "[addr, value]", &[2])?;
                 Ok(Step::Cfg {
                     addr32: self.bits(&t[0], &field, "addr", 32)? as u32,
@@ -1200,4 +1370,23 @@ fn truncate(s: &str) -> String {
         t.push_str("...");
         t
     }
+}
+
+/// Which register file a named field belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Regs {
+    Config,
+    ThreadConfig,
+}
+
+/// The bits that named fields set in one word.
+struct NamedWord {
+    addr: u32,
+    mask: u32,
+    bits: u32,
+}
+
+/// Whether `k` is the plain key `name`.
+fn is_key(k: &S<Node>, name: &str) -> bool {
+    matches!(&k.value, Node::Str(s) if s == name)
 }

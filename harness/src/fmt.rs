@@ -1,0 +1,157 @@
+//! `tensix-harness fmt`: a vector in the house style ([`Vector::to_yaml`]):
+//! named register fields and instruction text become the raw words the
+//! emulator sees. With `--annotate`, each word is followed by a comment
+//! that reads it back: the register fields it sets (by their `cfg_defines.h`
+//! names) or the instruction's text form.
+
+use crate::vector::Vector;
+use tensix_emu::regs::{CfgField, ThreadCfgField};
+use tensix_emu::Arch;
+
+/// The non-zero Config fields of word `addr32` holding `value`.
+pub fn config_fields(arch: Arch, addr32: u32, value: u32) -> Vec<String> {
+    CfgField::ALL
+        .iter()
+        .filter_map(|f| {
+            let rf = f.on(arch)?;
+            let v = rf.extract(value);
+            (u32::from(rf.addr32) == addr32 && v != 0).then(|| format!("{}={v:#x}", f.name()))
+        })
+        .collect()
+}
+
+/// The non-zero ThreadConfig fields of register `reg` holding `value`.
+pub fn thread_config_fields(arch: Arch, reg: u32, value: u32) -> Vec<String> {
+    ThreadCfgField::ALL
+        .iter()
+        .filter_map(|f| {
+            let rf = f.on(arch)?;
+            let v = rf.extract(value);
+            (u32::from(rf.addr32) == reg && v != 0).then(|| format!("{}={v:#x}", f.name()))
+        })
+        .collect()
+}
+
+/// Integers of a flow sequence such as `[1, 0x0a000000]`.
+fn numbers(s: &str) -> Option<Vec<u32>> {
+    let inner = s.trim().strip_prefix('[')?.strip_suffix(']')?;
+    inner
+        .split(',')
+        .map(|x| {
+            let x = x.trim();
+            match x.strip_prefix("0x") {
+                Some(h) => u32::from_str_radix(h, 16).ok(),
+                None => x.parse().ok(),
+            }
+        })
+        .collect()
+}
+
+fn comment(line: &str, words: Vec<String>) -> String {
+    if words.is_empty() {
+        line.to_string()
+    } else {
+        format!("{line}  # {}", words.join(", "))
+    }
+}
+
+/// The house style with a reading of every Config, ThreadConfig and
+/// instruction word as a trailing comment. The comments change nothing:
+/// parsing the result gives the same vector.
+pub fn annotated(v: &Vector) -> String {
+    let arch = v.arch;
+    let mut section = "";
+    let mut out = String::new();
+    for line in v.to_yaml().lines() {
+        let trimmed = line.trim_start();
+        if let Some(key) = trimmed.strip_suffix(':') {
+            if !key.starts_with('-') {
+                section = match key {
+                    "config" | "thread_config" | "run" => key,
+                    _ => "",
+                };
+            }
+        }
+        let item = trimmed.strip_prefix("- ");
+        let annotated = match (section, item) {
+            ("config", Some(rest)) => match numbers(rest).as_deref() {
+                Some([addr, value, ..]) => comment(line, config_fields(arch, *addr, *value)),
+                _ => line.to_string(),
+            },
+            ("thread_config", Some(rest)) => match numbers(rest).as_deref() {
+                Some([_, reg, value]) => comment(line, thread_config_fields(arch, *reg, *value)),
+                _ => line.to_string(),
+            },
+            ("run", Some(rest)) => {
+                if let Some(w) = rest
+                    .strip_prefix("0x")
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                {
+                    let text = tensix_emu::isa::decode(arch, w)
+                        .map_or_else(|e| format!("does not decode: {e}"), |i| i.to_string());
+                    comment(line, vec![text])
+                } else if let Some(args) = rest
+                    .strip_prefix("{cfg: ")
+                    .and_then(|r| r.strip_suffix('}'))
+                {
+                    match numbers(args).as_deref() {
+                        Some([addr, value]) => comment(line, config_fields(arch, *addr, *value)),
+                        _ => line.to_string(),
+                    }
+                } else {
+                    line.to_string()
+                }
+            }
+            _ => line.to_string(),
+        };
+        out.push_str(&annotated);
+        out.push('\n');
+    }
+    out
+}
+
+/// Where a field sits on one architecture: `word[hi:lo]`, or `-`.
+fn place(rf: Option<tensix_emu::regs::RegField>) -> String {
+    match rf {
+        Some(rf) if rf.width == 1 => format!("{}[{}]", rf.addr32, rf.shift),
+        Some(rf) => format!(
+            "{}[{}:{}]",
+            rf.addr32,
+            u32::from(rf.shift) + u32::from(rf.width) - 1,
+            rf.shift
+        ),
+        None => "-".to_string(),
+    }
+}
+
+/// The register reference (`docs/registers.md`, `tensix-harness regs`):
+/// every Config and ThreadConfig field by name, with its word and bits on
+/// each architecture. Fields whose name contains `filter` only, if given.
+pub fn register_reference(filter: Option<&str>) -> String {
+    let keep = |name: &str| filter.is_none_or(|f| name.contains(f));
+    let s = String::from(
+        "| field | Blackhole word[bits] | Wormhole B0 word[bits] |\n| --- | --- | --- |\n",
+    );
+    let mut config = String::new();
+    for f in CfgField::ALL.iter().filter(|f| keep(f.name())) {
+        config.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            f.name(),
+            place(f.on(Arch::Blackhole)),
+            place(f.on(Arch::WormholeB0))
+        ));
+    }
+    let mut thread = String::new();
+    for f in ThreadCfgField::ALL.iter().filter(|f| keep(f.name())) {
+        thread.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            f.name(),
+            place(f.on(Arch::Blackhole)),
+            place(f.on(Arch::WormholeB0))
+        ));
+    }
+    format!(
+        "## Config (`setup.config`, `{{cfg: ...}}` stores; word = addr32)\n\n{s}{config}\n\
+         ## ThreadConfig (`setup.thread_config`; word = reg)\n\n{s}{thread}"
+    )
+}

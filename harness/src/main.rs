@@ -127,6 +127,11 @@ struct NewArgs {
     /// Seed of the tile data.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The tile data from a file instead: for pack, numbers in the Dst view
+    /// (16 a row, from the tile's first row); for unpack, the tile's bytes
+    /// in L1 (exponent section, then datums).
+    #[arg(long, conflicts_with = "seed")]
+    data: Option<PathBuf>,
     /// Fill `expect` from: golden (the golden tile model), emulator, or an
     /// engine (ttsim:PATH, wolfpine[:DIR], device[:INDEX]). Without it,
     /// `expect` is left empty.
@@ -1368,9 +1373,15 @@ fn new_vector(a: NewArgs) -> ExitCode {
             .expect_from
             .clone()
             .filter(|e| e != "golden" && e != "emulator");
+        let data = match &a.data {
+            Some(p) => {
+                Some(tensix_harness::vector::read_bounded(p).map_err(|e| format!("--data: {e}"))?)
+            }
+            None => None,
+        };
         let v = match a.kind {
             NewKind::Pack => {
-                let c = new::pack_case(&new::PackChoices {
+                let mut c = new::pack_case(&new::PackChoices {
                     arch,
                     from,
                     to,
@@ -1392,10 +1403,15 @@ fn new_vector(a: NewArgs) -> ExitCode {
                     l1_addr,
                     seed: a.seed,
                 })?;
+                if let Some(d) = &data {
+                    let text = std::str::from_utf8(d)
+                        .map_err(|_| "--data: a pack's data is text".to_string())?;
+                    new::pack_data(&mut c, text).map_err(|e| format!("--data: {e}"))?;
+                }
                 new::vector(Case::Pack(&c), &name, &expect, &command)
             }
             NewKind::Unpack => {
-                let c = new::unpack_case(&new::UnpackChoices {
+                let mut c = new::unpack_case(&new::UnpackChoices {
                     arch,
                     from,
                     to,
@@ -1409,6 +1425,9 @@ fn new_vector(a: NewArgs) -> ExitCode {
                     l1_addr,
                     seed: a.seed,
                 })?;
+                if let Some(d) = &data {
+                    new::unpack_data(&mut c, d).map_err(|e| format!("--data: {e}"))?;
+                }
                 new::vector(Case::Unpack(&c), &name, &expect, &command)
             }
         };

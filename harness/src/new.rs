@@ -161,6 +161,62 @@ pub fn unpack_case(c: &UnpackChoices) -> Result<UnpackTileCase, String> {
     UnpackTileCase::with_data(job, &mut u).map_err(|e| e.to_string())
 }
 
+/// Replace a pack case's tile data with `text`: integers (decimal or `0x`
+/// hex, separated by whitespace or commas) in the Dst view, 16 a row, from
+/// the tile's first Dst row on.
+pub fn pack_data(c: &mut PackTileCase, text: &str) -> Result<(), String> {
+    let mut values = Vec::new();
+    for t in text.split(|ch: char| ch.is_whitespace() || ch == ',') {
+        let t = t.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let v = match t.strip_prefix("0x") {
+            Some(h) => u32::from_str_radix(h, 16),
+            None => t.parse(),
+        }
+        .map_err(|_| format!("`{t}` (value {}) is not a 32-bit number", values.len()))?;
+        if v > c.job.dst.mode().max_cell() {
+            return Err(format!(
+                "value {} ({v:#x}) is too wide for a {} Dst",
+                values.len(),
+                c.job.dst.name()
+            ));
+        }
+        values.push(v);
+    }
+    if values.is_empty() || values.len() % 16 != 0 {
+        return Err(format!("{} values: give whole rows of 16", values.len()));
+    }
+    let first = c.job.first_row() as u16;
+    for (k, row) in values.chunks_exact(16).enumerate() {
+        let n = first + k as u16;
+        let Some(r) = c.dst.iter_mut().find(|r| r.row == n) else {
+            return Err(format!(
+                "{} rows given; the tile reads Dst rows {first}..{}",
+                values.len() / 16,
+                first + 16 * u16::from(c.job.faces)
+            ));
+        };
+        r.cells.copy_from_slice(row);
+    }
+    Ok(())
+}
+
+/// Replace an unpack case's tile bytes (exponent section, then datums) with
+/// `bytes`, which must be exactly as long.
+pub fn unpack_data(c: &mut UnpackTileCase, bytes: &[u8]) -> Result<(), String> {
+    if bytes.len() != c.tile.len() {
+        return Err(format!(
+            "{} bytes given; this tile is {} bytes (exponent section, then datums)",
+            bytes.len(),
+            c.tile.len()
+        ));
+    }
+    c.tile.copy_from_slice(bytes);
+    Ok(())
+}
+
 /// Where `expect` comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExpectFrom {

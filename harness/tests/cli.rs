@@ -252,3 +252,62 @@ fn fmt_annotates_and_does_not_overwrite() {
     let (code, text) = harness(&["fmt", src.to_str().unwrap(), "-o", src.to_str().unwrap()]);
     assert_eq!(code, 2, "{text}");
 }
+
+/// `new pack --data`: the docs' worked-example row (hand-derived there) in
+/// every row of one face gives its bytes: 16 exponents 0x82 and, per row,
+/// the same 16 datums.
+#[test]
+fn new_takes_tile_data_from_a_file() {
+    let d = scratch("new-data");
+    let row = "0x3f80 0x4000 0x3f00 0xbf80 0x4040 0x0000 0x3fc0 0xc080 \
+               0x3e80 0x4100 0xbf00 0x40c0 0x3fa0 0x3f80 0x4000 0x4080\n";
+    let data = d.join("face.txt");
+    std::fs::write(&data, row.repeat(16)).unwrap();
+    let out = d.join("face.yaml");
+    let (code, text) = harness(&[
+        "new",
+        "pack",
+        "--from",
+        "bf16",
+        "--to",
+        "bfp8_b",
+        "--faces",
+        "1",
+        "--data",
+        data.to_str().unwrap(),
+        "--expect-from",
+        "golden",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{text}");
+    let v = tensix_harness::vector::Vector::load(&out).unwrap();
+    let l1 = v.expect.l1.as_ref().unwrap();
+    let bytes: Vec<u8> = l1.iter().flat_map(|r| r.bytes.clone()).collect();
+    assert_eq!(&bytes[..16], &[0x82; 16]);
+    let datums = [
+        0x08, 0x10, 0x04, 0x88, 0x18, 0x00, 0x0c, 0xa0, 0x02, 0x40, 0x84, 0x30, 0x0a, 0x08, 0x10,
+        0x20,
+    ];
+    assert_eq!(bytes.len(), 16 + 256);
+    for r in 0..16 {
+        assert_eq!(&bytes[16 + 16 * r..32 + 16 * r], &datums, "row {r}");
+    }
+    // Half a row is refused, and says why.
+    std::fs::write(&data, "1 2 3").unwrap();
+    let bad = d.join("bad.yaml");
+    let (code, text) = harness(&[
+        "new",
+        "pack",
+        "--from",
+        "bf16",
+        "--to",
+        "bfp8_b",
+        "--data",
+        data.to_str().unwrap(),
+        "-o",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("whole rows of 16"), "{text}");
+}

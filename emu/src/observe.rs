@@ -55,6 +55,8 @@ pub struct PackDatum {
     pub early: Intermediate,
     /// After ReLU.
     pub relu: Intermediate,
+    /// The exponent histogram bin it counted in, when the histogram is on.
+    pub histogram_bin: Option<u8>,
     /// After exponent thresholding.
     pub thresholded: Intermediate,
     /// Whether downsampling kept it; the stages below exist only if so.

@@ -312,6 +312,13 @@ fn pack_chain<'a>(o: &'a Observed, d: &PackDatum) -> Explained<'a> {
     }
     let (v, dec) = intermediate(d.relu);
     stages.push(stage("ReLU", v, dec));
+    if let Some(bin) = d.histogram_bin {
+        stages.push(stage(
+            "exponent histogram",
+            format!("bin {bin}"),
+            "counted (the low five bits of its exponent)",
+        ));
+    }
     let (v, dec) = intermediate(d.thresholded);
     stages.push(stage("exponent threshold", v, dec));
     stages.push(stage(

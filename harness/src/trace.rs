@@ -9,6 +9,7 @@
 //!   "instructions": [
 //!     { "index": 0, "thread": 2, "entry": 0, "word": "0x5e803c00",
 //!       "text": "SETADCXX x_end2=0xf cnt_set_mask=4",
+//!       "expanded_from": null | { "word": ..., "text": "MOP ..." },  // MOP/REPLAY
 //!       "adcs": { "unpacker0": [[X,Y,Z,W],[X,Y,Z,W]], "unpacker1": ...,
 //!                 "packers": ... },            // channel 0, channel 1
 //!       "l1_writes": [ { "addr": "0x10010", "bytes": "32 hex digits" } ] } ],
@@ -73,6 +74,21 @@ fn text(arch: tensix_emu::Arch, word: u32) -> String {
     }
 }
 
+/// The program word an instruction came from, when it is not the
+/// instruction itself: the MOP or REPLAY word the front end expanded.
+fn expanded_from(v: &Vector, i: &Issued) -> Option<u32> {
+    let step = v
+        .program
+        .iter()
+        .filter(|p| usize::from(p.thread) == usize::from(i.thread))
+        .flat_map(|p| p.run.iter())
+        .nth(i.entry)?;
+    match *step {
+        crate::vector::Step::Instruction(w) if w != i.word => Some(w),
+        _ => None,
+    }
+}
+
 fn writes_of(o: &Observed, index: u64) -> impl Iterator<Item = &L1Write> {
     o.after
         .l1
@@ -101,6 +117,9 @@ pub fn human(v: &Vector, o: &Observed, sel: Selection) -> String {
             i.word,
             text(v.arch, i.word)
         );
+        if let Some(w) = expanded_from(v, i) {
+            let _ = writeln!(s, "      expanded from {w:#010x}  {}", text(v.arch, w));
+        }
         let adcs: Vec<String> = UNITS
             .iter()
             .zip(i.adcs)
@@ -146,6 +165,10 @@ pub fn json(v: &Vector, o: &Observed, sel: Selection) -> serde_json::Value {
                 "entry": i.entry,
                 "word": format!("{:#010x}", i.word),
                 "text": text(v.arch, i.word),
+                "expanded_from": expanded_from(v, i).map(|w| serde_json::json!({
+                    "word": format!("{w:#010x}"),
+                    "text": text(v.arch, w),
+                })),
                 "adcs": adcs,
                 "l1_writes": writes_of(o, i.index)
                     .map(|w| serde_json::json!({"addr": format!("{:#x}", w.addr), "bytes": hex(&w.bytes)}))

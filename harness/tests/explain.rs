@@ -289,3 +289,44 @@ fn trace_lists_instructions_adcs_and_writes() {
         "{human}"
     );
 }
+
+/// The exponent histogram (ThreadConfig `ENABLE_ACC_STATS_Enable`) counts
+/// each datum from Dst in the bin of its exponent's low five bits: BF16
+/// -0.5 has exponent 0x7e (126), bin 30.
+#[test]
+fn the_histogram_bin_is_named() {
+    let text = std::fs::read_to_string(vectors().join(format!("{PACK}/exp-threshold-bf16.yaml")))
+        .unwrap()
+        .replace(
+            "thread_config: []",
+            "thread_config:\n    - {thread: 2, ENABLE_ACC_STATS_Enable: 1}",
+        );
+    let v = Vector::from_yaml_str(&text, "hist.yaml").unwrap();
+    let o = Observed::run(&v).unwrap();
+    let j = explain::json(&v, &o, Target::dst("0,1").unwrap());
+    assert_eq!(stage(only_datum(&j), "exponent histogram").0, "bin 30");
+}
+
+/// `trace` names the MOP word an expanded instruction came from: in this
+/// vector, program entry 1 is the MOP 0x01100000 and the instructions
+/// executed at that entry are its expansion, not the word itself.
+#[test]
+fn trace_names_the_mop_an_instruction_came_from() {
+    let v = load("isa-spec/blackhole/mop/template0-mask-hi-from-mop-cfg.yaml");
+    assert_eq!(
+        v.program[0].run[1],
+        tensix_harness::vector::Step::Instruction(0x0110_0000)
+    );
+    let o = Observed::run(&v).unwrap();
+    let j = trace::json(&v, &o, Selection::default());
+    let insns = j["instructions"].as_array().unwrap();
+    assert!(!insns.is_empty());
+    for i in insns.iter().filter(|i| i["entry"] == 1) {
+        assert_ne!(i["word"], "0x01100000");
+        assert_eq!(i["expanded_from"]["word"], "0x01100000", "{i:#}");
+        assert!(i["expanded_from"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("MOP"));
+    }
+}

@@ -41,7 +41,7 @@ impl ExponentHistogram {
                 v.format()
             ))
         })?;
-        let bin = &mut self.counts[(e & 31) as usize];
+        let bin = &mut self.counts[bin_of(e)];
         *bin = bin.saturating_add(1);
         self.max_exponent = self.max_exponent.max(e);
         Ok(())
@@ -56,6 +56,11 @@ impl ExponentHistogram {
     pub fn max_exponent(&self) -> u32 {
         self.max_exponent
     }
+}
+
+/// The bin an exponent field counts in: its low five bits.
+pub const fn bin_of(exponent: u32) -> usize {
+    (exponent & 31) as usize
 }
 
 /// The exponent field of a float intermediate, `None` for integers.

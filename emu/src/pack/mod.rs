@@ -965,6 +965,12 @@ impl Context<'_> {
             source,
             early,
             relu,
+            histogram_bin: match source {
+                PackSource::Dst { .. } if st.histogram => {
+                    histogram::exponent_field(relu).map(|e| histogram::bin_of(e) as u8)
+                }
+                _ => None,
+            },
             thresholded,
             kept,
             late: None,

@@ -131,6 +131,10 @@ pub struct UnpackDatum {
     pub exp: u8,
     /// The value written, as the register holds it.
     pub value: u32,
+    /// The output address generator's position for it (`OutAddr`, in
+    /// datums), before the header rows, column shift, haloize transpose and
+    /// `SrcRow` place it in a register cell.
+    pub out_addr: u32,
     /// Where it went (`None` when the output generator dropped it: a `SrcA`
     /// header row or shifted-out column).
     pub cell: Option<UnpackCell>,

@@ -477,6 +477,15 @@ fn unpack_chain<'a>(d: &UnpackDatum) -> Explained<'a> {
         }
         None => "nowhere (a header row or shifted-out column)".to_string(),
     };
+    stages.push(stage(
+        "output address",
+        format!("{}", d.out_addr),
+        format!(
+            "OutAddr in datums: row {}, column {} before header rows, column shift, haloize and SrcRow",
+            d.out_addr / 16,
+            d.out_addr % 16
+        ),
+    ));
     stages.push(stage("written", format!("{:#x}", d.value), place));
     Explained {
         kind: "unpack",

@@ -251,6 +251,9 @@ fn an_unpacked_datum_shows_the_l1_bytes_and_the_conversion() {
     assert_eq!(stage(d, "written").0, format!("{want:#x}"));
     assert_eq!(stage(d, "written").1, "SrcA bank 0 row 0 col 3");
     assert!(stage(d, "conversion").1.starts_with("Src cell"));
+    // SrcA row 0 is output row 4: UNPACR_Regular.md drops four header rows
+    // (`Row -= 4`), so column 3 of it is OutAddr 4 * 16 + 3.
+    assert_eq!(stage(d, "output address").0, "67");
 }
 
 /// `trace`: the two instructions of a pack vector, the packer ADC's X end

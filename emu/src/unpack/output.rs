@@ -259,6 +259,11 @@ impl OutputStream {
         Ok(())
     }
 
+    /// `OutAddr`: where the next datum goes, in datums.
+    pub fn out_addr(&self) -> u32 {
+        self.plan.out_addr
+    }
+
     /// Note the cell a datum (not an upsampling zero after it) went to.
     #[inline]
     fn first_cell(&mut self, cell: UnpackCell) {

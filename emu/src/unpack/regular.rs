@@ -257,6 +257,7 @@ fn main_loop(
                 value = 0;
                 continue;
             }
+            let out_addr = output.out_addr();
             output.emit(&mut regs, value)?;
             if let (Some(o), 0) = (observer.as_deref_mut(), z) {
                 o.unpack.push(UnpackDatum {
@@ -267,6 +268,7 @@ fn main_loop(
                     datum_bits: in_plan.datum_bits,
                     exp: d.exp,
                     value,
+                    out_addr,
                     cell: output.last,
                 });
             }

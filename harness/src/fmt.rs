@@ -5,31 +5,44 @@
 //! names) or the instruction's text form.
 
 use crate::vector::Vector;
-use tensix_emu::regs::{CfgField, ThreadCfgField};
+use tensix_emu::regs::{CfgField, RegField, ThreadCfgField};
 use tensix_emu::Arch;
 
-/// The non-zero Config fields of word `addr32` holding `value`.
-pub fn config_fields(arch: Arch, addr32: u32, value: u32) -> Vec<String> {
-    CfgField::ALL
+/// Every Config field: its name and where it sits on `arch`.
+fn config_places(arch: Arch) -> impl Iterator<Item = (&'static str, Option<RegField>)> {
+    CfgField::ALL.iter().map(move |f| (f.name(), f.on(arch)))
+}
+
+/// Every ThreadConfig field: its name and where it sits on `arch`.
+fn thread_config_places(arch: Arch) -> impl Iterator<Item = (&'static str, Option<RegField>)> {
+    ThreadCfgField::ALL
         .iter()
-        .filter_map(|f| {
-            let rf = f.on(arch)?;
+        .map(move |f| (f.name(), f.on(arch)))
+}
+
+/// `NAME=value` for each field of `fields` in word `word` that `value` sets.
+fn set_fields(
+    fields: impl Iterator<Item = (&'static str, Option<RegField>)>,
+    word: u32,
+    value: u32,
+) -> Vec<String> {
+    fields
+        .filter_map(|(name, rf)| {
+            let rf = rf?;
             let v = rf.extract(value);
-            (u32::from(rf.addr32) == addr32 && v != 0).then(|| format!("{}={v:#x}", f.name()))
+            (u32::from(rf.addr32) == word && v != 0).then(|| format!("{name}={v:#x}"))
         })
         .collect()
 }
 
+/// The non-zero Config fields of word `addr32` holding `value`.
+pub fn config_fields(arch: Arch, addr32: u32, value: u32) -> Vec<String> {
+    set_fields(config_places(arch), addr32, value)
+}
+
 /// The non-zero ThreadConfig fields of register `reg` holding `value`.
 pub fn thread_config_fields(arch: Arch, reg: u32, value: u32) -> Vec<String> {
-    ThreadCfgField::ALL
-        .iter()
-        .filter_map(|f| {
-            let rf = f.on(arch)?;
-            let v = rf.extract(value);
-            (u32::from(rf.addr32) == reg && v != 0).then(|| format!("{}={v:#x}", f.name()))
-        })
-        .collect()
+    set_fields(thread_config_places(arch), reg, value)
 }
 
 /// Integers of a flow sequence such as `[1, 0x0a000000]`.
@@ -111,7 +124,7 @@ pub fn annotated(v: &Vector) -> String {
 }
 
 /// Where a field sits on one architecture: `word[hi:lo]`, or `-`.
-fn place(rf: Option<tensix_emu::regs::RegField>) -> String {
+fn place(rf: Option<RegField>) -> String {
     match rf {
         Some(rf) if rf.width == 1 => format!("{}[{}]", rf.addr32, rf.shift),
         Some(rf) => format!(
@@ -132,24 +145,23 @@ pub fn register_reference(filter: Option<&str>) -> String {
     let s = String::from(
         "| field | Blackhole word[bits] | Wormhole B0 word[bits] |\n| --- | --- | --- |\n",
     );
-    let mut config = String::new();
-    for f in CfgField::ALL.iter().filter(|f| keep(f.name())) {
-        config.push_str(&format!(
-            "| `{}` | {} | {} |\n",
-            f.name(),
-            place(f.on(Arch::Blackhole)),
-            place(f.on(Arch::WormholeB0))
-        ));
-    }
-    let mut thread = String::new();
-    for f in ThreadCfgField::ALL.iter().filter(|f| keep(f.name())) {
-        thread.push_str(&format!(
-            "| `{}` | {} | {} |\n",
-            f.name(),
-            place(f.on(Arch::Blackhole)),
-            place(f.on(Arch::WormholeB0))
-        ));
-    }
+    let rows = |bh: Vec<(&'static str, Option<RegField>)>, wh: Vec<Option<RegField>>| {
+        bh.into_iter()
+            .zip(wh)
+            .filter(|((name, _), _)| keep(name))
+            .map(|((name, b), w)| format!("| `{name}` | {} | {} |\n", place(b), place(w)))
+            .collect::<String>()
+    };
+    let config = rows(
+        config_places(Arch::Blackhole).collect(),
+        config_places(Arch::WormholeB0).map(|(_, p)| p).collect(),
+    );
+    let thread = rows(
+        thread_config_places(Arch::Blackhole).collect(),
+        thread_config_places(Arch::WormholeB0)
+            .map(|(_, p)| p)
+            .collect(),
+    );
     format!(
         "## Config (`setup.config`, `{{cfg: ...}}` stores; word = addr32)\n\n{s}{config}\n\
          ## ThreadConfig (`setup.thread_config`; word = reg)\n\n{s}{thread}"

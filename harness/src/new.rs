@@ -10,28 +10,30 @@ use crate::llk::PackForm;
 use crate::vector::{self, Arch, DstFormat, Provenance, Source, Vector};
 use arbitrary::Unstructured;
 
+/// The one of `all` whose name is `name`, or an error listing the names.
+fn by_name<T: Copy>(
+    all: &[T],
+    name_of: fn(T) -> &'static str,
+    what: &str,
+    name: &str,
+) -> Result<T, String> {
+    all.iter()
+        .copied()
+        .find(|x| name_of(*x) == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|x| name_of(*x)).collect();
+            format!("unknown {what} `{name}`; one of {}", names.join(", "))
+        })
+}
+
 /// A format by the name tags use (`bf16`, `bfp8_b`, `fp32`, ...).
 pub fn format(name: &str) -> Result<Format, String> {
-    Format::ALL
-        .iter()
-        .copied()
-        .find(|f| f.name() == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-            format!("unknown format `{name}`; one of {}", names.join(", "))
-        })
+    by_name(&Format::ALL, Format::name, "format", name)
 }
 
 /// A Dst view by name (`bf16`, `fp16`, `raw16`, `fp32`, `int32`, `raw32`).
 pub fn dst_format(name: &str) -> Result<DstFormat, String> {
-    DstFormat::ALL
-        .iter()
-        .copied()
-        .find(|f| f.name() == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = DstFormat::ALL.iter().map(|f| f.name()).collect();
-            format!("unknown Dst format `{name}`; one of {}", names.join(", "))
-        })
+    by_name(&DstFormat::ALL, DstFormat::name, "Dst format", name)
 }
 
 /// `none`, `zero`, `min:T` or `max:T` (T the 16-bit threshold).

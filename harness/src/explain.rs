@@ -504,10 +504,13 @@ fn selected<'a>(o: &'a Observed, t: Target) -> Vec<Explained<'a>> {
         let hit = match t {
             Target::L1 { .. } => match (d.l1_addr, d.bfp) {
                 (Some(a), _) => t.has_l1(a, u32::from(d.l1_len)),
-                (None, Some((gi, slot))) => rec
-                    .bfp_groups
-                    .get(gi)
-                    .is_some_and(|g| t.has_l1(datum_byte(g, slot), 1)),
+                // A datum byte, or the group's exponent byte, which the
+                // datum that set the shared exponent explains.
+                (None, Some((gi, slot))) => rec.bfp_groups.get(gi).is_some_and(|g| {
+                    t.has_l1(datum_byte(g, slot), 1)
+                        || (t.has_l1(g.exp_addr, 1)
+                            && Group::new(g, slot, is_a_form(o)).set_by == usize::from(slot))
+                }),
                 _ => false,
             },
             Target::Dst { row, col } => matches!(d.source,

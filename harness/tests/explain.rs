@@ -333,3 +333,21 @@ fn trace_names_the_mop_an_instruction_came_from() {
             .starts_with("MOP"));
     }
 }
+
+/// Asking about a BFP exponent byte explains the datum that set it: in the
+/// docs' worked example that is 8.0 (BF16 0x4100, exponent 0x82), column 9
+/// of the row.
+#[test]
+fn an_exponent_byte_is_explained_by_the_datum_that_set_it() {
+    let v = Vector::load(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/example-bf16-row-to-bfp8b.yaml"),
+    )
+    .unwrap();
+    let o = Observed::run(&v).unwrap();
+    let j = explain::json(&v, &o, Target::l1("0x10010").unwrap());
+    let d = only_datum(&j);
+    assert!(stage(d, "Dst row 0 col 9").1.contains("Dst"));
+    assert_eq!(stage(d, "early conversion"), ("0x4100", "BF16 +82.00"));
+    assert_eq!(d["bfp_group"]["shared_exp"], "0x82");
+    assert_eq!(d["bfp_group"]["set_by"], 9);
+}

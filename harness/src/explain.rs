@@ -353,9 +353,12 @@ fn pack_chain<'a>(o: &'a Observed, d: &PackDatum) -> Explained<'a> {
     let mut l1 = None;
     if let (Some(a), false) = (d.l1_addr, d.elided) {
         let acc = if d.accumulated {
-            "Pack_L1_Acc: added to what L1 held"
+            match held_before(o, d.instruction, a, u32::from(d.l1_len)) {
+                Some(old) => format!("Pack_L1_Acc: added to the {} L1 held", hex(&old)),
+                None => "Pack_L1_Acc: added to what L1 held".to_string(),
+            }
         } else {
-            "written"
+            "written".to_string()
         };
         stages.push(stage(
             "L1 accumulation",
@@ -417,6 +420,23 @@ fn pack_chain<'a>(o: &'a Observed, d: &PackDatum) -> Explained<'a> {
         group,
         l1,
     }
+}
+
+/// The `len` bytes at `addr` just before instruction `insn`'s write of
+/// them: the last earlier write of that 16-byte block in the L1 write log,
+/// or the setup's L1.
+fn held_before(o: &Observed, insn: u64, addr: u32, len: u32) -> Option<Vec<u8>> {
+    let block = addr & !15;
+    let at = (addr - block) as usize;
+    let log = o.after.l1.log();
+    let this = log
+        .iter()
+        .position(|w| w.addr == block && w.instruction == insn)?;
+    let bytes = match log[..this].iter().rev().find(|w| w.addr == block) {
+        Some(w) => w.bytes.get(at..at + len as usize)?.to_vec(),
+        None => o.before.l1.read(addr, len as usize)?.to_vec(),
+    };
+    Some(bytes)
 }
 
 /// The L1 byte holding datum `slot` of group `g`.

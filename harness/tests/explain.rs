@@ -133,7 +133,10 @@ fn l1_accumulation_is_named_with_the_sum() {
         Target::l1("0x10010").unwrap(),
     );
     let d = only_datum(&j);
-    assert_eq!(stage(d, "L1 accumulation").0, "on");
+    let (on, how) = stage(d, "L1 accumulation");
+    assert_eq!(on, "on");
+    // The setup put 1.0 (bytes 80 3f) at 0x10010.
+    assert!(how.contains("added to the 80 3f"), "{how}");
     assert_eq!(d["l1"]["actual"], "00 40");
 }
 

@@ -407,7 +407,11 @@ fn main() -> ExitCode {
             from,
             to,
             format,
-        } => trace(&vector, trace_selection(thread, from, to), format),
+        } => trace(
+            &vector,
+            tensix_harness::trace::Selection { thread, from, to },
+            format,
+        ),
         Command::Explain {
             vector,
             l1,
@@ -1277,14 +1281,6 @@ fn diff(args: DiffArgs) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
-}
-
-fn trace_selection(
-    thread: Option<u8>,
-    from: Option<u64>,
-    to: Option<u64>,
-) -> tensix_harness::trace::Selection {
-    tensix_harness::trace::Selection { thread, from, to }
 }
 
 /// Load a vector and run it with the emulator recording.

@@ -45,12 +45,9 @@ pub enum Target {
 }
 
 fn number(s: &str) -> Result<u32, String> {
-    let s = s.trim();
-    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(h) => u32::from_str_radix(h, 16),
-        None => s.parse(),
-    };
-    r.map_err(|_| format!("`{s}` is not a number"))
+    crate::vector::parse_int(s)
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| format!("`{}` is not a 32-bit number", s.trim()))
 }
 
 impl Target {

@@ -4,7 +4,7 @@
 //! that reads it back: the register fields it sets (by their `cfg_defines.h`
 //! names) or the instruction's text form.
 
-use crate::vector::Vector;
+use crate::vector::{Vector, Word};
 use tensix_emu::regs::{CfgField, RegField, ThreadCfgField};
 use tensix_emu::Arch;
 
@@ -45,82 +45,17 @@ pub fn thread_config_fields(arch: Arch, reg: u32, value: u32) -> Vec<String> {
     set_fields(thread_config_places(arch), reg, value)
 }
 
-/// Integers of a flow sequence such as `[1, 0x0a000000]`.
-fn numbers(s: &str) -> Option<Vec<u32>> {
-    let inner = s.trim().strip_prefix('[')?.strip_suffix(']')?;
-    inner
-        .split(',')
-        .map(|x| {
-            let x = x.trim();
-            match x.strip_prefix("0x") {
-                Some(h) => u32::from_str_radix(h, 16).ok(),
-                None => x.parse().ok(),
-            }
-        })
-        .collect()
-}
-
-fn comment(line: &str, words: Vec<String>) -> String {
-    if words.is_empty() {
-        line.to_string()
-    } else {
-        format!("{line}  # {}", words.join(", "))
-    }
-}
-
 /// The house style with a reading of every Config, ThreadConfig and
 /// instruction word as a trailing comment. The comments change nothing:
 /// parsing the result gives the same vector.
 pub fn annotated(v: &Vector) -> String {
     let arch = v.arch;
-    let mut section = "";
-    let mut out = String::new();
-    for line in v.to_yaml().lines() {
-        let trimmed = line.trim_start();
-        if let Some(key) = trimmed.strip_suffix(':') {
-            if !key.starts_with('-') {
-                section = match key {
-                    "config" | "thread_config" | "run" => key,
-                    _ => "",
-                };
-            }
-        }
-        let item = trimmed.strip_prefix("- ");
-        let annotated = match (section, item) {
-            ("config", Some(rest)) => match numbers(rest).as_deref() {
-                Some([addr, value, ..]) => comment(line, config_fields(arch, *addr, *value)),
-                _ => line.to_string(),
-            },
-            ("thread_config", Some(rest)) => match numbers(rest).as_deref() {
-                Some([_, reg, value]) => comment(line, thread_config_fields(arch, *reg, *value)),
-                _ => line.to_string(),
-            },
-            ("run", Some(rest)) => {
-                if let Some(w) = rest
-                    .strip_prefix("0x")
-                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-                {
-                    let text = tensix_emu::isa::decode(arch, w)
-                        .map_or_else(|e| format!("does not decode: {e}"), |i| i.to_string());
-                    comment(line, vec![text])
-                } else if let Some(args) = rest
-                    .strip_prefix("{cfg: ")
-                    .and_then(|r| r.strip_suffix('}'))
-                {
-                    match numbers(args).as_deref() {
-                        Some([addr, value]) => comment(line, config_fields(arch, *addr, *value)),
-                        _ => line.to_string(),
-                    }
-                } else {
-                    line.to_string()
-                }
-            }
-            _ => line.to_string(),
-        };
-        out.push_str(&annotated);
-        out.push('\n');
-    }
-    out
+    v.to_yaml_commented(&|w| match w {
+        Word::Config { addr32, value } => config_fields(arch, addr32, value).join(", "),
+        Word::ThreadConfig { reg, value } => thread_config_fields(arch, reg, value).join(", "),
+        Word::Instruction(word) => tensix_emu::isa::decode(arch, word)
+            .map_or_else(|e| format!("does not decode: {e}"), |i| i.to_string()),
+    })
 }
 
 /// Where a field sits on one architecture: `word[hi:lo]`, or `-`.

@@ -1337,12 +1337,9 @@ fn new_vector(a: NewArgs) -> ExitCode {
         ArchArg::WormholeB0 => tensix_harness::vector::Arch::WormholeB0,
     };
     let number = |what: &str, s: &str| -> Result<u32, String> {
-        let s = s.trim();
-        match s.strip_prefix("0x") {
-            Some(h) => u32::from_str_radix(h, 16),
-            None => s.parse(),
-        }
-        .map_err(|_| format!("--{what} `{s}` is not a number"))
+        tensix_harness::vector::parse_int(s)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| format!("--{what} `{}` is not a 32-bit number", s.trim()))
     };
     if let Err(e) = output::check_target(&a.out, a.force) {
         return unusable(format!("-o: {e}"));

@@ -39,12 +39,9 @@ pub fn dst_format(name: &str) -> Result<DstFormat, String> {
 /// `none`, `zero`, `min:T` or `max:T` (T the 16-bit threshold).
 pub fn relu(s: &str) -> Result<Relu, String> {
     let threshold = |t: &str| {
-        let t = t.trim();
-        match t.strip_prefix("0x") {
-            Some(h) => u16::from_str_radix(h, 16),
-            None => t.parse(),
-        }
-        .map_err(|_| format!("ReLU threshold `{t}` is not a 16-bit number"))
+        crate::vector::parse_int(t)
+            .and_then(|n| u16::try_from(n).ok())
+            .ok_or_else(|| format!("ReLU threshold `{}` is not a 16-bit number", t.trim()))
     };
     match s.split_once(':') {
         None if s == "none" => Ok(Relu::NONE),
@@ -173,11 +170,9 @@ pub fn pack_data(c: &mut PackTileCase, text: &str) -> Result<(), String> {
         if t.is_empty() {
             continue;
         }
-        let v = match t.strip_prefix("0x") {
-            Some(h) => u32::from_str_radix(h, 16),
-            None => t.parse(),
-        }
-        .map_err(|_| format!("`{t}` (value {}) is not a 32-bit number", values.len()))?;
+        let v = crate::vector::parse_int(t)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| format!("`{t}` (value {}) is not a 32-bit number", values.len()))?;
         if v > c.job.dst.mode().max_cell() {
             return Err(format!(
                 "value {} ({v:#x}) is too wide for a {} Dst",

@@ -22,7 +22,25 @@ macro_rules! line {
     }};
 }
 
+/// A word a commented emission may read back in a trailing comment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Word {
+    /// A Config word (in `setup.config` or a program's `cfg` store).
+    Config { addr32: u32, value: u32 },
+    /// A ThreadConfig register as `setup.thread_config` writes it.
+    ThreadConfig { reg: u32, value: u32 },
+    /// A Tensix instruction word.
+    Instruction(u32),
+}
+
 pub(crate) fn to_yaml(v: &Vector) -> String {
+    to_yaml_commented(v, &|_| String::new())
+}
+
+/// [`to_yaml`], with `comment(word)` after every Config, ThreadConfig and
+/// instruction word where it is not empty. Comments change nothing a parser
+/// reads.
+pub(crate) fn to_yaml_commented(v: &Vector, comment: &dyn Fn(Word) -> String) -> String {
     let mut o = String::new();
     line!(o, "schema: {SCHEMA}");
     line!(o, "name: {}", scalar(&v.name));
@@ -32,25 +50,45 @@ pub(crate) fn to_yaml(v: &Vector) -> String {
     line!(o, "  detail: {}", quoted(&v.provenance.detail));
     let tags: Vec<String> = v.tags.iter().map(|t| scalar(t)).collect();
     line!(o, "tags: [{}]", tags.join(", "));
-    setup(&mut o, &v.setup);
-    program(&mut o, &v.program);
+    setup(&mut o, &v.setup, comment);
+    program(&mut o, &v.program, comment);
     expect(&mut o, &v.expect);
     o
 }
 
-fn setup(o: &mut String, s: &Setup) {
+/// `text`, followed by `comment(word)` when there is one.
+fn commented(text: String, comment: &dyn Fn(Word) -> String, word: Word) -> String {
+    let c = comment(word);
+    if c.is_empty() {
+        text
+    } else {
+        format!("{text}  # {c}")
+    }
+}
+
+fn setup(o: &mut String, s: &Setup, comment: &dyn Fn(Word) -> String) {
     line!(o, "setup:");
     line!(o, "  l1_fill: 0x{:02x}", s.l1_fill);
     l1(o, &s.l1);
     list(o, "config", &s.config, |c| {
-        if c.state == 0 {
+        let text = if c.state == 0 {
             format!("[{}, 0x{:08x}]", c.addr, c.value)
         } else {
             format!("[{}, 0x{:08x}, {}]", c.addr, c.value, c.state)
-        }
+        };
+        let word = Word::Config {
+            addr32: c.addr,
+            value: c.value,
+        };
+        commented(text, comment, word)
     });
     list(o, "thread_config", &s.thread_config, |t| {
-        format!("[{}, {}, 0x{:04x}]", t.thread, t.reg, t.value)
+        let text = format!("[{}, {}, 0x{:04x}]", t.thread, t.reg, t.value);
+        let word = Word::ThreadConfig {
+            reg: u32::from(t.reg),
+            value: u32::from(t.value),
+        };
+        commented(text, comment, word)
     });
     if !s.gprs.is_empty() {
         list(o, "gprs", &s.gprs, |g| {
@@ -73,7 +111,7 @@ fn setup(o: &mut String, s: &Setup) {
     }
 }
 
-fn program(o: &mut String, threads: &[ThreadProgram]) {
+fn program(o: &mut String, threads: &[ThreadProgram], comment: &dyn Fn(Word) -> String) {
     if threads.is_empty() {
         line!(o, "program: []");
         return;
@@ -88,9 +126,18 @@ fn program(o: &mut String, threads: &[ThreadProgram]) {
         line!(o, "    run:");
         for step in &t.run {
             match *step {
-                Step::Instruction(word) => line!(o, "      - 0x{word:08x}"),
+                Step::Instruction(word) => {
+                    let text = format!("0x{word:08x}");
+                    line!(
+                        o,
+                        "      - {}",
+                        commented(text, comment, Word::Instruction(word))
+                    )
+                }
                 Step::Cfg { addr32, value } => {
-                    line!(o, "      - {{cfg: [{addr32}, 0x{value:08x}]}}")
+                    let text = format!("{{cfg: [{addr32}, 0x{value:08x}]}}");
+                    let word = Word::Config { addr32, value };
+                    line!(o, "      - {}", commented(text, comment, word))
                 }
                 Step::Gpr { index, value } => {
                     line!(o, "      - {{gpr: [{index}, 0x{value:08x}]}}")

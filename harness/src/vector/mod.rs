@@ -90,7 +90,18 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use tensix_emu::state::{dst, gpr, src};
 
+pub use emit::Word;
 pub use error::{ErrorKind, VectorError};
+
+/// An integer as vectors and the command line write it: decimal, or hex
+/// after `0x`.
+pub fn parse_int(s: &str) -> Option<u64> {
+    let s = s.trim();
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
 
 /// The file beside the vectors that lists those known not to pass yet; it
 /// is not a vector.
@@ -547,6 +558,12 @@ impl Vector {
     /// one flow sequence per row. Parsing the result gives back `self`.
     pub fn to_yaml(&self) -> String {
         emit::to_yaml(self)
+    }
+
+    /// [`Vector::to_yaml`] with `comment(word)` after each Config,
+    /// ThreadConfig and instruction word where it is not empty.
+    pub fn to_yaml_commented(&self, comment: &dyn Fn(Word) -> String) -> String {
+        emit::to_yaml_commented(self, comment)
     }
 }
 

@@ -608,15 +608,15 @@ impl<'a> Ctx<'a> {
 
     /// Named register fields (`{THCON_SEC0_REG1_Out_data_format: 0x6}`,
     /// `cfg_defines.h` names) given as one mapping, all in one 32-bit word
-    /// (for ThreadConfig, in the 16 bits a write sets); `other` is the one
-    /// key that is not a field name.
+    /// (for ThreadConfig, in the 16 bits a write sets); `other` names the
+    /// one key beside them that is not a field name, if any.
     fn named_word(
         &self,
         n: &S<Node>,
         field: &str,
         arch: Arch,
         regs: Regs,
-        other: &str,
+        other: Option<&str>,
     ) -> Checked<NamedWord> {
         let Node::Map(entries) = &n.value else {
             return Err(self.err(
@@ -628,7 +628,7 @@ impl<'a> Ctx<'a> {
         };
         let mut word: Option<(NamedWord, String)> = None;
         for (k, v) in entries {
-            if is_key(k, other) {
+            if other.is_some_and(|o| is_key(k, o)) {
                 continue;
             }
             let Node::Str(name) = &k.value else {
@@ -902,7 +902,7 @@ impl<'a> Ctx<'a> {
                     Some((_, n)) => self.index(n, &field, "state", 1)? as u8,
                     None => 0,
                 };
-                let w = self.named_word(e, &field, arch, Regs::Config, "state")?;
+                let w = self.named_word(e, &field, arch, Regs::Config, Some("state"))?;
                 let base = config
                     .iter()
                     .rev()
@@ -944,7 +944,7 @@ impl<'a> Ctx<'a> {
                     ));
                 };
                 let thread = self.thread(t, &field)?;
-                let w = self.named_word(e, &field, arch, Regs::ThreadConfig, "thread")?;
+                let w = self.named_word(e, &field, arch, Regs::ThreadConfig, Some("thread"))?;
                 let base = thread_config
                     .iter()
                     .rev()
@@ -1220,7 +1220,7 @@ impl<'a> Ctx<'a> {
                 let field = format!("{field}.cfg");
                 if let Node::Map(_) = &args.value {
                     // A whole-word store: fields not named are zero.
-                    let w = self.named_word(args, &field, arch, Regs::Config, "")?;
+                    let w = self.named_word(args, &field, arch, Regs::Config, None)?;
                     return Ok(Step::Cfg {
                         addr32: w.addr,
                         value: w.bits,

@@ -74,23 +74,95 @@ impl Machine {
         self.arch
     }
 
+    /// Back to the state [`Machine::new`] gives, keeping the memory: L1
+    /// clears only what was written since it was last all zero, so a machine
+    /// reused across jobs costs what the jobs write, not L1's size. The
+    /// observer is dropped.
+    pub fn reset(&mut self) {
+        // Destructured so that a new field cannot be forgotten here.
+        let Machine {
+            arch,
+            config,
+            thread_config,
+            gprs,
+            dst,
+            srca,
+            srcb,
+            l1,
+            adcs,
+            semaphores,
+            packer,
+            unpackers,
+            frontends,
+            issued,
+            observer,
+        } = self;
+        let arch = *arch;
+        config.reset();
+        thread_config.reset();
+        *gprs = Gprs::default();
+        dst.reset();
+        *srca = SrcReg::default();
+        *srcb = SrcReg::default();
+        l1.reset();
+        *adcs = Adcs::new(arch);
+        *semaphores = Semaphores::default();
+        packer.reset();
+        *unpackers = crate::unpack::UnpackerState::default();
+        *frontends = std::array::from_fn(|_| FrontEnd::new(arch));
+        *issued = 0;
+        *observer = None;
+    }
+
+    /// Make `self` equal to `other` (the observer excepted: none is kept),
+    /// reusing this machine's memory: L1 copies only the blocks either
+    /// machine has written since the fill they share.
+    pub fn copy_from(&mut self, other: &Machine) {
+        let Machine {
+            arch,
+            config,
+            thread_config,
+            gprs,
+            dst,
+            srca,
+            srcb,
+            l1,
+            adcs,
+            semaphores,
+            packer,
+            unpackers,
+            frontends,
+            issued,
+            observer,
+        } = self;
+        *arch = other.arch;
+        config.copy_from(&other.config);
+        thread_config.copy_from(&other.thread_config);
+        gprs.clone_from(&other.gprs);
+        dst.copy_from(&other.dst);
+        srca.clone_from(&other.srca);
+        srcb.clone_from(&other.srcb);
+        l1.copy_from(&other.l1);
+        adcs.clone_from(&other.adcs);
+        semaphores.clone_from(&other.semaphores);
+        packer.copy_from(&other.packer);
+        unpackers.clone_from(&other.unpackers);
+        frontends.clone_from(&other.frontends);
+        *issued = other.issued;
+        *observer = None;
+    }
+
     /// Copy `bytes` into L1 at `addr`.
     pub fn write_l1(&mut self, addr: u32, bytes: &[u8]) -> Result<(), SetupError> {
-        let start = addr as usize;
-        let end = start
-            .checked_add(bytes.len())
-            .filter(|e| *e <= self.l1.len());
-        match end {
-            Some(end) => {
-                self.l1.bytes_mut()[start..end].copy_from_slice(bytes);
-                Ok(())
-            }
-            None => Err(SetupError(format!(
+        if self.l1.write(addr, bytes) {
+            Ok(())
+        } else {
+            Err(SetupError(format!(
                 "L1 bytes {addr:#x}..+{:#x} leave L1 ({:#x} bytes on {})",
                 bytes.len(),
                 self.l1.len(),
                 self.arch
-            ))),
+            )))
         }
     }
 

@@ -205,8 +205,12 @@ pub fn rooted_at(files: Vec<VectorFile>, list_dir: &Path) -> Vec<VectorFile> {
         .collect()
 }
 
-/// Load and run one file.
-fn run_file(file: &VectorFile, known: &KnownFailures) -> Result<Entry, Unusable> {
+/// Load and run one file on `bench`'s machines.
+fn run_file(
+    bench: &mut run::Workbench,
+    file: &VectorFile,
+    known: &KnownFailures,
+) -> Result<Entry, Unusable> {
     let path = &file.path;
     let unusable = |message: String| Unusable {
         file: path.clone(),
@@ -214,7 +218,9 @@ fn run_file(file: &VectorFile, known: &KnownFailures) -> Result<Entry, Unusable>
     };
     let (v, name_at) = Vector::load_under_located(&file.root, path)
         .map_err(|e: VectorError| unusable(e.to_string()))?;
-    let outcome = run::run_vector(&v).map_err(|e| unusable(format!("{}: {e}", path.display())))?;
+    let outcome = bench
+        .run_vector(&v)
+        .map_err(|e| unusable(format!("{}: {e}", path.display())))?;
     let verdict = match (outcome.passed(), known.reason(&v.name)) {
         (true, None) => Verdict::Passed,
         (true, Some(r)) => Verdict::UnexpectedPass(r.to_string()),
@@ -244,13 +250,16 @@ pub fn run_all(
     let progress = Mutex::new(&mut progress);
     std::thread::scope(|s| {
         for _ in 0..jobs.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(file) = files.get(i) else { break };
-                let r = run_file(file, known);
-                *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                (progress.lock().unwrap_or_else(|p| p.into_inner()))(n, files.len());
+            s.spawn(|| {
+                let mut bench = run::Workbench::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(file) = files.get(i) else { break };
+                    let r = run_file(&mut bench, file, known);
+                    *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    (progress.lock().unwrap_or_else(|p| p.into_inner()))(n, files.len());
+                }
             });
         }
     });

@@ -17,7 +17,7 @@ use crate::generators::program::{PackProgram, ProgramCase, UnpackProgram};
 use crate::generators::tile::{PackTileCase, RoundTripCase, UnpackTileCase};
 use crate::golden::{self, unpack::Unpacked, Edge, Relu};
 use crate::llk::PackForm;
-use crate::oracles::{self, targets, Finding, Verdict};
+use crate::oracles::{self, targets, Finding, Verdict, Workbench};
 use crate::vector::{self, L1Range, Provenance, Source, Step, Vector};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -109,7 +109,7 @@ fn shrink<T: Clone>(
     kind: &str,
     budget: usize,
     candidates: impl Fn(&T) -> Vec<T>,
-    check: impl Fn(&T) -> Result<Verdict, Finding>,
+    mut check: impl FnMut(&T) -> Result<Verdict, Finding>,
 ) -> T {
     let mut runs = 0;
     loop {
@@ -350,7 +350,7 @@ fn provenance(target: &str, artifact: &[u8], finding: &Finding) -> Provenance {
 /// the run wrote when the model gives no answer.
 pub(crate) fn pack_vector(c: &PackTileCase, name: &str) -> Vector {
     let mut v = c.vector(name);
-    let expect_l1 = match oracles::prepare(&v) {
+    let expect_l1 = match oracles::prepare(&mut Workbench::new(), &v) {
         Ok(m) => oracles::tile::golden_pack(c, m.l1.bytes()).ok(),
         Err(_) => None,
     };
@@ -376,7 +376,7 @@ pub(crate) fn pack_vector(c: &PackTileCase, name: &str) -> Vector {
 /// reports). Used where no model gives the expected result: the vector then
 /// fails against the emulator through the runner's own invariants.
 pub(crate) fn observed_expect(v: &mut Vector) {
-    let Ok(mut m) = oracles::prepare(v) else {
+    let Ok(mut m) = oracles::prepare(&mut Workbench::new(), v) else {
         return;
     };
     let before = m.l1.bytes().to_vec();
@@ -394,7 +394,7 @@ pub(crate) fn observed_expect(v: &mut Vector) {
 
 pub(crate) fn unpack_vector(c: &UnpackTileCase, name: &str) -> Vector {
     let mut v = c.vector(name);
-    let model = oracles::prepare(&v)
+    let model = oracles::prepare(&mut Workbench::new(), &v)
         .ok()
         .and_then(|m| oracles::tile::golden_unpack(c, m.l1.bytes()).ok());
     match model {
@@ -416,8 +416,8 @@ pub(crate) fn unpack_vector(c: &UnpackTileCase, name: &str) -> Vector {
 
 /// [`targets::check`], with bytes that decode to no input of the target
 /// counted as rejected (no disagreement).
-fn check_bytes(target: &str, data: &[u8]) -> Result<Verdict, Finding> {
-    targets::check(target, data).map(|v| v.unwrap_or(Verdict::Rejected(String::new())))
+fn check_bytes(bench: &mut Workbench, target: &str, data: &[u8]) -> Result<Verdict, Finding> {
+    targets::check(bench, target, data).map(|v| v.unwrap_or(Verdict::Rejected(String::new())))
 }
 
 /// Decode `artifact` for `target`, shrink it, and build the vector (or the
@@ -430,7 +430,7 @@ pub fn reproduce(target: &str, artifact: &[u8], budget: usize) -> Result<Reprodu
             targets::TARGETS.join(", ")
         ));
     }
-    let first = guarded(|| check_bytes(target, artifact));
+    let first = guarded(|| check_bytes(&mut Workbench::new(), target, artifact));
     let finding = match first {
         Err(f) => f,
         Ok(v) => {
@@ -457,25 +457,24 @@ fn reproduce_quietly(
     finding: Finding,
 ) -> Result<Reproduced, String> {
     let kind = finding.kind.clone();
+    let bench = &mut Workbench::new();
     let short = &sha1(artifact)[..12];
     let name = format!("fuzz/{target}/{short}");
     let (mut vector, shrunk_finding) = match target {
         "pack_tile_diff" => {
             let c: PackTileCase = decode(artifact).map_err(|e| e.to_string())?;
-            let c = shrink(c, &kind, budget, pack_candidates, oracles::check_pack_tile);
-            let f = guarded(|| oracles::check_pack_tile(&c)).err();
+            let c = shrink(c, &kind, budget, pack_candidates, |c| {
+                oracles::check_pack_tile(bench, c)
+            });
+            let f = guarded(|| oracles::check_pack_tile(bench, &c)).err();
             (pack_vector(&c, &name), f)
         }
         "unpack_tile_diff" => {
             let c: UnpackTileCase = decode(artifact).map_err(|e| e.to_string())?;
-            let c = shrink(
-                c,
-                &kind,
-                budget,
-                unpack_candidates,
-                oracles::check_unpack_tile,
-            );
-            let f = guarded(|| oracles::check_unpack_tile(&c)).err();
+            let c = shrink(c, &kind, budget, unpack_candidates, |c| {
+                oracles::check_unpack_tile(bench, c)
+            });
+            let f = guarded(|| oracles::check_unpack_tile(bench, &c)).err();
             (unpack_vector(&c, &name), f)
         }
         "roundtrip" => {
@@ -493,9 +492,9 @@ fn reproduce_quietly(
                         })
                         .collect()
                 },
-                oracles::check_roundtrip,
+                |c| oracles::check_roundtrip(bench, c),
             );
-            let f = guarded(|| oracles::check_roundtrip(&c)).err();
+            let f = guarded(|| oracles::check_roundtrip(bench, &c)).err();
             (roundtrip_vector(&c, &name), f)
         }
         "pack_program" | "unpack_program" => {
@@ -508,8 +507,10 @@ fn reproduce_quietly(
                     .map_err(|e| e.to_string())?
                     .0
             };
-            let c = shrink(c, &kind, budget, program_candidates, oracles::check_program);
-            let f = guarded(|| oracles::check_program(&c)).err();
+            let c = shrink(c, &kind, budget, program_candidates, |c| {
+                oracles::check_program(bench, c)
+            });
+            let f = guarded(|| oracles::check_program(bench, &c)).err();
             let mut v = c.vector(&name);
             observed_expect(&mut v);
             (v, f)
@@ -520,9 +521,11 @@ fn reproduce_quietly(
                 &kind,
                 budget,
                 |b| bytes_candidates(b),
-                |b| check_bytes(target, b),
+                |b| check_bytes(bench, target, b),
             );
-            let f = guarded(|| check_bytes(target, &b)).err().unwrap_or(finding);
+            let f = guarded(|| check_bytes(bench, target, &b))
+                .err()
+                .unwrap_or(finding);
             return Ok(Reproduced::Input {
                 bytes: b,
                 finding: f,
@@ -547,7 +550,7 @@ fn reproduce_quietly(
 /// differs from the model, otherwise the unpack of what the model packed.
 fn roundtrip_vector(c: &RoundTripCase, name: &str) -> Vector {
     let pack = pack_vector(&c.pack, name);
-    let pack_agrees = oracles::check_pack_tile(&c.pack).is_ok();
+    let pack_agrees = oracles::check_pack_tile(&mut Workbench::new(), &c.pack).is_ok();
     let (Some(ujob), true, Some(l1)) = (c.unpack_job(), pack_agrees, pack.expect.l1.clone()) else {
         return pack;
     };

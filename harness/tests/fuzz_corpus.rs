@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use tensix_harness::oracles::targets::{self, TARGETS};
-use tensix_harness::oracles::Tally;
+use tensix_harness::oracles::{Tally, Workbench};
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
@@ -36,9 +36,21 @@ fn replay(target: &str) -> Tally {
         !n.starts_with('.') && !n.ends_with(".md")
     });
     let mut t = Tally::default();
+    // One workbench for the whole replay, as a fuzz target keeps one: each
+    // input runs on machines the inputs before it used, and must be judged
+    // as on new ones.
+    let mut shared = Workbench::new();
     for f in seeds.iter().chain(&regressions) {
         let bytes = std::fs::read(f).expect("corpus file reads");
-        if let Some(v) = targets::run(target, &bytes) {
+        let reused = targets::run(&mut shared, target, &bytes);
+        let fresh = targets::run(&mut Workbench::new(), target, &bytes);
+        assert_eq!(
+            reused,
+            fresh,
+            "{}: reused machines judge differently",
+            f.display()
+        );
+        if let Some(v) = reused {
             t.add(&v);
         }
     }
@@ -57,7 +69,7 @@ fn every_target_has_a_fuzz_target_file_and_a_corpus() {
         let file = fuzz_dir().join("fuzz_targets").join(format!("{t}.rs"));
         let text = std::fs::read_to_string(&file).expect("target file exists");
         assert!(
-            text.contains(&format!("run(\"{t}\"")),
+            text.contains(&format!("\"{t}\", data)")),
             "{} calls another oracle",
             file.display()
         );

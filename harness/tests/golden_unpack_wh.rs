@@ -15,7 +15,7 @@ use tensix_harness::golden::pack::l1_size;
 use tensix_harness::golden::unpack::{unpack, Unpacked};
 use tensix_harness::golden::{Format, Refusal, UnpackJob, UnpackTarget};
 use tensix_harness::llk::{self, recover};
-use tensix_harness::oracles::{tile::check_unpack_tile, Verdict};
+use tensix_harness::oracles::{tile::check_unpack_tile, Verdict, Workbench};
 use tensix_harness::vector::{self, Arch, DstFormat, SrcRow, Vector};
 
 fn job(arch: Arch, target: UnpackTarget, input: Format, out: Format) -> UnpackJob {
@@ -53,7 +53,11 @@ fn model_and_emulator(job: &UnpackJob, tile: &[u8]) -> Unpacked {
         before: Vec::new(),
         dst_before: Vec::new(),
     };
-    assert_eq!(check_unpack_tile(&case), Ok(Verdict::Agree), "{job:?}");
+    assert_eq!(
+        check_unpack_tile(&mut Workbench::new(), &case),
+        Ok(Verdict::Agree),
+        "{job:?}"
+    );
     got
 }
 

@@ -25,7 +25,8 @@ fn pack_case(bfp: bool) -> PackTileCase {
 
 /// The machine after a "run" that wrote exactly `bytes` as 16-byte writes.
 fn machine_with(case: &PackTileCase, bytes: &[Bytes]) -> Machine {
-    let mut m = oracles::prepare(&case.vector("t")).expect("setup applies");
+    let mut m =
+        oracles::prepare(&mut oracles::Workbench::new(), &case.vector("t")).expect("setup applies");
     m.l1.enable_log();
     for b in bytes {
         for (i, chunk) in b.bytes.chunks(16).enumerate() {
@@ -38,7 +39,7 @@ fn machine_with(case: &PackTileCase, bytes: &[Bytes]) -> Machine {
 }
 
 fn expected(case: &PackTileCase) -> Vec<Bytes> {
-    let m = oracles::prepare(&case.vector("t")).unwrap();
+    let m = oracles::prepare(&mut oracles::Workbench::new(), &case.vector("t")).unwrap();
     golden_pack(case, m.l1.bytes()).expect("covered")
 }
 
@@ -123,7 +124,7 @@ fn unpack_registers_are_compared_cell_by_cell() {
         .map(|s| from_seed::<UnpackTileCase>(s, 4096))
         .find(|c| c.job.check().is_ok() && c.job.target == UnpackTarget::SrcA)
         .expect("a SrcA case");
-    let mut m = oracles::prepare(&case.vector("t")).unwrap();
+    let mut m = oracles::prepare(&mut oracles::Workbench::new(), &case.vector("t")).unwrap();
     let model = golden_unpack(&case, m.l1.bytes());
     let Ok(Unpacked::Src(rows)) = &model else {
         panic!("the model covers it")
@@ -148,7 +149,7 @@ fn dst_unpacks_are_compared_in_their_view() {
         .map(|s| from_seed::<UnpackTileCase>(s, 4096))
         .find(|c| c.job.check().is_ok() && c.job.target == UnpackTarget::Dst)
         .expect("a Dst case");
-    let mut m = oracles::prepare(&case.vector("t")).unwrap();
+    let mut m = oracles::prepare(&mut oracles::Workbench::new(), &case.vector("t")).unwrap();
     let model = golden_unpack(&case, m.l1.bytes());
     let Ok(Unpacked::Dst(d)) = &model else {
         panic!("the model covers it")
@@ -185,7 +186,7 @@ fn golden_round_trips_keep_the_documented_precision() {
         let c: RoundTripCase = from_seed(seed, 4096);
         let Some(ujob) = c.unpack_job() else { continue };
         let v = c.pack.vector("t");
-        let m = oracles::prepare(&v).unwrap();
+        let m = oracles::prepare(&mut oracles::Workbench::new(), &v).unwrap();
         let Ok(bytes) = golden_pack(&c.pack, m.l1.bytes()) else {
             continue;
         };

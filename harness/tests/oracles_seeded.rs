@@ -122,7 +122,8 @@ fn wormhole_roundtrip_corpus_seeds_are_wormhole() {
         let bytes = std::fs::read(dir.join(name)).expect("the seed is committed");
         let case: RoundTripCase = decode(&bytes).expect("the seed decodes");
         assert_eq!(case.pack.job.arch, Arch::WormholeB0, "{name}");
-        let v = oracles::check_roundtrip(&case).unwrap_or_else(|f| panic!("{name}: {f:?}"));
+        let v = oracles::check_roundtrip(&mut oracles::Workbench::new(), &case)
+            .unwrap_or_else(|f| panic!("{name}: {f:?}"));
         assert_eq!(v, oracles::Verdict::Agree, "{name}");
     }
 }

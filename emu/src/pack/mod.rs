@@ -186,7 +186,41 @@ pub struct PackerState {
     config_cache: Option<Box<config::Decoded>>,
 }
 
+/// Equal when the packers' state and settings are: the decoded
+/// configuration is a cache, not state.
+impl PartialEq for PackerState {
+    fn eq(&self, other: &PackerState) -> bool {
+        self.units == other.units
+            && self.l1_dest_addr_offset == other.l1_dest_addr_offset
+            && self.force_general_path == other.force_general_path
+            && self.allow_read_interface_group_crossing == other.allow_read_interface_group_crossing
+    }
+}
+
+impl Eq for PackerState {}
+
 impl PackerState {
+    /// Back to the reset state, settings included; the decoded
+    /// configuration is kept, since it is checked against Config before use.
+    pub fn reset(&mut self) {
+        let cache = self.config_cache.take();
+        *self = PackerState {
+            config_cache: cache,
+            ..PackerState::default()
+        };
+    }
+
+    /// Take `other`'s state and settings, keeping this one's decoded
+    /// configuration (checked against Config before use).
+    pub fn copy_from(&mut self, other: &PackerState) {
+        let cache = self.config_cache.take();
+        *self = PackerState {
+            units: other.units.clone(),
+            config_cache: cache,
+            ..*other
+        };
+    }
+
     /// Packer `i`'s state.
     pub fn unit(&self, i: usize) -> Option<&PackerUnit> {
         self.units.get(i)

@@ -180,6 +180,26 @@ impl Space {
         stamp.is(&self.stamp.identity, self.stamp.generation)
     }
 
+    /// Every word zero again: a store to each.
+    fn reset(&mut self) {
+        self.words.fill(0);
+        self.stamp.generation = self.stamp.generation.wrapping_add(1);
+    }
+
+    /// Take `other`'s words (a store to each), keeping this value's
+    /// identity; a space of another shape is replaced.
+    fn copy_from(&mut self, other: &Space) {
+        if self.words.len() == other.words.len() {
+            self.words.copy_from_slice(&other.words);
+            self.arch = other.arch;
+            self.per_copy = other.per_copy;
+            self.copies = other.copies;
+            self.stamp.generation = self.stamp.generation.wrapping_add(1);
+        } else {
+            *self = other.clone();
+        }
+    }
+
     fn index(&self, copy: usize, addr32: usize) -> Option<usize> {
         (copy < self.copies && addr32 < self.per_copy).then_some(copy * self.per_copy + addr32)
     }
@@ -236,6 +256,17 @@ impl Config {
         Config {
             space: Space::new(arch, CONFIG_STATES, config_words(arch)),
         }
+    }
+
+    /// Every word zero, as after reset (a store, as far as stamps go).
+    pub fn reset(&mut self) {
+        self.space.reset();
+    }
+
+    /// Take `other`'s words without allocating (a store, as far as stamps
+    /// go).
+    pub fn copy_from(&mut self, other: &Config) {
+        self.space.copy_from(&other.space);
     }
 
     /// A count of the stores made to this value so far: every method that
@@ -307,6 +338,17 @@ impl ThreadConfig {
         ThreadConfig {
             space: Space::new(arch, THREADS, thread_config_words(arch)),
         }
+    }
+
+    /// Every word zero, as after reset (a store, as far as stamps go).
+    pub fn reset(&mut self) {
+        self.space.reset();
+    }
+
+    /// Take `other`'s words without allocating (a store, as far as stamps
+    /// go).
+    pub fn copy_from(&mut self, other: &ThreadConfig) {
+        self.space.copy_from(&other.space);
     }
 
     /// A count of the stores made to this value so far, as

@@ -60,6 +60,18 @@ impl std::fmt::Debug for Dst {
 }
 
 impl Dst {
+    /// Back to the reset state (all zero, no row valid) without allocating.
+    pub fn reset(&mut self) {
+        self.bits.fill([0; COLS]);
+        self.valid.fill(false);
+    }
+
+    /// Take `other`'s bits and valid flags without allocating.
+    pub fn copy_from(&mut self, other: &Dst) {
+        self.bits.copy_from_slice(&other.bits[..]);
+        self.valid.copy_from_slice(&other.valid[..]);
+    }
+
     /// One storage row; `row` is taken modulo 1024.
     pub fn row(&self, row: usize) -> &[u16; COLS] {
         &self.bits[row % ROWS]

@@ -15,11 +15,33 @@ pub struct L1Write {
     pub instruction: u64,
 }
 
-#[derive(Clone, PartialEq, Eq)]
+/// L1's bytes, with a record of which blocks a machine reused across jobs
+/// must clear: a [`Machine`](crate::Machine) reset costs what the last job
+/// wrote, not L1's size.
+///
+/// Every byte outside a dirty block equals `fill`, the value the whole of L1
+/// was last set to; every mutation marks the blocks it touches. Blocks are
+/// bookkeeping only: the hardware has no such unit.
+#[derive(Clone)]
 pub struct L1 {
     bytes: Vec<u8>,
+    /// One bit per [`BLOCK`] bytes: set where a byte may differ from `fill`.
+    dirty: Vec<u64>,
+    fill: u8,
     log: Option<Vec<L1Write>>,
 }
+
+/// Bytes per dirty-tracking block.
+const BLOCK: usize = 1024;
+
+/// Two L1s are equal when their bytes and write logs are.
+impl PartialEq for L1 {
+    fn eq(&self, other: &L1) -> bool {
+        self.same_bytes(other) && self.log == other.log
+    }
+}
+
+impl Eq for L1 {}
 
 impl std::fmt::Debug for L1 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -30,8 +52,11 @@ impl std::fmt::Debug for L1 {
 impl L1 {
     /// Zero-filled L1 of `arch`'s size.
     pub fn new(arch: Arch) -> L1 {
+        let len = arch.l1_size();
         L1 {
-            bytes: vec![0; arch.l1_size()],
+            bytes: vec![0; len],
+            dirty: vec![0; len.div_ceil(BLOCK).div_ceil(64)],
+            fill: 0,
             log: None,
         }
     }
@@ -48,9 +73,130 @@ impl L1 {
         &self.bytes
     }
 
-    /// Mutable access for setup; packer writes go through [`L1::write16`].
+    /// Mutable access to all of L1 for setup (every block counts as
+    /// written); packer writes go through [`L1::write16`], setup copies
+    /// through [`L1::write`].
     pub fn bytes_mut(&mut self) -> &mut [u8] {
+        self.mark(0, self.bytes.len());
         &mut self.bytes
+    }
+
+    /// Copy `bytes` to `addr` (setup, not a packer write: not logged).
+    /// `false`, storing nothing, when the range leaves L1.
+    pub fn write(&mut self, addr: u32, bytes: &[u8]) -> bool {
+        let start = addr as usize;
+        match start.checked_add(bytes.len()) {
+            Some(end) if end <= self.bytes.len() => {
+                self.mark(start, end);
+                self.bytes[start..end].copy_from_slice(bytes);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Set every byte of L1 to `byte`, forgetting the write log.
+    pub fn fill(&mut self, byte: u8) {
+        self.bytes.fill(byte);
+        self.dirty.fill(0);
+        self.fill = byte;
+        self.log = None;
+    }
+
+    /// Back to [`L1::new`]'s state (zero, no log), clearing only the blocks
+    /// written since L1 was last all zero.
+    pub fn reset(&mut self) {
+        self.log = None;
+        if self.fill != 0 {
+            self.fill(0);
+            return;
+        }
+        for block in dirty_blocks(&self.dirty) {
+            let start = block * BLOCK;
+            let end = (start + BLOCK).min(self.bytes.len());
+            self.bytes[start..end].fill(0);
+        }
+        self.dirty.fill(0);
+    }
+
+    /// Make `self` a copy of `other` (bytes and log), copying only the
+    /// blocks either has written since the fill they share. L1s of
+    /// different sizes or fills are copied whole.
+    pub fn copy_from(&mut self, other: &L1) {
+        if self.bytes.len() != other.bytes.len() || self.fill != other.fill {
+            self.bytes.clone_from(&other.bytes);
+            self.dirty.clone_from(&other.dirty);
+            self.fill = other.fill;
+        } else {
+            for (mine, theirs) in self.dirty.iter_mut().zip(&other.dirty) {
+                *mine |= *theirs;
+            }
+            for block in dirty_blocks(&self.dirty) {
+                let start = block * BLOCK;
+                let end = (start + BLOCK).min(self.bytes.len());
+                self.bytes[start..end].copy_from_slice(&other.bytes[start..end]);
+            }
+            self.dirty.copy_from_slice(&other.dirty);
+        }
+        self.log.clone_from(&other.log);
+    }
+
+    /// Whether `self` and `other` hold the same bytes, comparing only the
+    /// blocks either has written when they share a fill.
+    pub fn same_bytes(&self, other: &L1) -> bool {
+        if self.bytes.len() != other.bytes.len() {
+            return false;
+        }
+        if self.fill != other.fill {
+            return self.bytes == other.bytes;
+        }
+        self.dirty
+            .iter()
+            .zip(&other.dirty)
+            .enumerate()
+            .all(|(w, (a, b))| {
+                dirty_blocks(&[a | b]).all(|i| {
+                    let start = (w * 64 + i) * BLOCK;
+                    let end = (start + BLOCK).min(self.bytes.len());
+                    self.bytes[start..end] == other.bytes[start..end]
+                })
+            })
+    }
+
+    /// The byte ranges that may differ from `other`'s (the blocks either
+    /// has written since a shared fill; all of L1 otherwise), in order and
+    /// merged.
+    pub fn ranges_differing_from(&self, other: &L1) -> Vec<std::ops::Range<usize>> {
+        let len = self.bytes.len();
+        if len != other.bytes.len() || self.fill != other.fill {
+            return std::iter::once(0..len.max(other.bytes.len())).collect();
+        }
+        let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+        let union: Vec<u64> = self
+            .dirty
+            .iter()
+            .zip(&other.dirty)
+            .map(|(a, b)| a | b)
+            .collect();
+        for block in dirty_blocks(&union) {
+            let (start, end) = (block * BLOCK, ((block + 1) * BLOCK).min(len));
+            match out.last_mut() {
+                Some(r) if r.end == start => r.end = end,
+                _ => out.push(start..end),
+            }
+        }
+        out
+    }
+
+    /// Mark the blocks `start..end` (a range inside L1) touches as written.
+    #[inline]
+    fn mark(&mut self, start: usize, end: usize) {
+        if start >= end {
+            return;
+        }
+        for block in start / BLOCK..=(end - 1) / BLOCK {
+            self.dirty[block / 64] |= 1 << (block % 64);
+        }
     }
 
     /// `len` bytes at `addr`, or `None` when the range leaves L1.
@@ -76,6 +222,7 @@ impl L1 {
         if addr % 16 != 0 || start + 16 > self.bytes.len() {
             return false;
         }
+        self.mark(start, start + 16);
         self.bytes[start..start + 16].copy_from_slice(&bytes);
         if let Some(log) = &mut self.log {
             log.push(L1Write {
@@ -110,6 +257,7 @@ impl L1 {
         if addr % 16 != 0 || end > self.bytes.len() {
             return false;
         }
+        self.mark(start, end);
         fill(&mut self.bytes[start..end]);
         if let Some(log) = &mut self.log {
             log_groups(log, addr, &self.bytes[start..end], instruction);
@@ -129,6 +277,7 @@ impl L1 {
         }
         let fit = groups.min((self.bytes.len() - start) / 16);
         let len = fit * 16;
+        self.mark(start, start + len);
         // Group by group: each copy is one 16-byte move.
         for (to, from) in self.bytes[start..start + len]
             .chunks_exact_mut(16)
@@ -141,6 +290,20 @@ impl L1 {
         }
         fit
     }
+}
+
+/// The indices of the set bits of `words`, lowest first.
+fn dirty_blocks(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(w, &bits)| {
+        let mut rest = bits;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let i = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                w * 64 + i
+            })
+        })
+    })
 }
 
 /// Record `bytes`, 16 at a time, as the writes at `addr`, `addr + 16`, ...
@@ -225,6 +388,102 @@ mod tests {
             assert_eq!(n, m, "{addr:#x}");
             assert_eq!(a.log(), b.log());
             assert!(a.bytes() == b.bytes());
+        }
+    }
+
+    /// One way of changing L1, for the reset and copy properties below.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Write16(u32, u8),
+        Groups(u32, usize, u8),
+        Setup(u32, usize, u8),
+        Fill(u8),
+        Poke(usize, u8),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        // Addresses reach past the end of the smaller (Wormhole B0) L1.
+        let addr = 0u32..(1540 * 1024);
+        prop_oneof![
+            (addr.clone(), any::<u8>()).prop_map(|(a, b)| Op::Write16(a & !15, b)),
+            (addr.clone(), 0usize..300, any::<u8>()).prop_map(|(a, n, b)| Op::Groups(a, n, b)),
+            (addr.clone(), 0usize..5000, any::<u8>()).prop_map(|(a, n, b)| Op::Setup(a, n, b)),
+            any::<u8>().prop_map(Op::Fill),
+            (0usize..(1540 * 1024), any::<u8>()).prop_map(|(i, b)| Op::Poke(i, b)),
+        ]
+    }
+
+    fn apply(l1: &mut L1, op: &Op) {
+        match *op {
+            Op::Write16(a, b) => {
+                l1.write16(a, [b; 16], 0);
+            }
+            Op::Groups(a, n, b) => {
+                l1.write16_groups(a, &vec![b; n * 16], 1);
+                l1.fill16_groups(a.wrapping_add(16 * n as u32), n, 2, |d| d.fill(!b));
+            }
+            Op::Setup(a, n, b) => {
+                l1.write(a, &vec![b; n]);
+            }
+            Op::Fill(b) => l1.fill(b),
+            Op::Poke(i, b) => {
+                if let Some(x) = l1.bytes_mut().get_mut(i) {
+                    *x = b;
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Whatever was written, a reset leaves what a new L1 holds.
+        #[test]
+        fn reset_gives_a_new_l1(
+            wh in proptest::prelude::any::<bool>(),
+            ops in proptest::collection::vec(op(), 0..12),
+        ) {
+            let arch = if wh { Arch::WormholeB0 } else { Arch::Blackhole };
+            let mut l1 = L1::new(arch);
+            l1.enable_log();
+            for o in &ops {
+                apply(&mut l1, o);
+            }
+            l1.reset();
+            proptest::prop_assert!(l1.bytes() == L1::new(arch).bytes());
+            proptest::prop_assert!(l1.log().is_empty());
+        }
+
+        /// A copy holds the source's bytes and log whatever either held
+        /// before; the block-wise comparison and the list of ranges that may
+        /// differ agree with a byte-by-byte comparison.
+        #[test]
+        fn copies_and_comparisons_agree_with_the_bytes(
+            mine in proptest::collection::vec(op(), 0..8),
+            theirs in proptest::collection::vec(op(), 0..8),
+        ) {
+            let mut a = L1::new(Arch::Blackhole);
+            let mut b = L1::new(Arch::Blackhole);
+            b.enable_log();
+            for o in &mine {
+                apply(&mut a, o);
+            }
+            for o in &theirs {
+                apply(&mut b, o);
+            }
+            let same = a.bytes() == b.bytes();
+            proptest::prop_assert_eq!(a.same_bytes(&b), same);
+            let ranges = a.ranges_differing_from(&b);
+            for (i, (x, y)) in a.bytes().iter().zip(b.bytes()).enumerate() {
+                if x != y {
+                    proptest::prop_assert!(ranges.iter().any(|r| r.contains(&i)), "byte {:#x}", i);
+                }
+            }
+            a.copy_from(&b);
+            proptest::prop_assert!(a.bytes() == b.bytes());
+            proptest::prop_assert_eq!(a.log(), b.log());
+            proptest::prop_assert!(a == b);
         }
     }
 }

@@ -5,8 +5,8 @@
 //! twice gives the same state.
 
 use super::{
-    check_determinism, check_writes, execute, expect_agreement, is_hang, prepare, Finding,
-    RunSummary, Verdict,
+    check_determinism, check_writes, execute, expect_agreement, is_hang, prepare, Finding, Verdict,
+    Workbench,
 };
 use crate::generators::program::{PackProgram, ProgramCase, Unit, UnpackProgram};
 use crate::golden::Format;
@@ -16,12 +16,18 @@ use tensix_emu::{FaultKind, Machine};
 
 /// `pack_program`: panics when a run breaks an invariant.
 pub fn pack_program(case: &PackProgram) -> Verdict {
-    expect_agreement(check_program(&case.0), "pack_program")
+    expect_agreement(
+        check_program(&mut Workbench::new(), &case.0),
+        "pack_program",
+    )
 }
 
 /// `unpack_program`: panics when a run breaks an invariant.
 pub fn unpack_program(case: &UnpackProgram) -> Verdict {
-    expect_agreement(check_program(&case.0), "unpack_program")
+    expect_agreement(
+        check_program(&mut Workbench::new(), &case.0),
+        "unpack_program",
+    )
 }
 
 /// Whether the config still lays a tile out as tt-llk does: no zero
@@ -161,12 +167,12 @@ fn check_shared_exponents(case: &ProgramCase, shape: Llk, m: &Machine) -> Result
 }
 
 /// The invariants oracle as a value.
-pub fn check_program(case: &ProgramCase) -> Result<Verdict, Finding> {
+pub fn check_program(bench: &mut Workbench, case: &ProgramCase) -> Result<Verdict, Finding> {
     let v = case.vector(match case.unit {
         Unit::Pack => "fuzz/pack_program",
         Unit::Unpack => "fuzz/unpack_program",
     });
-    let mut after = prepare(&v)?;
+    let mut after = prepare(bench, &v)?;
     let fault = execute(&v, &mut after);
     let shape = llk_shape(case);
     let window = if case.unit == Unit::Pack {
@@ -206,7 +212,8 @@ pub fn check_program(case: &ProgramCase) -> Result<Verdict, Finding> {
             Verdict::Agree
         }
     };
-    check_determinism(&v, &RunSummary::of(&after, &fault))?;
+    check_determinism(bench, &v, &after, &fault)?;
+    bench.give_back(after);
     Ok(verdict)
 }
 
@@ -241,7 +248,7 @@ mod tests {
                 mop: v.setup.mop_config.first().map(|m| m.words),
                 program: v.program[0].run.clone(),
             };
-            let mut m = crate::oracles::prepare(&case.vector("t")).unwrap();
+            let mut m = crate::oracles::prepare(&mut Workbench::new(), &case.vector("t")).unwrap();
             let bytes = crate::oracles::tile::golden_pack(&t, m.l1.bytes()).unwrap();
             m.l1.enable_log();
             for b in &bytes {

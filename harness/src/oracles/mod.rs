@@ -25,7 +25,6 @@ pub use tile::{
 use crate::vector::Vector;
 use std::collections::BTreeMap;
 use std::fmt;
-use tensix_emu::state::l1::L1Write;
 use tensix_emu::{Fault, FaultKind, Limits, Machine};
 
 /// Scheduler steps one generated program may take. A well-formed program of
@@ -131,10 +130,12 @@ impl fmt::Display for Tally {
     }
 }
 
-/// A vector's setup applied to a fresh machine, or a finding when the
-/// generated setup is refused (a generator bug).
-pub fn prepare(v: &Vector) -> Result<Machine, Finding> {
-    crate::run::prepare(v).map_err(|e| {
+pub use crate::run::Workbench;
+
+/// A vector's setup applied to one of `bench`'s machines, or a finding when
+/// the generated setup is refused (a generator bug).
+pub fn prepare(bench: &mut Workbench, v: &Vector) -> Result<Machine, Finding> {
+    bench.prepare(v).map_err(|e| {
         Finding::new(
             "generated setup refused",
             format!("the generator made a setup the machine refuses: {e}"),
@@ -156,30 +157,17 @@ pub fn execute(v: &Vector, m: &mut Machine) -> Option<Fault> {
     .err()
 }
 
-/// What a run leaves that the determinism check compares: every L1 write in
-/// order (every packer write goes through the logged 16-byte path, so equal
-/// logs mean equal L1), the registers, the ADCs and the fault.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunSummary {
-    pub writes: Vec<L1Write>,
-    pub dst: tensix_emu::state::Dst,
-    pub srca: tensix_emu::state::SrcReg,
-    pub srcb: tensix_emu::state::SrcReg,
-    pub adcs: tensix_emu::adc::Adcs,
-    pub fault: Option<Fault>,
-}
-
-impl RunSummary {
-    pub fn of(m: &Machine, fault: &Option<Fault>) -> RunSummary {
-        RunSummary {
-            writes: m.l1.log().to_vec(),
-            dst: m.dst.clone(),
-            srca: m.srca.clone(),
-            srcb: m.srcb.clone(),
-            adcs: m.adcs.clone(),
-            fault: fault.clone(),
-        }
-    }
+/// Whether two runs left the same state where the determinism check looks:
+/// every L1 write in order (every packer write goes through the logged
+/// 16-byte path, so equal logs mean equal L1), the registers, the ADCs and
+/// the fault.
+fn same_run(a: &Machine, fa: &Option<Fault>, b: &Machine, fb: &Option<Fault>) -> bool {
+    fa == fb
+        && a.l1.log() == b.l1.log()
+        && a.dst == b.dst
+        && a.srca == b.srca
+        && a.srcb == b.srcb
+        && a.adcs == b.adcs
 }
 
 /// The faults that end a comparison without a finding, whatever the input.
@@ -226,24 +214,30 @@ pub fn check_writes(m: &Machine, window: Option<(u64, u64)>) -> Result<(), Findi
     Ok(())
 }
 
-/// Determinism: the same vector run again from a fresh machine gives the
-/// same writes, registers and fault as `first`.
-pub fn check_determinism(v: &Vector, first: &RunSummary) -> Result<(), Finding> {
-    let mut m = prepare(v)?;
+/// Determinism: the same vector run again, on another of `bench`'s machines
+/// (reset from whatever job it ran last), leaves what `first` left.
+pub fn check_determinism(
+    bench: &mut Workbench,
+    v: &Vector,
+    first: &Machine,
+    first_fault: &Option<Fault>,
+) -> Result<(), Finding> {
+    let mut m = prepare(bench, v)?;
     let fault = execute(v, &mut m);
-    let again = RunSummary::of(&m, &fault);
-    if again == *first {
+    let same = same_run(first, first_fault, &m, &fault);
+    let again = (m.l1.log().len(), fault);
+    bench.give_back(m);
+    if same {
         Ok(())
     } else {
         Err(Finding::new(
             "not deterministic",
             format!(
-                "running the same input twice gave different results ({:?}, {} L1 writes, then \
-                 {:?}, {} L1 writes)",
-                first.fault,
-                first.writes.len(),
-                again.fault,
-                again.writes.len()
+                "running the same input twice gave different results ({first_fault:?}, {} L1 \
+                 writes, then {:?}, {} L1 writes)",
+                first.l1.log().len(),
+                again.1,
+                again.0
             ),
         ))
     }

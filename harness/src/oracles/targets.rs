@@ -2,7 +2,7 @@
 //! targets call these, the corpus replay test calls these, and `repro`
 //! decodes an artifact through the same generators.
 
-use super::{expect_agreement, Finding, Verdict};
+use super::{expect_agreement, Finding, Verdict, Workbench};
 use crate::generators::program::{PackProgram, UnpackProgram};
 use crate::generators::tile::{PackTileCase, RoundTripCase, UnpackTileCase};
 use crate::generators::vectors::AnyVector;
@@ -22,26 +22,26 @@ pub const TARGETS: [&str; 8] = [
 
 /// Run `target` on `data` without panicking on a finding. `Ok(None)`: the
 /// bytes do not decode to an input of the target (or the target is unknown).
-pub fn check(target: &str, data: &[u8]) -> Result<Option<Verdict>, Finding> {
+pub fn check(bench: &mut Workbench, target: &str, data: &[u8]) -> Result<Option<Verdict>, Finding> {
     Ok(Some(match target {
         "pack_program" => match decode::<PackProgram>(data) {
-            Ok(c) => super::check_program(&c.0)?,
+            Ok(c) => super::check_program(bench, &c.0)?,
             Err(_) => return Ok(None),
         },
         "unpack_program" => match decode::<UnpackProgram>(data) {
-            Ok(c) => super::check_program(&c.0)?,
+            Ok(c) => super::check_program(bench, &c.0)?,
             Err(_) => return Ok(None),
         },
         "pack_tile_diff" => match decode::<PackTileCase>(data) {
-            Ok(c) => super::check_pack_tile(&c)?,
+            Ok(c) => super::check_pack_tile(bench, &c)?,
             Err(_) => return Ok(None),
         },
         "unpack_tile_diff" => match decode::<UnpackTileCase>(data) {
-            Ok(c) => super::check_unpack_tile(&c)?,
+            Ok(c) => super::check_unpack_tile(bench, &c)?,
             Err(_) => return Ok(None),
         },
         "roundtrip" => match decode::<RoundTripCase>(data) {
-            Ok(c) => super::check_roundtrip(&c)?,
+            Ok(c) => super::check_roundtrip(bench, &c)?,
             Err(_) => return Ok(None),
         },
         "formats" => {
@@ -71,9 +71,10 @@ pub fn check(target: &str, data: &[u8]) -> Result<Option<Verdict>, Finding> {
 }
 
 /// Run `target` on `data`, panicking with the report on a finding: what a
-/// fuzz target does.
-pub fn run(target: &str, data: &[u8]) -> Option<Verdict> {
-    match check(target, data) {
+/// fuzz target does. `bench` lends the machines; a fuzz target keeps one for
+/// the whole process.
+pub fn run(bench: &mut Workbench, target: &str, data: &[u8]) -> Option<Verdict> {
+    match check(bench, target, data) {
         Ok(v) => v,
         Err(f) => Some(expect_agreement(Err(f), target)),
     }

@@ -4,7 +4,7 @@
 use super::report;
 use super::{
     check_determinism, check_writes, execute, expect_agreement, is_hang, legal_fault, prepare,
-    Finding, RunSummary, Verdict,
+    Finding, Verdict, Workbench,
 };
 use crate::generators::tile::{PackTileCase, RoundTripCase, UnpackTileCase};
 use crate::golden::{self, unpack::Unpacked, Bytes, DstImage, Format, Refusal, UnpackTarget};
@@ -14,17 +14,23 @@ use tensix_emu::{Fault, FaultKind, Machine};
 
 /// `pack_tile_diff`: panics when the emulator's pack differs from the model.
 pub fn pack_tile_diff(case: &PackTileCase) -> Verdict {
-    expect_agreement(check_pack_tile(case), "pack_tile_diff")
+    expect_agreement(
+        check_pack_tile(&mut Workbench::new(), case),
+        "pack_tile_diff",
+    )
 }
 
 /// `unpack_tile_diff`: panics when the emulator's unpack differs from the model.
 pub fn unpack_tile_diff(case: &UnpackTileCase) -> Verdict {
-    expect_agreement(check_unpack_tile(case), "unpack_tile_diff")
+    expect_agreement(
+        check_unpack_tile(&mut Workbench::new(), case),
+        "unpack_tile_diff",
+    )
 }
 
 /// `roundtrip`: panics when pack then unpack loses more than documented.
 pub fn roundtrip(case: &RoundTripCase) -> Verdict {
-    expect_agreement(check_roundtrip(case), "roundtrip")
+    expect_agreement(check_roundtrip(&mut Workbench::new(), case), "roundtrip")
 }
 
 /// How a fault compares with what the model says about the job.
@@ -116,13 +122,14 @@ pub fn compare_l1(
 }
 
 /// `pack_tile_diff` as a value.
-pub fn check_pack_tile(case: &PackTileCase) -> Result<Verdict, Finding> {
+pub fn check_pack_tile(bench: &mut Workbench, case: &PackTileCase) -> Result<Verdict, Finding> {
     let v = case.vector("fuzz/pack_tile_diff");
-    let mut m = prepare(&v)?;
+    let mut m = prepare(bench, &v)?;
     let model = golden_pack(case, m.l1.bytes());
     let fault = execute(&v, &mut m);
     let verdict = judge_pack(case, &model, &m, fault.as_ref())?;
-    check_determinism(&v, &RunSummary::of(&m, &fault))?;
+    check_determinism(bench, &v, &m, &fault)?;
+    bench.give_back(m);
     Ok(verdict)
 }
 
@@ -199,13 +206,14 @@ fn compare_registers(
 }
 
 /// `unpack_tile_diff` as a value.
-pub fn check_unpack_tile(case: &UnpackTileCase) -> Result<Verdict, Finding> {
+pub fn check_unpack_tile(bench: &mut Workbench, case: &UnpackTileCase) -> Result<Verdict, Finding> {
     let v = case.vector("fuzz/unpack_tile_diff");
-    let mut m = prepare(&v)?;
+    let mut m = prepare(bench, &v)?;
     let model = golden_unpack(case, m.l1.bytes());
     let fault = execute(&v, &mut m);
     let verdict = judge_unpack(case, &model, &m, fault.as_ref())?;
-    check_determinism(&v, &RunSummary::of(&m, &fault))?;
+    check_determinism(bench, &v, &m, &fault)?;
+    bench.give_back(m);
     Ok(verdict)
 }
 
@@ -248,7 +256,7 @@ fn unpack_vector(job: &golden::UnpackJob, packed: &Machine) -> Vector {
 /// wrote; the registers must match the golden model's round trip bit for bit,
 /// and every finite, in-range datum must come back within the documented
 /// precision of the formats (exactly, where they are lossless).
-pub fn check_roundtrip(case: &RoundTripCase) -> Result<Verdict, Finding> {
+pub fn check_roundtrip(bench: &mut Workbench, case: &RoundTripCase) -> Result<Verdict, Finding> {
     let Some(ujob) = case.unpack_job() else {
         return Ok(Verdict::NotCovered(
             "no unpack reads this output back".into(),
@@ -256,7 +264,7 @@ pub fn check_roundtrip(case: &RoundTripCase) -> Result<Verdict, Finding> {
     };
     let pack = &case.pack;
     let v = pack.vector("fuzz/roundtrip-pack");
-    let mut packed = prepare(&v)?;
+    let mut packed = prepare(bench, &v)?;
     let what = format!(
         "{}\nthen {}",
         report::pack_job(&pack.job),
@@ -267,7 +275,7 @@ pub fn check_roundtrip(case: &RoundTripCase) -> Result<Verdict, Finding> {
         return judge_fault(f, &golden_bytes, &what);
     }
     let uv = unpack_vector(&ujob, &packed);
-    let mut unpacked = prepare(&uv)?;
+    let mut unpacked = prepare(bench, &uv)?;
     let golden_regs = golden::unpack::unpack(&ujob, packed.l1.bytes(), &[], None);
     if let Some(f) = &execute(&uv, &mut unpacked) {
         return judge_fault(f, &golden_regs, &what);
@@ -282,6 +290,8 @@ pub fn check_roundtrip(case: &RoundTripCase) -> Result<Verdict, Finding> {
         }
     }
     precision(pack, &ujob, &unpacked, &what)?;
+    bench.give_back(packed);
+    bench.give_back(unpacked);
     Ok(Verdict::Agree)
 }
 

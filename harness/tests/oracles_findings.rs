@@ -220,7 +220,12 @@ fn golden_round_trips_keep_the_documented_precision() {
                 }
             }
         }
-        if let Err(f) = oracles::tile::precision(&c.pack, &ujob, &out, "golden") {
+        if let Err(f) = oracles::tile::precision(
+            &c.pack,
+            &ujob,
+            &out,
+            &oracles::tile::What(&|| "golden".into()),
+        ) {
             panic!("seed {seed}: the model's own round trip breaks the bound: {f}");
         }
         checked += 1;
@@ -270,8 +275,13 @@ fn golden_round_trips_keep_the_documented_precision() {
                 out.srca.write(0, row, col, cell ^ 1);
             }
         }
-        let f = oracles::tile::precision(&c.pack, &ujob, &out, "golden")
-            .expect_err("a datum one unit off on a lossless pair");
+        let f = oracles::tile::precision(
+            &c.pack,
+            &ujob,
+            &out,
+            &oracles::tile::What(&|| "golden".into()),
+        )
+        .expect_err("a datum one unit off on a lossless pair");
         assert_eq!(f.kind, "round trip beyond the documented precision");
         mutated += 1;
     }

@@ -173,12 +173,34 @@ pub const fn bfp_datum_to_bfp8(datum: u8, width: BfpWidth) -> u8 {
 }
 
 /// Normalise a BFP8 magnitude: leading zero count of `Mag << 1` as an 8-bit
-/// value, and the mantissa bits that remain after shifting them out.
-#[inline]
-const fn normalise(datum: u8) -> (u32, u8) {
+/// value, and the mantissa bits that remain after shifting them out (none
+/// for magnitude 0, which the expansions treat apart).
+const fn normalise_slow(datum: u8) -> (u8, u8) {
     let mag = datum << 1;
+    if mag == 0 {
+        return (8, 0);
+    }
     let lz = mag.leading_zeros();
-    (lz, (mag << lz) & 0x7E)
+    (lz as u8, (mag << lz) & 0x7E)
+}
+
+/// [`normalise_slow`] of every byte, so that expanding a datum is a load
+/// and a few integer operations the compiler can keep branch-free on any
+/// x86-64 (which has no vector leading-zero count before AVX-512).
+const NORMALISED: [(u8, u8); 256] = {
+    let mut t = [(0u8, 0u8); 256];
+    let mut d = 0;
+    while d < 256 {
+        t[d] = normalise_slow(d as u8);
+        d += 1;
+    }
+    t
+};
+
+/// [`normalise_slow`], by table.
+#[inline(always)]
+const fn normalise(datum: u8) -> (u8, u8) {
+    NORMALISED[datum as usize]
 }
 
 /// The unpacker's BFP8 → BF16 expansion (`BFP8ToBF16`, FloatBitPatterns.md
@@ -196,7 +218,7 @@ pub const fn bfp8_to_bf16(datum: u8, exp: u8) -> u16 {
         return if sign != 0 { 0xFF80 } else { 0 };
     }
     let (lz, man) = normalise(datum);
-    let e = exp.wrapping_sub(lz as u8);
+    let e = exp.wrapping_sub(lz);
     (sign << 15) | ((e as u16) << 7) | man as u16
 }
 
@@ -212,7 +234,7 @@ pub fn bfp8a_to_fp16(datum: u8, exp: u8) -> fault::Result<u16> {
         return Ok(if sign != 0 { 0xFC00 } else { 0 });
     }
     let (lz, man) = normalise(datum);
-    let e = exp.wrapping_sub(lz as u8);
+    let e = exp.wrapping_sub(lz);
     if e & 0xE0 != 0 {
         return Err(Fault::undefined(format!(
             "BFP8a datum {datum:#04x} with shared exponent {exp:#04x} normalises to exponent {e:#04x}, outside the 5-bit range"

@@ -33,8 +33,23 @@ pub fn roundtrip(case: &RoundTripCase) -> Verdict {
     expect_agreement(check_roundtrip(&mut Workbench::new(), case), "roundtrip")
 }
 
+/// The job a report describes, written out only when there is a report to
+/// write (a fuzz target judges thousands of jobs a second, nearly all
+/// without one).
+pub struct What<'a>(pub &'a dyn Fn() -> String);
+
+impl std::fmt::Display for What<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&(self.0)())
+    }
+}
+
 /// How a fault compares with what the model says about the job.
-fn judge_fault<T>(f: &Fault, model: &Result<T, Refusal>, what: &str) -> Result<Verdict, Finding> {
+fn judge_fault<T>(
+    f: &Fault,
+    model: &Result<T, Refusal>,
+    what: &What<'_>,
+) -> Result<Verdict, Finding> {
     if is_hang(f) {
         return Err(Finding::new("hang", format!("{what}: {f}")));
     }
@@ -63,7 +78,7 @@ fn judge_fault<T>(f: &Fault, model: &Result<T, Refusal>, what: &str) -> Result<V
 fn judge<T>(
     model: &Result<T, Refusal>,
     fault: Option<&Fault>,
-    what: &str,
+    what: &What<'_>,
     compare: impl FnOnce(&T) -> Result<(), Finding>,
 ) -> Result<Verdict, Finding> {
     match (fault, model) {
@@ -91,7 +106,7 @@ pub fn compare_l1(
     expected: &[Bytes],
     after: &Machine,
     format: Format,
-    what: &str,
+    what: &What<'_>,
 ) -> Result<(), Finding> {
     for b in expected {
         let (lo, hi) = (b.addr as usize, b.addr as usize + b.bytes.len());
@@ -141,7 +156,7 @@ pub fn judge_pack(
     after: &Machine,
     fault: Option<&Fault>,
 ) -> Result<Verdict, Finding> {
-    let what = report::pack_job(&case.job);
+    let what = What(&|| report::pack_job(&case.job));
     let window = model.as_ref().ok().map(|_| case.job.window());
     check_writes(after, window)
         .map_err(|f| Finding::new(f.kind, format!("{what}\n{}", f.report)))?;
@@ -164,7 +179,7 @@ fn compare_registers(
     job: &golden::UnpackJob,
     expected: &Unpacked,
     m: &Machine,
-    what: &str,
+    what: &What<'_>,
 ) -> Result<(), Finding> {
     match expected {
         Unpacked::Src(rows) => {
@@ -224,7 +239,7 @@ pub fn judge_unpack(
     after: &Machine,
     fault: Option<&Fault>,
 ) -> Result<Verdict, Finding> {
-    let what = report::unpack_job(&case.job);
+    let what = What(&|| report::unpack_job(&case.job));
     if let Some(w) = after.l1.log().first() {
         return Err(Finding::new(
             "an unpack wrote L1",
@@ -265,11 +280,14 @@ pub fn check_roundtrip(bench: &mut Workbench, case: &RoundTripCase) -> Result<Ve
     let pack = &case.pack;
     let v = pack.vector("fuzz/roundtrip-pack");
     let mut packed = prepare(bench, &v)?;
-    let what = format!(
-        "{}\nthen {}",
-        report::pack_job(&pack.job),
-        report::unpack_job(&ujob)
-    );
+    let describe = || {
+        format!(
+            "{}\nthen {}",
+            report::pack_job(&pack.job),
+            report::unpack_job(&ujob)
+        )
+    };
+    let what = What(&describe);
     let golden_bytes = golden_pack(pack, packed.l1.bytes());
     if let Some(f) = &execute(&v, &mut packed) {
         return judge_fault(f, &golden_bytes, &what);
@@ -365,7 +383,7 @@ pub fn precision(
     pack: &PackTileCase,
     ujob: &golden::UnpackJob,
     m: &Machine,
-    what: &str,
+    what: &What<'_>,
 ) -> Result<(), Finding> {
     let job = &pack.job;
     // Integer outputs are exact or saturate: the golden comparison checks

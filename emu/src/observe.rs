@@ -118,6 +118,54 @@ pub enum UnpackCell {
     },
 }
 
+/// Where a BFP datum's shared exponent came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExponentSource {
+    /// The input is not BFP.
+    None,
+    /// `FORCED_SHARED_EXP_shared_exp` (`Force_shared_exp` set).
+    Forced,
+    /// The exponent section, at this L1 byte address.
+    L1(i64),
+}
+
+/// One `UNPACR` as its address generators and settings planned it
+/// (`UNPACR_Regular.md`: the descriptor and counters give the input
+/// streams, the output address generator where datums go).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnpackPlan {
+    pub instruction: u64,
+    pub unpacker: u8,
+    pub in_format: crate::format::DataFormat,
+    pub out_format: crate::format::DataFormat,
+    /// Bit address of the first datum read.
+    pub first_datum_bit: i64,
+    /// Byte address of the first exponent read, when the exponents come
+    /// from L1.
+    pub exponent_byte: Option<i64>,
+    /// Bit address of the first zero-run count, for compressed input.
+    pub zero_runs_bit: Option<i64>,
+    /// `InputNumDatums` (`u32::MAX` when the decompressed count bounds the
+    /// loop instead).
+    pub input_datums: u32,
+    /// `DecompressDrop`.
+    pub drop: u32,
+    /// `OutAddr` of the first datum, in output datums.
+    pub out_addr: u32,
+    /// `UpsampleZeroes` and `UpsampleInterleave`.
+    pub upsample_zeroes: u32,
+    pub interleave: bool,
+    /// `ColShift` (`SrcA`).
+    pub col_shift: u32,
+    /// Haloize (`Transpose`, `SrcA`).
+    pub transpose: bool,
+    /// Tilize (`DiscontiguousInputRows`).
+    pub tileize: bool,
+    /// `SrcRow[CurrentThread]` and the bank written.
+    pub src_row: u32,
+    pub bank: u8,
+}
+
 /// One datum through an unpacker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnpackDatum {
@@ -127,8 +175,13 @@ pub struct UnpackDatum {
     pub l1_bit: i64,
     pub bits: u32,
     pub datum_bits: u32,
-    /// The BFP shared exponent read with it.
+    /// The BFP shared exponent read with it, and where it came from.
     pub exp: u8,
+    pub exp_from: ExponentSource,
+    /// Zeroes decompression writes after it, and the bit address of that
+    /// count (compressed input only).
+    pub zeroes: u32,
+    pub zeroes_bit: Option<i64>,
     /// The value written, as the register holds it.
     pub value: u32,
     /// The output address generator's position for it (`OutAddr`, in
@@ -146,5 +199,6 @@ pub struct Observer {
     pub instructions: Vec<Issued>,
     pub pack: Vec<PackDatum>,
     pub bfp_groups: Vec<BfpGroupRecord>,
+    pub unpack_plans: Vec<UnpackPlan>,
     pub unpack: Vec<UnpackDatum>,
 }

@@ -24,7 +24,9 @@ use crate::trace::Observed;
 use crate::vector::Vector;
 use std::fmt::Write as _;
 use tensix_emu::format::pack::Intermediate;
-use tensix_emu::observe::{BfpGroupRecord, PackDatum, PackSource, UnpackCell, UnpackDatum};
+use tensix_emu::observe::{
+    BfpGroupRecord, ExponentSource, PackDatum, PackSource, UnpackCell, UnpackDatum, UnpackPlan,
+};
 use tensix_emu::pack::late::Converted;
 
 /// What to explain.
@@ -456,19 +458,114 @@ fn is_a_form(o: &Observed) -> bool {
     )
 }
 
-fn unpack_chain<'a>(d: &UnpackDatum) -> Explained<'a> {
+/// A bit address as `byte` or `byte bit b`.
+fn bit_address(bit: i64) -> String {
+    match bit.rem_euclid(8) {
+        0 => format!("{:#x}", bit.div_euclid(8)),
+        b => format!("{:#x} bit {b}", bit.div_euclid(8)),
+    }
+}
+
+/// What the instruction's plan says about where its input comes from.
+fn descriptor_stage(p: &UnpackPlan) -> Stage {
+    let mut parts = vec![format!(
+        "{} in L1 to {}, datums from {}",
+        p.in_format,
+        p.out_format,
+        bit_address(p.first_datum_bit)
+    )];
+    if let Some(e) = p.exponent_byte {
+        parts.push(format!("exponent section from {e:#x}"));
+    }
+    if let Some(z) = p.zero_runs_bit {
+        parts.push(format!(
+            "compressed: zero-run counts from {}",
+            bit_address(z)
+        ));
+        if p.drop != 0 {
+            parts.push(format!("{} decompressed datums dropped first", p.drop));
+        }
+    }
+    let count = if p.input_datums == u32::MAX {
+        "until the decompressed count".to_string()
+    } else {
+        p.input_datums.to_string()
+    };
+    stage("descriptor", format!("{count} datums"), parts.join("; "))
+}
+
+/// Upsampling, column shift, haloize and tilize, as the plan has them.
+fn placement_stage(p: &UnpackPlan) -> Stage {
+    let mut parts = Vec::new();
+    if p.upsample_zeroes != 0 {
+        parts.push(format!(
+            "upsampling: {} position{} after each datum {}",
+            p.upsample_zeroes,
+            if p.upsample_zeroes == 1 { "" } else { "s" },
+            if p.interleave {
+                "skipped (interleave)"
+            } else {
+                "written as zero"
+            }
+        ));
+    }
+    if p.col_shift != 0 {
+        parts.push(format!(
+            "column shift {}: SrcA column = column - {0}",
+            p.col_shift
+        ));
+    }
+    if p.transpose {
+        parts.push("haloize: SrcA row and column within 16 swapped".to_string());
+    }
+    if p.tileize {
+        parts.push("tilize: input rows discontiguous".to_string());
+    }
+    parts.push(format!("SrcRow {}, bank {}", p.src_row, p.bank));
+    stage(
+        "placement",
+        format!("from OutAddr {}", p.out_addr),
+        parts.join("; "),
+    )
+}
+
+fn unpack_chain<'a>(o: &Observed, d: &UnpackDatum) -> Explained<'a> {
+    let plan = o
+        .record
+        .unpack_plans
+        .iter()
+        .find(|p| p.instruction == d.instruction && p.unpacker == d.unpacker);
     let byte = d.l1_bit.div_euclid(8);
-    let bit = d.l1_bit.rem_euclid(8);
-    let mut stages = vec![stage(
-        &format!("L1 {byte:#x} bit {bit}"),
+    let mut stages = Vec::new();
+    if let Some(p) = plan {
+        stages.push(descriptor_stage(p));
+    }
+    stages.push(stage(
+        &format!("L1 {}", bit_address(d.l1_bit)),
         format!("{:#x}", d.bits),
         format!("{} bits read", d.datum_bits),
-    )];
-    if d.exp != 0 {
-        stages.push(stage(
+    ));
+    match d.exp_from {
+        ExponentSource::None => {}
+        ExponentSource::Forced => stages.push(stage(
             "BFP exponent",
             format!("{:#04x}", d.exp),
-            "shared exponent read with it",
+            "forced (FORCED_SHARED_EXP_shared_exp)",
+        )),
+        ExponentSource::L1(at) => stages.push(stage(
+            "BFP exponent",
+            format!("{:#04x}", d.exp),
+            format!("the group's shared exponent, L1 byte {at:#x}"),
+        )),
+    }
+    if let Some(at) = d.zeroes_bit {
+        stages.push(stage(
+            "zero run",
+            d.zeroes.to_string(),
+            format!(
+                "zeroes written after it; count read at L1 {}",
+                bit_address(at)
+            ),
         ));
     }
     let held = match d.cell {
@@ -479,6 +576,18 @@ fn unpack_chain<'a>(d: &UnpackDatum) -> Explained<'a> {
         _ => "the value as the register holds it".to_string(),
     };
     stages.push(stage("conversion", format!("{:#x}", d.value), held));
+    stages.push(stage(
+        "output address",
+        format!("{}", d.out_addr),
+        format!(
+            "OutAddr in datums: row {}, column {} before header rows, column shift, haloize and SrcRow",
+            d.out_addr / 16,
+            d.out_addr % 16
+        ),
+    ));
+    if let Some(p) = plan {
+        stages.push(placement_stage(p));
+    }
     let place = match d.cell {
         Some(UnpackCell::SrcA { bank, row, col }) => {
             format!("SrcA bank {bank} row {row} col {col}")
@@ -494,15 +603,6 @@ fn unpack_chain<'a>(d: &UnpackDatum) -> Explained<'a> {
         }
         None => "nowhere (a header row or shifted-out column)".to_string(),
     };
-    stages.push(stage(
-        "output address",
-        format!("{}", d.out_addr),
-        format!(
-            "OutAddr in datums: row {}, column {} before header rows, column shift, haloize and SrcRow",
-            d.out_addr / 16,
-            d.out_addr % 16
-        ),
-    ));
     stages.push(stage("written", format!("{:#x}", d.value), place));
     Explained {
         kind: "unpack",
@@ -575,7 +675,7 @@ fn selected<'a>(o: &'a Observed, t: Target) -> Vec<Explained<'a>> {
             _ => false,
         };
         if hit {
-            out.push(unpack_chain(d));
+            out.push(unpack_chain(o, d));
         }
     }
     out

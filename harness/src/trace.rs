@@ -12,7 +12,8 @@
 //!       "expanded_from": null | { "word": ..., "text": "MOP ..." },  // MOP/REPLAY
 //!       "adcs": { "unpacker0": [[X,Y,Z,W],[X,Y,Z,W]], "unpacker1": ...,
 //!                 "packers": ... },            // channel 0, channel 1
-//!       "l1_writes": [ { "addr": "0x10010", "bytes": "32 hex digits" } ] } ],
+//!       "l1_writes": [ { "addr": "0x10010", "bytes": "32 hex digits",
+//!                        "stream": "data" | "exponent" | "row-start" } ] } ],
 //!   "fault": null | { "kind": "undefined_behavior", "message": ... } }
 //! ```
 
@@ -132,7 +133,13 @@ pub fn human(v: &Vector, o: &Observed, sel: Selection) -> String {
             .collect();
         let _ = writeln!(s, "      ADCs (ch0/ch1): {}", adcs.join("; "));
         for w in writes_of(o, i.index) {
-            let _ = writeln!(s, "      L1 {:#08x} <- {}", w.addr, hex(&w.bytes));
+            let _ = writeln!(
+                s,
+                "      L1 {:#08x} <- {}  {}",
+                w.addr,
+                hex(&w.bytes),
+                w.stream.name()
+            );
         }
     }
     match &o.fault {
@@ -171,7 +178,13 @@ pub fn json(v: &Vector, o: &Observed, sel: Selection) -> serde_json::Value {
                 })),
                 "adcs": adcs,
                 "l1_writes": writes_of(o, i.index)
-                    .map(|w| serde_json::json!({"addr": format!("{:#x}", w.addr), "bytes": hex(&w.bytes)}))
+                    .map(|w| {
+                        serde_json::json!({
+                            "addr": format!("{:#x}", w.addr),
+                            "bytes": hex(&w.bytes),
+                            "stream": w.stream.name(),
+                        })
+                    })
                     .collect::<Vec<_>>(),
             })
         })

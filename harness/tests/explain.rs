@@ -235,7 +235,12 @@ fn an_unpacked_datum_shows_the_l1_bytes_and_the_conversion() {
     let j = explained(rel, Target::src("0,0,3", false).unwrap());
     let d = only_datum(&j);
     assert_eq!(d["kind"], "unpack");
-    let read = &d["stages"][0];
+    let read = d["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["stage"].as_str().unwrap().starts_with("L1 "))
+        .unwrap();
     let name = read["stage"].as_str().unwrap();
     let addr = u32::from_str_radix(
         name.trim_start_matches("L1 0x").split(' ').next().unwrap(),
@@ -257,6 +262,80 @@ fn an_unpacked_datum_shows_the_l1_bytes_and_the_conversion() {
     // SrcA row 0 is output row 4: UNPACR_Regular.md drops four header rows
     // (`Row -= 4`), so column 3 of it is OutAddr 4 * 16 + 3.
     assert_eq!(stage(d, "output address").0, "67");
+}
+
+const UNPACK: &str = "isa-spec/blackhole/unpack";
+
+/// Compressed input (the vector's provenance gives the layout): RSI
+/// [0, 20, 33] selects row 1, 13 datums from datum 20, which sits 40 bytes
+/// into the data after the 16-byte RSI block at 0x10220 + 16: L1 0x10258,
+/// bytes a4 c0. Its 4-bit zero count is nibble 20 of the counts that
+/// follow the group's 64 data bytes (0x10270): byte 10 (0x1f), low nibble
+/// 15. BF16 0xc0a4 in a Src cell is 0xc0a4 << 3 (SrcASrcB.md); OutAddr
+/// 4 * 32 / 2 = 64 is SrcA row 0 after the four header rows.
+#[test]
+fn a_compressed_unpack_shows_the_descriptor_and_the_zero_run() {
+    let j = explained(
+        &format!("{UNPACK}/decompress-whole-row-to-srca.yaml"),
+        Target::src("0,0,0", false).unwrap(),
+    );
+    let d = only_datum(&j);
+    let (count, desc) = stage(d, "descriptor");
+    assert_eq!(count, "13 datums");
+    assert!(desc.contains("datums from 0x10258"), "{desc}");
+    assert!(desc.contains("zero-run counts from 0x1027a"), "{desc}");
+    assert_eq!(stage(d, "L1 0x10258"), ("0xc0a4", "16 bits read"));
+    let (zeroes, at) = stage(d, "zero run");
+    assert_eq!(zeroes, "15");
+    assert!(at.ends_with("count read at L1 0x1027a"), "{at}");
+    assert_eq!(stage(d, "conversion").0, "0x60520");
+    assert_eq!(stage(d, "output address").0, "64");
+    assert_eq!(stage(d, "written"), ("0x60520", "SrcA bank 0 row 0 col 0"));
+}
+
+/// BFP8a: datum 16 (L1 0x10020 + 16 = 0x10030, byte 0x7f) takes the second
+/// exponent byte of the section at 0x10010 (0x14 = 20). Mag 0x7f << 1 =
+/// 0xfe has no leading zero: FP16 exponent 20, mantissa 0x7e << 3 = 0x3f0,
+/// so 0x53f0 (FloatBitPatterns.md, BFP8aToFP16), the Src cell the vector
+/// expects at SrcA row 1 column 0.
+#[test]
+fn a_bfp_unpack_names_the_exponent_byte() {
+    let j = explained(
+        &format!("{UNPACK}/bfp8a-to-srca.yaml"),
+        Target::src("0,1,0", false).unwrap(),
+    );
+    let d = only_datum(&j);
+    assert!(stage(d, "descriptor")
+        .1
+        .contains("exponent section from 0x10010"));
+    assert_eq!(stage(d, "L1 0x10030"), ("0x7f", "8 bits read"));
+    assert_eq!(
+        stage(d, "BFP exponent"),
+        ("0x14", "the group's shared exponent, L1 byte 0x10011")
+    );
+    assert_eq!(stage(d, "written"), ("0x53f0", "SrcA bank 0 row 1 col 0"));
+}
+
+/// Upsampling and haloize appear in the placement stage with the settings
+/// the vectors' config words give (Upsample_rate 1: one zero after each
+/// datum; Haloize_mode: SrcA row and column swapped).
+#[test]
+fn placement_names_upsampling_and_haloize() {
+    let j = explained(
+        &format!("{UNPACK}/upsample-inserts-zeroes.yaml"),
+        Target::src("0,0,0", false).unwrap(),
+    );
+    let (_, how) = stage(only_datum(&j), "placement");
+    assert!(
+        how.contains("upsampling: 1 position after each datum written as zero"),
+        "{how}"
+    );
+    let j = explained(
+        &format!("{UNPACK}/haloize-transposes-srca.yaml"),
+        Target::src("0,0,1", false).unwrap(),
+    );
+    let (_, how) = stage(only_datum(&j), "placement");
+    assert!(how.contains("haloize"), "{how}");
 }
 
 /// `trace`: the two instructions of a pack vector, the packer ADC's X end
@@ -291,8 +370,48 @@ fn trace_lists_instructions_adcs_and_writes() {
     assert_eq!(only_t0["instructions"].as_array().unwrap().len(), 0);
     let human = trace::human(&v, &o, Selection::default());
     assert!(
-        human.contains("L1 0x010010 <- 004040400040c040003f803e80bf0041"),
+        human.contains("L1 0x010010 <- 004040400040c040003f803e80bf0041  data"),
         "{human}"
+    );
+}
+
+/// Each L1 write names its stream. The vectors' provenance places them:
+/// zero compression's row start indices at the first output address
+/// (0x10010) and its data one unit later; BFP8a's exponent byte at the
+/// first address and its datums one unit later.
+#[test]
+fn trace_names_the_stream_of_each_write() {
+    let streams = |rel: &str| -> Vec<(String, String)> {
+        let v = load(&format!("{PACK}/{rel}"));
+        let o = Observed::run(&v).unwrap();
+        let j = trace::json(&v, &o, Selection::default());
+        j["instructions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|i| i["l1_writes"].as_array().unwrap().clone())
+            .map(|w| {
+                (
+                    w["addr"].as_str().unwrap().to_string(),
+                    w["stream"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let rsi = streams("zero-compression-one-row.yaml");
+    assert!(
+        rsi.contains(&("0x10010".into(), "row-start".into())),
+        "{rsi:?}"
+    );
+    assert!(rsi.contains(&("0x10020".into(), "data".into())), "{rsi:?}");
+    let mut bfp = streams("fp16-to-bfp8a.yaml");
+    bfp.sort();
+    assert_eq!(
+        bfp,
+        vec![
+            ("0x10010".to_string(), "exponent".to_string()),
+            ("0x10020".to_string(), "data".to_string())
+        ]
     );
 }
 

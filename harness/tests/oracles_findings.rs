@@ -32,7 +32,11 @@ fn machine_with(case: &PackTileCase, bytes: &[Bytes]) -> Machine {
         for (i, chunk) in b.bytes.chunks(16).enumerate() {
             let mut line = [0u8; 16];
             line.copy_from_slice(chunk);
-            assert!(m.l1.write16(b.addr + 16 * i as u32, line, 0));
+            assert!(m.l1.write16(
+                b.addr + 16 * i as u32,
+                line,
+                tensix_emu::state::l1::WriteTag::data(0)
+            ));
         }
     }
     m
@@ -90,7 +94,9 @@ fn a_write_outside_the_tile_is_a_finding() {
     let mut m = machine_with(&case, &good);
     let (_, end) = case.job.window();
     let beyond = (end as u32).div_ceil(16) * 16;
-    assert!(m.l1.write16(beyond, [0; 16], 1));
+    assert!(m
+        .l1
+        .write16(beyond, [0; 16], tensix_emu::state::l1::WriteTag::data(1)));
     let f = judge_pack(&case, &Ok(good), &m, None).expect_err("a finding");
     assert_eq!(f.kind, "L1 write outside the output window");
 }

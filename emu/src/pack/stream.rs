@@ -22,6 +22,7 @@
 
 use super::l1_acc::AccFormat;
 use crate::fault::{Fault, Result};
+use crate::state::l1::{Stream, WriteTag};
 use crate::state::L1;
 
 /// One output stream: its address and its 16-byte buffer.
@@ -34,20 +35,36 @@ pub struct OutStream {
     pub byte_address: u32,
     buf: [u8; 16],
     fill: usize,
+    /// Which stream this is, for the L1 write log.
+    stream: Stream,
 }
 
 impl Default for OutStream {
     fn default() -> OutStream {
+        OutStream::new(Stream::Data)
+    }
+}
+
+impl OutStream {
+    /// A stream in its reset state.
+    pub fn new(stream: Stream) -> OutStream {
         OutStream {
             needs_new_address: true,
             byte_address: 0,
             buf: [0; 16],
             fill: 0,
+            stream,
         }
     }
-}
 
-impl OutStream {
+    /// The tag L1 logs this stream's writes by `tag` (instruction) with.
+    fn tag(&self, instruction: u64) -> WriteTag {
+        WriteTag {
+            instruction,
+            stream: self.stream,
+        }
+    }
+
     /// Take `addr` (in 16-byte units) as the stream's address if it needs
     /// one: `ByteAddress = (Addr & 0x1ffff) << 4`.
     pub fn assign(&mut self, addr: u32) {
@@ -131,7 +148,7 @@ impl OutStream {
             return false;
         }
         let addr = self.byte_address;
-        if !l1.fill16_groups(addr, len / 16, tag, fill) {
+        if !l1.fill16_groups(addr, len / 16, self.tag(tag), fill) {
             return false;
         }
         self.byte_address = addr.wrapping_add(len as u32);
@@ -151,7 +168,7 @@ impl OutStream {
         if groups == 0 {
             return Ok(bytes);
         }
-        let stored = l1.write16_groups(self.byte_address, &bytes[..16 * groups], tag);
+        let stored = l1.write16_groups(self.byte_address, &bytes[..16 * groups], self.tag(tag));
         self.byte_address = self.byte_address.wrapping_add(16 * stored as u32);
         // The buffer holds the last group written, or the one refused.
         let last = stored.min(groups - 1);
@@ -171,7 +188,7 @@ impl OutStream {
             let old = l1.read(addr, 16).ok_or_else(|| outside(addr, l1))?;
             a.accumulate(old, &mut self.buf);
         }
-        if !l1.write16(addr, self.buf, tag) {
+        if !l1.write16(addr, self.buf, self.tag(tag)) {
             return Err(outside(addr, l1));
         }
         self.byte_address = addr.wrapping_add(16);
@@ -190,11 +207,21 @@ fn outside(addr: u32, l1: &L1) -> Fault {
 
 /// A packer's three output streams (OutputAddressGenerator.md: the RSI
 /// stream of zero compression, the BFP exponent stream and the data stream).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Streams {
     pub rsi: OutStream,
     pub exp: OutStream,
     pub data: OutStream,
+}
+
+impl Default for Streams {
+    fn default() -> Streams {
+        Streams {
+            rsi: OutStream::new(Stream::RowStart),
+            exp: OutStream::new(Stream::Exponent),
+            data: OutStream::new(Stream::Data),
+        }
+    }
 }
 
 impl Streams {

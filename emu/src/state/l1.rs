@@ -6,6 +6,45 @@
 
 use crate::arch::Arch;
 
+/// Which of a packer's three output streams a write belongs to
+/// (OutputAddressGenerator.md: datums, BFP exponents, and the row start
+/// indices of zero compression).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Stream {
+    #[default]
+    Data,
+    Exponent,
+    RowStart,
+}
+
+impl Stream {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stream::Data => "data",
+            Stream::Exponent => "exponent",
+            Stream::RowStart => "row-start",
+        }
+    }
+}
+
+/// What a write is recorded with: the instruction (its index in issue order
+/// across the run) and the stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteTag {
+    pub instruction: u64,
+    pub stream: Stream,
+}
+
+impl WriteTag {
+    /// A data-stream write by instruction `instruction`.
+    pub fn data(instruction: u64) -> WriteTag {
+        WriteTag {
+            instruction,
+            stream: Stream::Data,
+        }
+    }
+}
+
 /// One 16-byte write by a packer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct L1Write {
@@ -13,6 +52,7 @@ pub struct L1Write {
     pub bytes: [u8; 16],
     /// Index of the instruction (in issue order across the run) that wrote it.
     pub instruction: u64,
+    pub stream: Stream,
 }
 
 /// L1's bytes, with a record of which blocks a machine reused across jobs
@@ -217,7 +257,7 @@ impl L1 {
 
     /// Store 16 bytes at a 16-byte aligned address inside L1. Returns
     /// `false` (storing nothing) otherwise; callers turn that into a fault.
-    pub fn write16(&mut self, addr: u32, bytes: [u8; 16], instruction: u64) -> bool {
+    pub fn write16(&mut self, addr: u32, bytes: [u8; 16], tag: WriteTag) -> bool {
         let start = addr as usize;
         if addr % 16 != 0 || start + 16 > self.bytes.len() {
             return false;
@@ -228,7 +268,8 @@ impl L1 {
             log.push(L1Write {
                 addr,
                 bytes,
-                instruction,
+                instruction: tag.instruction,
+                stream: tag.stream,
             });
         }
         true
@@ -244,7 +285,7 @@ impl L1 {
         &mut self,
         addr: u32,
         groups: usize,
-        instruction: u64,
+        tag: WriteTag,
         fill: impl FnOnce(&mut [u8]),
     ) -> bool {
         let start = addr as usize;
@@ -260,7 +301,7 @@ impl L1 {
         self.mark(start, end);
         fill(&mut self.bytes[start..end]);
         if let Some(log) = &mut self.log {
-            log_groups(log, addr, &self.bytes[start..end], instruction);
+            log_groups(log, addr, &self.bytes[start..end], tag);
         }
         true
     }
@@ -269,7 +310,7 @@ impl L1 {
     /// `addr + 16`, ...: the groups that fit are stored (and logged) and the
     /// rest are not. Returns how many were stored; a trailing partial group
     /// is ignored.
-    pub fn write16_groups(&mut self, addr: u32, bytes: &[u8], instruction: u64) -> usize {
+    pub fn write16_groups(&mut self, addr: u32, bytes: &[u8], tag: WriteTag) -> usize {
         let groups = bytes.len() / 16;
         let start = addr as usize;
         if addr % 16 != 0 || start > self.bytes.len() {
@@ -286,7 +327,7 @@ impl L1 {
             to.copy_from_slice(from);
         }
         if let Some(log) = &mut self.log {
-            log_groups(log, addr, &bytes[..len], instruction);
+            log_groups(log, addr, &bytes[..len], tag);
         }
         fit
     }
@@ -307,14 +348,15 @@ fn dirty_blocks(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
 }
 
 /// Record `bytes`, 16 at a time, as the writes at `addr`, `addr + 16`, ...
-fn log_groups(log: &mut Vec<L1Write>, addr: u32, bytes: &[u8], instruction: u64) {
+fn log_groups(log: &mut Vec<L1Write>, addr: u32, bytes: &[u8], tag: WriteTag) {
     for (k, group) in bytes.chunks_exact(16).enumerate() {
         let mut b = [0u8; 16];
         b.copy_from_slice(group);
         log.push(L1Write {
             addr: addr + 16 * k as u32,
             bytes: b,
-            instruction,
+            instruction: tag.instruction,
+            stream: tag.stream,
         });
     }
 }
@@ -327,10 +369,10 @@ mod tests {
     fn writes_must_be_aligned_and_inside() {
         let mut l1 = L1::new(Arch::Blackhole);
         l1.enable_log();
-        assert!(!l1.write16(8, [1; 16], 0));
+        assert!(!l1.write16(8, [1; 16], WriteTag::data(0)));
         let top = (l1.len() - 16) as u32;
-        assert!(l1.write16(top, [2; 16], 1));
-        assert!(!l1.write16(top + 16, [3; 16], 2));
+        assert!(l1.write16(top, [2; 16], WriteTag::data(1)));
+        assert!(!l1.write16(top + 16, [3; 16], WriteTag::data(2)));
         assert_eq!(l1.log().len(), 1);
         assert_eq!(l1.read(top, 16), Some(&[2u8; 16][..]));
         assert_eq!(l1.read(top, 17), None);
@@ -348,17 +390,17 @@ mod tests {
         let mut b = L1::new(Arch::Blackhole);
         a.enable_log();
         b.enable_log();
-        assert!(a.fill16_groups(top, 3, 4, |d| d.copy_from_slice(&bytes)));
+        assert!(a.fill16_groups(top, 3, WriteTag::data(4), |d| d.copy_from_slice(&bytes)));
         for (k, g) in bytes.chunks_exact(16).enumerate() {
             let mut x = [0u8; 16];
             x.copy_from_slice(g);
-            assert!(b.write16(top + 16 * k as u32, x, 4));
+            assert!(b.write16(top + 16 * k as u32, x, WriteTag::data(4)));
         }
         assert_eq!(a.log(), b.log());
         assert!(a.bytes() == b.bytes());
         for (addr, groups) in [(top, 4), (top + 8, 1), (u32::MAX - 15, 1)] {
             let mut called = false;
-            assert!(!a.fill16_groups(addr, groups, 5, |_| called = true));
+            assert!(!a.fill16_groups(addr, groups, WriteTag::data(5), |_| called = true));
             assert!(!called);
         }
         assert_eq!(a.log().len(), 3);
@@ -375,12 +417,12 @@ mod tests {
             let mut b = L1::new(Arch::Blackhole);
             a.enable_log();
             b.enable_log();
-            let n = a.write16_groups(addr, &bytes, 9);
+            let n = a.write16_groups(addr, &bytes, WriteTag::data(9));
             let mut m = 0;
             for g in bytes.chunks_exact(16) {
                 let mut x = [0u8; 16];
                 x.copy_from_slice(g);
-                if !b.write16(addr + 16 * m as u32, x, 9) {
+                if !b.write16(addr + 16 * m as u32, x, WriteTag::data(9)) {
                     break;
                 }
                 m += 1;
@@ -417,11 +459,13 @@ mod tests {
     fn apply(l1: &mut L1, op: &Op) {
         match *op {
             Op::Write16(a, b) => {
-                l1.write16(a, [b; 16], 0);
+                l1.write16(a, [b; 16], WriteTag::data(0));
             }
             Op::Groups(a, n, b) => {
-                l1.write16_groups(a, &vec![b; n * 16], 1);
-                l1.fill16_groups(a.wrapping_add(16 * n as u32), n, 2, |d| d.fill(!b));
+                l1.write16_groups(a, &vec![b; n * 16], WriteTag::data(1));
+                l1.fill16_groups(a.wrapping_add(16 * n as u32), n, WriteTag::data(2), |d| {
+                    d.fill(!b)
+                });
             }
             Op::Setup(a, n, b) => {
                 l1.write(a, &vec![b; n]);

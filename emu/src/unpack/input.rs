@@ -16,6 +16,7 @@
 
 use super::descriptor::{Settings, TileDescriptor};
 use crate::fault::{Fault, Result};
+use crate::observe::ExponentSource;
 
 /// The datum count and where the three streams start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -286,10 +287,13 @@ pub fn plan(s: &Settings, c: InputCounters, row_search: bool, l1: &[u8]) -> Resu
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RawDatum {
     pub bits: u32,
-    /// Shared exponent (BFP input only).
+    /// Shared exponent (BFP input only), and where it came from.
     pub exp: u8,
-    /// Zeroes that follow the datum (compressed input only).
+    pub exp_from: ExponentSource,
+    /// Zeroes that follow the datum (compressed input only), and the bit
+    /// address of that count.
     pub zeroes: u32,
+    pub zeroes_bit: Option<i64>,
 }
 
 /// The three streams while the main loop runs.
@@ -330,23 +334,25 @@ impl InputStream {
             p.datums += p.row_stride_bits - p.datum_bits as i64 * p.row_datums as i64;
             p.datums = wrap(p.datums, s, 8);
         }
-        let mut exp = 0;
+        let (mut exp, mut exp_from) = (0, ExponentSource::None);
         if self.bfp {
-            exp = match (self.forced_exp, p.exponents.as_mut()) {
-                (Some(e), _) => e,
+            (exp, exp_from) = match (self.forced_exp, p.exponents.as_mut()) {
+                (Some(e), _) => (e, ExponentSource::Forced),
                 (None, Some(e16)) => {
-                    let v = read_bits(l1, e16.div_euclid(16) * 8, 8)? as u8;
+                    let at = e16.div_euclid(16);
+                    let v = read_bits(l1, at * 8, 8)? as u8;
                     *e16 += 1;
                     if e16.rem_euclid(256) == 0 {
                         *e16 = wrap(*e16, s, 16);
                     }
-                    v
+                    (v, ExponentSource::L1(at))
                 }
-                (None, None) => 0,
+                (None, None) => (0, ExponentSource::None),
             };
         }
-        let mut zeroes = 0;
+        let (mut zeroes, mut zeroes_bit) = (0, None);
         if let Some(d) = p.deltas.as_mut() {
+            zeroes_bit = Some(*d);
             zeroes = read_bits(l1, *d, 4)?;
             *d += 4;
             if d.rem_euclid(128) == 0 {
@@ -355,7 +361,13 @@ impl InputStream {
                 *d = wrap(*d, s, 8);
             }
         }
-        Ok(RawDatum { bits, exp, zeroes })
+        Ok(RawDatum {
+            bits,
+            exp,
+            exp_from,
+            zeroes,
+            zeroes_bit,
+        })
     }
 }
 

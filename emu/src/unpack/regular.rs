@@ -13,7 +13,7 @@ use crate::fault::{Fault, Result};
 use crate::format::unpack::{Conversion, UnpackConfig};
 use crate::isa::Unpacr;
 use crate::machine::Machine;
-use crate::observe::UnpackDatum;
+use crate::observe::{UnpackDatum, UnpackPlan};
 
 /// The operands of a regular `UNPACR`, under the names `UNPACR_Regular.md`
 /// gives them (the encoding's names in brackets).
@@ -176,6 +176,30 @@ fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Iss
         return Ok(Issue::Wait);
     }
     let fast = fast && m.observer.is_none();
+    if let Some(o) = m.observer.as_deref_mut() {
+        o.unpack_plans.push(UnpackPlan {
+            instruction: m.issued,
+            unpacker: op.unpacker as u8,
+            in_format: s.in_format,
+            out_format: s.out_format,
+            first_datum_bit: in_plan.datums,
+            exponent_byte: in_plan
+                .exponents
+                .filter(|_| s.in_format.is_bfp() && !s.force_shared_exp)
+                .map(|e| e.div_euclid(16)),
+            zero_runs_bit: in_plan.deltas,
+            input_datums: in_plan.input_datums,
+            drop: in_plan.drop,
+            out_addr: out_plan.out_addr,
+            upsample_zeroes: out_plan.upsample_zeroes,
+            interleave: out_plan.interleave,
+            col_shift: out_plan.col_shift,
+            transpose: out_plan.transpose,
+            tileize: s.tileize,
+            src_row: out_plan.src_row,
+            bank: out_plan.bank as u8,
+        });
+    }
     main_loop(m, &op, &s, conversion, in_plan, out_plan, fast)?;
     update_counters(m, thread, unit, &op, &sel, &s)?;
     Ok(Issue::Done)
@@ -267,6 +291,9 @@ fn main_loop(
                     bits: d.bits,
                     datum_bits: in_plan.datum_bits,
                     exp: d.exp,
+                    exp_from: d.exp_from,
+                    zeroes: d.zeroes,
+                    zeroes_bit: d.zeroes_bit,
                     value,
                     out_addr,
                     cell: output.last,

@@ -253,9 +253,11 @@ mod tests {
             m.l1.enable_log();
             for b in &bytes {
                 for (i, chunk) in b.bytes.chunks(16).enumerate() {
-                    assert!(m
-                        .l1
-                        .write16(b.addr + 16 * i as u32, chunk.try_into().unwrap(), 0));
+                    assert!(m.l1.write16(
+                        b.addr + 16 * i as u32,
+                        chunk.try_into().unwrap(),
+                        tensix_emu::state::l1::WriteTag::data(0)
+                    ));
                 }
             }
             let shape = llk_shape(&case);
@@ -274,12 +276,12 @@ mod tests {
                 if (1..255).contains(&e) {
                     let mut line: [u8; 16] = m.l1.bytes()[at..at + 16].try_into().unwrap();
                     line[0] = e + 1;
-                    m.l1.write16(at as u32, line, 0);
+                    m.l1.write16(at as u32, line, tensix_emu::state::l1::WriteTag::data(0));
                     let mut group: [u8; 16] = m.l1.bytes()[data..data + 16].try_into().unwrap();
                     for d in &mut group {
                         *d = (*d & 0x80) | ((*d & 0x7f) >> 1);
                     }
-                    m.l1.write16(data as u32, group, 0);
+                    m.l1.write16(data as u32, group, tensix_emu::state::l1::WriteTag::data(0));
                     let f =
                         check_shared_exponents(&case, shape, &m).expect_err("a raised exponent");
                     assert_eq!(f.kind, "shared exponent is not the group's largest");

@@ -316,9 +316,8 @@ fn a_bfp_unpack_names_the_exponent_byte() {
     assert_eq!(stage(d, "written"), ("0x53f0", "SrcA bank 0 row 1 col 0"));
 }
 
-/// Upsampling and haloize appear in the placement stage with the settings
-/// the vectors' config words give (Upsample_rate 1: one zero after each
-/// datum; Haloize_mode: SrcA row and column swapped).
+/// Upsampling, haloize, column shift and tilize appear in the placement
+/// stage, with the datums the vectors' provenance places there.
 #[test]
 fn placement_names_upsampling_and_haloize() {
     let j = explained(
@@ -336,6 +335,26 @@ fn placement_names_upsampling_and_haloize() {
     );
     let (_, how) = stage(only_datum(&j), "placement");
     assert!(how.contains("haloize"), "{how}");
+    // Column shift 3: SrcA column 0 holds datum 3 (L1 0x10010 + 3 * 2),
+    // output address 64 + 3.
+    let j = explained(
+        &format!("{UNPACK}/column-shift-drops-leading-columns.yaml"),
+        Target::src("0,0,0", false).unwrap(),
+    );
+    let d = only_datum(&j);
+    assert!(stage(d, "placement").1.contains("column shift 3"));
+    assert_eq!(stage(d, "L1 0x10016").1, "16 bits read");
+    assert_eq!(stage(d, "output address").0, "67");
+    // Tilize: the second row of 16 FP8 datums starts RowStride = 64 bytes
+    // after the first (L1 0x10010 + 64), output address 64 + 16.
+    let j = explained(
+        &format!("{UNPACK}/tilize-fp8-discontiguous-rows.yaml"),
+        Target::src("0,1,0", false).unwrap(),
+    );
+    let d = only_datum(&j);
+    assert!(stage(d, "placement").1.contains("tilize"));
+    assert_eq!(stage(d, "L1 0x10050").1, "8 bits read");
+    assert_eq!(stage(d, "output address").0, "80");
 }
 
 /// `trace`: the two instructions of a pack vector, the packer ADC's X end

@@ -39,7 +39,6 @@ use super::format::Format;
 use super::pack::fp32_to_fp16;
 use super::{not_modelled, undefined, Refusal};
 use crate::vector::{self, Arch, DstFormat, DstRow, SrcRow};
-use std::collections::BTreeMap;
 
 /// Where an unpack writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -255,8 +254,8 @@ pub fn unpack(
     let bits = job.input.l1_bits() as usize;
     let data = job.data_addr() as usize;
     let per_face = usize::from(job.face_rows) * 16;
-    // The rows written, in order, each starting from what it held.
-    let mut rows: BTreeMap<usize, [u32; 16]> = BTreeMap::new();
+    // The rows written, by row number, each starting from what it held.
+    let mut rows: Vec<Option<[u32; 16]>> = Vec::new();
     for face in 0..usize::from(job.faces) {
         for i in 0..per_face {
             let g = face * per_face + i;
@@ -283,14 +282,16 @@ pub fn unpack(
                 }
                 _ => {}
             }
-            rows.entry(row).or_insert_with(|| before(row))[col] = v;
+            if rows.len() <= row {
+                rows.resize(row + 1, None);
+            }
+            rows[row].get_or_insert_with(|| before(row))[col] = v;
         }
     }
     Ok(match job.target {
         UnpackTarget::Dst => Unpacked::Dst(vector::Dst {
             format: view,
-            rows: rows
-                .into_iter()
+            rows: written(rows)
                 .map(|(row, cells)| DstRow {
                     row: row as u16,
                     cells,
@@ -298,7 +299,7 @@ pub fn unpack(
                 .collect(),
         }),
         _ => Unpacked::Src(
-            rows.into_iter()
+            written(rows)
                 .map(|(row, cells)| SrcRow {
                     bank: 0,
                     row: row as u8,
@@ -307,6 +308,13 @@ pub fn unpack(
                 .collect(),
         ),
     })
+}
+
+/// The rows that were written, in row order.
+fn written(rows: Vec<Option<[u32; 16]>>) -> impl Iterator<Item = (usize, [u32; 16])> {
+    rows.into_iter()
+        .enumerate()
+        .filter_map(|(row, cells)| Some((row, cells?)))
 }
 
 /// `bits` bits at bit address `at`, little-endian within bytes (BFP4 datum

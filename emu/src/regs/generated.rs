@@ -2545,5658 +2545,5774 @@ impl CfgField {
     }
 
     /// Where the field lives on `arch`, or `None` where it does not exist.
+    #[inline]
     pub fn on(self, arch: Arch) -> Option<RegField> {
+        // A table per architecture, indexed by the field's position in the
+        // enum: one load, as a configuration decode reads dozens of fields.
         match arch {
-            Arch::WormholeB0 => match self {
-                CfgField::ALU_FORMAT_SPEC_REG_SrcA_val => Some(RegField {
-                    addr32: 0,
-                    shift: 0,
-                    width: 4,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG_SrcA_override => Some(RegField {
-                    addr32: 0,
-                    shift: 4,
-                    width: 1,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG_SrcB_val => Some(RegField {
-                    addr32: 0,
-                    shift: 5,
-                    width: 4,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG_SrcB_override => Some(RegField {
-                    addr32: 0,
-                    shift: 9,
-                    width: 1,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG_Dstacc_val => Some(RegField {
-                    addr32: 0,
-                    shift: 10,
-                    width: 4,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG_Dstacc_override => Some(RegField {
-                    addr32: 0,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::ALU_ROUNDING_MODE_Fpu_srnd_en => Some(RegField {
-                    addr32: 1,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::ALU_ROUNDING_MODE_Gasket_srnd_en => Some(RegField {
-                    addr32: 1,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::ALU_ROUNDING_MODE_Packer_srnd_en => Some(RegField {
-                    addr32: 1,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::ALU_ROUNDING_MODE_Padding => Some(RegField {
-                    addr32: 1,
-                    shift: 3,
-                    width: 10,
-                }),
-                CfgField::ALU_ROUNDING_MODE_GS_LF => Some(RegField {
-                    addr32: 1,
-                    shift: 13,
-                    width: 1,
-                }),
-                CfgField::ALU_ROUNDING_MODE_Bfp8_HF => Some(RegField {
-                    addr32: 1,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG0_SrcAUnsigned => Some(RegField {
-                    addr32: 1,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG0_SrcBUnsigned => Some(RegField {
-                    addr32: 1,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG0_SrcA => Some(RegField {
-                    addr32: 1,
-                    shift: 17,
-                    width: 4,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG1_SrcB => Some(RegField {
-                    addr32: 1,
-                    shift: 21,
-                    width: 4,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG2_Dstacc => Some(RegField {
-                    addr32: 1,
-                    shift: 25,
-                    width: 4,
-                }),
-                CfgField::ALU_ACC_CTRL_Fp32_enabled => Some(RegField {
-                    addr32: 1,
-                    shift: 29,
-                    width: 1,
-                }),
-                CfgField::ALU_ACC_CTRL_SFPU_Fp32_enabled => Some(RegField {
-                    addr32: 1,
-                    shift: 30,
-                    width: 1,
-                }),
-                CfgField::ALU_ACC_CTRL_INT8_math_enabled => Some(RegField {
-                    addr32: 1,
-                    shift: 31,
-                    width: 1,
-                }),
-                CfgField::ALU_ACC_CTRL_Zero_Flag_disabled_src => Some(RegField {
-                    addr32: 2,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::ALU_ACC_CTRL_Zero_Flag_disabled_dst => Some(RegField {
-                    addr32: 2,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::STACC_RELU_ApplyRelu => Some(RegField {
-                    addr32: 2,
-                    shift: 2,
-                    width: 4,
-                }),
-                CfgField::STACC_RELU_ReluThreshold => Some(RegField {
-                    addr32: 2,
-                    shift: 6,
-                    width: 16,
-                }),
-                CfgField::DISABLE_RISC_BP_Disable_main => Some(RegField {
-                    addr32: 2,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::DISABLE_RISC_BP_Disable_trisc => Some(RegField {
-                    addr32: 2,
-                    shift: 23,
-                    width: 3,
-                }),
-                CfgField::DISABLE_RISC_BP_Disable_ncrisc => Some(RegField {
-                    addr32: 2,
-                    shift: 26,
-                    width: 1,
-                }),
-                CfgField::DISABLE_RISC_BP_Disable_bmp_clear_main => Some(RegField {
-                    addr32: 2,
-                    shift: 27,
-                    width: 1,
-                }),
-                CfgField::DISABLE_RISC_BP_Disable_bmp_clear_trisc => Some(RegField {
-                    addr32: 2,
-                    shift: 28,
-                    width: 3,
-                }),
-                CfgField::DISABLE_RISC_BP_Disable_bmp_clear_ncrisc => Some(RegField {
-                    addr32: 2,
-                    shift: 31,
-                    width: 1,
-                }),
-                CfgField::ECC_SCRUBBER_Enable => Some(RegField {
-                    addr32: 3,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::ECC_SCRUBBER_Scrub_On_Error => Some(RegField {
-                    addr32: 3,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::ECC_SCRUBBER_Scrub_On_Error_Immediately => Some(RegField {
-                    addr32: 3,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::ECC_SCRUBBER_Delay => Some(RegField {
-                    addr32: 3,
-                    shift: 3,
-                    width: 11,
-                }),
-                CfgField::STATE_RESET_EN => Some(RegField {
-                    addr32: 4,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::DEST_OFFSET_Enable => Some(RegField {
-                    addr32: 5,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::DEST_REGW_BASE_Base => Some(RegField {
-                    addr32: 6,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::INT_DESCALE_Enable => Some(RegField {
-                    addr32: 7,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::INT_DESCALE_Mode => Some(RegField {
-                    addr32: 7,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::PCK0_ADDR_CTRL_XY_REG_0_Xstride => Some(RegField {
-                    addr32: 8,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::PCK0_ADDR_CTRL_XY_REG_0_Ystride => Some(RegField {
-                    addr32: 8,
-                    shift: 12,
-                    width: 12,
-                }),
-                CfgField::PCK0_ADDR_CTRL_ZW_REG_0_Zstride => Some(RegField {
-                    addr32: 9,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::PCK0_ADDR_CTRL_ZW_REG_0_Wstride => Some(RegField {
-                    addr32: 9,
-                    shift: 12,
-                    width: 16,
-                }),
-                CfgField::PCK0_ADDR_CTRL_XY_REG_1_Xstride => Some(RegField {
-                    addr32: 10,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::PCK0_ADDR_CTRL_XY_REG_1_Ystride => Some(RegField {
-                    addr32: 10,
-                    shift: 12,
-                    width: 12,
-                }),
-                CfgField::PCK0_ADDR_CTRL_ZW_REG_1_Zstride => Some(RegField {
-                    addr32: 11,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::PCK0_ADDR_CTRL_ZW_REG_1_Wstride => Some(RegField {
-                    addr32: 11,
-                    shift: 12,
-                    width: 16,
-                }),
-                CfgField::PCK0_ADDR_BASE_REG_0_Base => Some(RegField {
-                    addr32: 12,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PCK0_ADDR_BASE_REG_1_Base => Some(RegField {
-                    addr32: 13,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PCK_DEST_RD_CTRL_Read_32b_data => Some(RegField {
-                    addr32: 14,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::PCK_DEST_RD_CTRL_Read_unsigned => Some(RegField {
-                    addr32: 14,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::PCK_DEST_RD_CTRL_Read_int8 => Some(RegField {
-                    addr32: 14,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::PCK_DEST_RD_CTRL_Round_10b_mant => Some(RegField {
-                    addr32: 14,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::PCK_EDGE_TILE_FACE_SET_SELECT_select => Some(RegField {
-                    addr32: 15,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::PCK_EDGE_TILE_FACE_SET_SELECT_enable => Some(RegField {
-                    addr32: 15,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_0 => Some(RegField {
-                    addr32: 16,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_1 => Some(RegField {
-                    addr32: 16,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_2 => Some(RegField {
-                    addr32: 16,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_3 => Some(RegField {
-                    addr32: 16,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_4 => Some(RegField {
-                    addr32: 16,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_5 => Some(RegField {
-                    addr32: 16,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_6 => Some(RegField {
-                    addr32: 16,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_7 => Some(RegField {
-                    addr32: 16,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_8 => Some(RegField {
-                    addr32: 16,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_9 => Some(RegField {
-                    addr32: 16,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_10 => Some(RegField {
-                    addr32: 16,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_11 => Some(RegField {
-                    addr32: 16,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_12 => Some(RegField {
-                    addr32: 16,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_13 => Some(RegField {
-                    addr32: 16,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_14 => Some(RegField {
-                    addr32: 16,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_15 => Some(RegField {
-                    addr32: 16,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_0 => Some(RegField {
-                    addr32: 17,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_1 => Some(RegField {
-                    addr32: 17,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_2 => Some(RegField {
-                    addr32: 17,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_3 => Some(RegField {
-                    addr32: 17,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_4 => Some(RegField {
-                    addr32: 17,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_5 => Some(RegField {
-                    addr32: 17,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_6 => Some(RegField {
-                    addr32: 17,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_7 => Some(RegField {
-                    addr32: 17,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_8 => Some(RegField {
-                    addr32: 17,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_9 => Some(RegField {
-                    addr32: 17,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_10 => Some(RegField {
-                    addr32: 17,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_11 => Some(RegField {
-                    addr32: 17,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_12 => Some(RegField {
-                    addr32: 17,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_13 => Some(RegField {
-                    addr32: 17,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_14 => Some(RegField {
-                    addr32: 17,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_15 => Some(RegField {
-                    addr32: 17,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_0 => Some(RegField {
-                    addr32: 18,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_1 => Some(RegField {
-                    addr32: 18,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_2 => Some(RegField {
-                    addr32: 18,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_3 => Some(RegField {
-                    addr32: 18,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_4 => Some(RegField {
-                    addr32: 18,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_5 => Some(RegField {
-                    addr32: 18,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_6 => Some(RegField {
-                    addr32: 18,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_7 => Some(RegField {
-                    addr32: 18,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_8 => Some(RegField {
-                    addr32: 18,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_9 => Some(RegField {
-                    addr32: 18,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_10 => Some(RegField {
-                    addr32: 18,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_11 => Some(RegField {
-                    addr32: 18,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_12 => Some(RegField {
-                    addr32: 18,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_13 => Some(RegField {
-                    addr32: 18,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_14 => Some(RegField {
-                    addr32: 18,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_15 => Some(RegField {
-                    addr32: 18,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_0 => Some(RegField {
-                    addr32: 19,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_1 => Some(RegField {
-                    addr32: 19,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_2 => Some(RegField {
-                    addr32: 19,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_3 => Some(RegField {
-                    addr32: 19,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_4 => Some(RegField {
-                    addr32: 19,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_5 => Some(RegField {
-                    addr32: 19,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_6 => Some(RegField {
-                    addr32: 19,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_7 => Some(RegField {
-                    addr32: 19,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_8 => Some(RegField {
-                    addr32: 19,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_9 => Some(RegField {
-                    addr32: 19,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_10 => Some(RegField {
-                    addr32: 19,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_11 => Some(RegField {
-                    addr32: 19,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_12 => Some(RegField {
-                    addr32: 19,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_13 => Some(RegField {
-                    addr32: 19,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_14 => Some(RegField {
-                    addr32: 19,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_15 => Some(RegField {
-                    addr32: 19,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::PCK_EDGE_OFFSET_SEC0_mask => Some(RegField {
-                    addr32: 20,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PCK_EDGE_MODE_mode => Some(RegField {
-                    addr32: 20,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::PCK_EDGE_TILE_ROW_SET_SELECT_select => Some(RegField {
-                    addr32: 20,
-                    shift: 17,
-                    width: 8,
-                }),
-                CfgField::PCK_EDGE_OFFSET_SEC1_mask => Some(RegField {
-                    addr32: 21,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PCK_EDGE_OFFSET_SEC2_mask => Some(RegField {
-                    addr32: 22,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PCK_EDGE_OFFSET_SEC3_mask => Some(RegField {
-                    addr32: 23,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PACK_COUNTERS_SEC0_pack_per_xy_plane => Some(RegField {
-                    addr32: 24,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC0_pack_reads_per_xy_plane => Some(RegField {
-                    addr32: 24,
-                    shift: 8,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC0_pack_xys_per_tile => Some(RegField {
-                    addr32: 24,
-                    shift: 16,
-                    width: 7,
-                }),
-                CfgField::PACK_COUNTERS_SEC0_pack_yz_transposed => Some(RegField {
-                    addr32: 24,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::PACK_COUNTERS_SEC0_pack_per_xy_plane_offset => Some(RegField {
-                    addr32: 24,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC1_pack_per_xy_plane => Some(RegField {
-                    addr32: 25,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC1_pack_reads_per_xy_plane => Some(RegField {
-                    addr32: 25,
-                    shift: 8,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC1_pack_xys_per_tile => Some(RegField {
-                    addr32: 25,
-                    shift: 16,
-                    width: 7,
-                }),
-                CfgField::PACK_COUNTERS_SEC1_pack_yz_transposed => Some(RegField {
-                    addr32: 25,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::PACK_COUNTERS_SEC1_pack_per_xy_plane_offset => Some(RegField {
-                    addr32: 25,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC2_pack_per_xy_plane => Some(RegField {
-                    addr32: 26,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC2_pack_reads_per_xy_plane => Some(RegField {
-                    addr32: 26,
-                    shift: 8,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC2_pack_xys_per_tile => Some(RegField {
-                    addr32: 26,
-                    shift: 16,
-                    width: 7,
-                }),
-                CfgField::PACK_COUNTERS_SEC2_pack_yz_transposed => Some(RegField {
-                    addr32: 26,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::PACK_COUNTERS_SEC2_pack_per_xy_plane_offset => Some(RegField {
-                    addr32: 26,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC3_pack_per_xy_plane => Some(RegField {
-                    addr32: 27,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC3_pack_reads_per_xy_plane => Some(RegField {
-                    addr32: 27,
-                    shift: 8,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC3_pack_xys_per_tile => Some(RegField {
-                    addr32: 27,
-                    shift: 16,
-                    width: 7,
-                }),
-                CfgField::PACK_COUNTERS_SEC3_pack_yz_transposed => Some(RegField {
-                    addr32: 27,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::PACK_COUNTERS_SEC3_pack_per_xy_plane_offset => Some(RegField {
-                    addr32: 27,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::PACK_CONCAT_MASK_SEC0_pack_concat_mask => Some(RegField {
-                    addr32: 28,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PACK_CONCAT_MASK_SEC1_pack_concat_mask => Some(RegField {
-                    addr32: 29,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PACK_CONCAT_MASK_SEC2_pack_concat_mask => Some(RegField {
-                    addr32: 30,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PACK_CONCAT_MASK_SEC3_pack_concat_mask => Some(RegField {
-                    addr32: 31,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_0 => Some(RegField {
-                    addr32: 32,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_1 => Some(RegField {
-                    addr32: 32,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_2 => Some(RegField {
-                    addr32: 32,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_3 => Some(RegField {
-                    addr32: 32,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_4 => Some(RegField {
-                    addr32: 32,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_5 => Some(RegField {
-                    addr32: 32,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_6 => Some(RegField {
-                    addr32: 32,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_7 => Some(RegField {
-                    addr32: 32,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_8 => Some(RegField {
-                    addr32: 32,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_9 => Some(RegField {
-                    addr32: 32,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_10 => Some(RegField {
-                    addr32: 32,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_11 => Some(RegField {
-                    addr32: 32,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_12 => Some(RegField {
-                    addr32: 32,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_13 => Some(RegField {
-                    addr32: 32,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_14 => Some(RegField {
-                    addr32: 32,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_15 => Some(RegField {
-                    addr32: 32,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_0 => Some(RegField {
-                    addr32: 33,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_1 => Some(RegField {
-                    addr32: 33,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_2 => Some(RegField {
-                    addr32: 33,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_3 => Some(RegField {
-                    addr32: 33,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_4 => Some(RegField {
-                    addr32: 33,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_5 => Some(RegField {
-                    addr32: 33,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_6 => Some(RegField {
-                    addr32: 33,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_7 => Some(RegField {
-                    addr32: 33,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_8 => Some(RegField {
-                    addr32: 33,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_9 => Some(RegField {
-                    addr32: 33,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_10 => Some(RegField {
-                    addr32: 33,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_11 => Some(RegField {
-                    addr32: 33,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_12 => Some(RegField {
-                    addr32: 33,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_13 => Some(RegField {
-                    addr32: 33,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_14 => Some(RegField {
-                    addr32: 33,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_15 => Some(RegField {
-                    addr32: 33,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_0 => Some(RegField {
-                    addr32: 34,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_1 => Some(RegField {
-                    addr32: 34,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_2 => Some(RegField {
-                    addr32: 34,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_3 => Some(RegField {
-                    addr32: 34,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_4 => Some(RegField {
-                    addr32: 34,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_5 => Some(RegField {
-                    addr32: 34,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_6 => Some(RegField {
-                    addr32: 34,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_7 => Some(RegField {
-                    addr32: 34,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_8 => Some(RegField {
-                    addr32: 34,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_9 => Some(RegField {
-                    addr32: 34,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_10 => Some(RegField {
-                    addr32: 34,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_11 => Some(RegField {
-                    addr32: 34,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_12 => Some(RegField {
-                    addr32: 34,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_13 => Some(RegField {
-                    addr32: 34,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_14 => Some(RegField {
-                    addr32: 34,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_15 => Some(RegField {
-                    addr32: 34,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_0 => Some(RegField {
-                    addr32: 35,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_1 => Some(RegField {
-                    addr32: 35,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_2 => Some(RegField {
-                    addr32: 35,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_3 => Some(RegField {
-                    addr32: 35,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_4 => Some(RegField {
-                    addr32: 35,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_5 => Some(RegField {
-                    addr32: 35,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_6 => Some(RegField {
-                    addr32: 35,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_7 => Some(RegField {
-                    addr32: 35,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_8 => Some(RegField {
-                    addr32: 35,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_9 => Some(RegField {
-                    addr32: 35,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_10 => Some(RegField {
-                    addr32: 35,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_11 => Some(RegField {
-                    addr32: 35,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_12 => Some(RegField {
-                    addr32: 35,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_13 => Some(RegField {
-                    addr32: 35,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_14 => Some(RegField {
-                    addr32: 35,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_15 => Some(RegField {
-                    addr32: 35,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::UNP0_ADDR_CTRL_XY_REG_0_Xstride => Some(RegField {
-                    addr32: 36,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::UNP0_ADDR_CTRL_XY_REG_0_Ystride => Some(RegField {
-                    addr32: 36,
-                    shift: 12,
-                    width: 12,
-                }),
-                CfgField::UNP0_ADDR_CTRL_ZW_REG_0_Zstride => Some(RegField {
-                    addr32: 37,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::UNP0_ADDR_CTRL_ZW_REG_0_Wstride => Some(RegField {
-                    addr32: 37,
-                    shift: 12,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_CTRL_XY_REG_0_Xstride => Some(RegField {
-                    addr32: 38,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::UNP1_ADDR_CTRL_XY_REG_0_Ystride => Some(RegField {
-                    addr32: 38,
-                    shift: 12,
-                    width: 12,
-                }),
-                CfgField::UNP1_ADDR_CTRL_ZW_REG_0_Zstride => Some(RegField {
-                    addr32: 39,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::UNP1_ADDR_CTRL_ZW_REG_0_Wstride => Some(RegField {
-                    addr32: 39,
-                    shift: 12,
-                    width: 16,
-                }),
-                CfgField::UNP0_ADDR_BASE_REG_0_Base => Some(RegField {
-                    addr32: 40,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::UNP0_ADDR_BASE_REG_1_Base => Some(RegField {
-                    addr32: 40,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::UNP0_FORCED_SHARED_EXP_shared_exp => Some(RegField {
-                    addr32: 41,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::UNP0_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr => Some(RegField {
-                    addr32: 41,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::UNP0_BLOBS_Y_START_CNTX_01_blobs_y_start => Some(RegField {
-                    addr32: 42,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::UNP0_BLOBS_Y_START_CNTX_23_blobs_y_start => Some(RegField {
-                    addr32: 43,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::UNP0_ADDR_CTRL_XY_REG_1_Xstride => Some(RegField {
-                    addr32: 44,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::UNP0_ADDR_CTRL_XY_REG_1_Ystride => Some(RegField {
-                    addr32: 44,
-                    shift: 12,
-                    width: 12,
-                }),
-                CfgField::UNP0_ADDR_CTRL_ZW_REG_1_Zstride => Some(RegField {
-                    addr32: 45,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::UNP0_ADDR_CTRL_ZW_REG_1_Wstride => Some(RegField {
-                    addr32: 45,
-                    shift: 12,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_CTRL_XY_REG_1_Xstride => Some(RegField {
-                    addr32: 46,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::UNP1_ADDR_CTRL_XY_REG_1_Ystride => Some(RegField {
-                    addr32: 46,
-                    shift: 12,
-                    width: 12,
-                }),
-                CfgField::UNP1_ADDR_CTRL_ZW_REG_1_Zstride => Some(RegField {
-                    addr32: 47,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::UNP1_ADDR_CTRL_ZW_REG_1_Wstride => Some(RegField {
-                    addr32: 47,
-                    shift: 12,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_BASE_REG_0_Base => Some(RegField {
-                    addr32: 48,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_BASE_REG_1_Base => Some(RegField {
-                    addr32: 48,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::UNP1_FORCED_SHARED_EXP_shared_exp => Some(RegField {
-                    addr32: 49,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::UNP1_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr => Some(RegField {
-                    addr32: 49,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG0_TileDescriptor => Some(RegField {
-                    addr32: 52,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG1_Row_start_section_size => Some(RegField {
-                    addr32: 56,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG1_Exp_section_size => Some(RegField {
-                    addr32: 56,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG1_L1_Dest_addr => Some(RegField {
-                    addr32: 57,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG1_Disable_zero_compress => Some(RegField {
-                    addr32: 58,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Add_l1_dest_addr_offset => Some(RegField {
-                    addr32: 58,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Addr_cnt_context => Some(RegField {
-                    addr32: 58,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC0_REG1_Out_data_format => Some(RegField {
-                    addr32: 58,
-                    shift: 4,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG1_In_data_format => Some(RegField {
-                    addr32: 58,
-                    shift: 8,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG1_Dis_shared_exp_assembler => Some(RegField {
-                    addr32: 58,
-                    shift: 12,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Force_pack_per_max_xy_plane => Some(RegField {
-                    addr32: 58,
-                    shift: 13,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Enable_out_fifo => Some(RegField {
-                    addr32: 58,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Sub_l1_tile_header_size => Some(RegField {
-                    addr32: 58,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Source_interface_selection => Some(RegField {
-                    addr32: 58,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_All_pack_disable_zero_compress => Some(RegField {
-                    addr32: 58,
-                    shift: 17,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd => Some(RegField {
-                    addr32: 58,
-                    shift: 21,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Add_tile_header_size => Some(RegField {
-                    addr32: 58,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_L1_source_addr => Some(RegField {
-                    addr32: 58,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC0_REG1_Downsample_mask => Some(RegField {
-                    addr32: 59,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG1_Downsample_rate => Some(RegField {
-                    addr32: 59,
-                    shift: 16,
-                    width: 3,
-                }),
-                CfgField::THCON_SEC0_REG1_Read_mode => Some(RegField {
-                    addr32: 59,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Exp_threshold_en => Some(RegField {
-                    addr32: 59,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Pack_L1_Acc => Some(RegField {
-                    addr32: 59,
-                    shift: 21,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Disable_pack_zero_flags => Some(RegField {
-                    addr32: 59,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Exp_threshold => Some(RegField {
-                    addr32: 59,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC0_REG2_Out_data_format => Some(RegField {
-                    addr32: 60,
-                    shift: 0,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG2_Throttle_mode => Some(RegField {
-                    addr32: 60,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC0_REG2_Context_count => Some(RegField {
-                    addr32: 60,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC0_REG2_Haloize_mode => Some(RegField {
-                    addr32: 60,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Tileize_mode => Some(RegField {
-                    addr32: 60,
-                    shift: 9,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_Src_Reg_Set_Upd => Some(RegField {
-                    addr32: 60,
-                    shift: 10,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_If_Sel => Some(RegField {
-                    addr32: 60,
-                    shift: 11,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Upsample_rate => Some(RegField {
-                    addr32: 60,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC0_REG2_Ovrd_data_format => Some(RegField {
-                    addr32: 60,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Upsample_and_interleave => Some(RegField {
-                    addr32: 60,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Shift_amount_cntx0 => Some(RegField {
-                    addr32: 60,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG2_Shift_amount_cntx1 => Some(RegField {
-                    addr32: 60,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG2_Shift_amount_cntx2 => Some(RegField {
-                    addr32: 60,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG2_Shift_amount_cntx3 => Some(RegField {
-                    addr32: 60,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx0 => Some(RegField {
-                    addr32: 61,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx1 => Some(RegField {
-                    addr32: 61,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx2 => Some(RegField {
-                    addr32: 61,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx3 => Some(RegField {
-                    addr32: 61,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx0 => Some(RegField {
-                    addr32: 61,
-                    shift: 4,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx1 => Some(RegField {
-                    addr32: 61,
-                    shift: 5,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx2 => Some(RegField {
-                    addr32: 61,
-                    shift: 6,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx3 => Some(RegField {
-                    addr32: 61,
-                    shift: 7,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Force_shared_exp => Some(RegField {
-                    addr32: 61,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx4 => Some(RegField {
-                    addr32: 61,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx5 => Some(RegField {
-                    addr32: 61,
-                    shift: 17,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx6 => Some(RegField {
-                    addr32: 61,
-                    shift: 18,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx7 => Some(RegField {
-                    addr32: 61,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx4 => Some(RegField {
-                    addr32: 61,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx5 => Some(RegField {
-                    addr32: 61,
-                    shift: 21,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx6 => Some(RegField {
-                    addr32: 61,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx7 => Some(RegField {
-                    addr32: 61,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_limit_address => Some(RegField {
-                    addr32: 62,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_fifo_size => Some(RegField {
-                    addr32: 63,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG3_Base_address => Some(RegField {
-                    addr32: 64,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG3_Base_cntx1_address => Some(RegField {
-                    addr32: 65,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG3_Base_cntx2_address => Some(RegField {
-                    addr32: 66,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG3_Base_cntx3_address => Some(RegField {
-                    addr32: 67,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG4_Base_cntx4_address => Some(RegField {
-                    addr32: 68,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG4_Base_cntx5_address => Some(RegField {
-                    addr32: 69,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG4_Base_cntx6_address => Some(RegField {
-                    addr32: 70,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG4_Base_cntx7_address => Some(RegField {
-                    addr32: 71,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG5_Dest_cntx0_address => Some(RegField {
-                    addr32: 72,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Dest_cntx1_address => Some(RegField {
-                    addr32: 72,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Dest_cntx2_address => Some(RegField {
-                    addr32: 73,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Dest_cntx3_address => Some(RegField {
-                    addr32: 73,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Tile_x_dim_cntx0 => Some(RegField {
-                    addr32: 74,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Tile_x_dim_cntx1 => Some(RegField {
-                    addr32: 74,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Tile_x_dim_cntx2 => Some(RegField {
-                    addr32: 75,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Tile_x_dim_cntx3 => Some(RegField {
-                    addr32: 75,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG6_Source_address => Some(RegField {
-                    addr32: 76,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG6_Destination_address => Some(RegField {
-                    addr32: 77,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG6_Buffer_size => Some(RegField {
-                    addr32: 78,
-                    shift: 0,
-                    width: 30,
-                }),
-                CfgField::THCON_SEC0_REG6_Transfer_direction => Some(RegField {
-                    addr32: 78,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC0_REG7_Offset_address => Some(RegField {
-                    addr32: 80,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx0 => Some(RegField {
-                    addr32: 80,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx0 => Some(RegField {
-                    addr32: 80,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx4 => Some(RegField {
-                    addr32: 80,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx4 => Some(RegField {
-                    addr32: 80,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Offset_cntx1_address => Some(RegField {
-                    addr32: 81,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx1 => Some(RegField {
-                    addr32: 81,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx1 => Some(RegField {
-                    addr32: 81,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx5 => Some(RegField {
-                    addr32: 81,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx5 => Some(RegField {
-                    addr32: 81,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Offset_cntx2_address => Some(RegField {
-                    addr32: 82,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx2 => Some(RegField {
-                    addr32: 82,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx2 => Some(RegField {
-                    addr32: 82,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx6 => Some(RegField {
-                    addr32: 82,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx6 => Some(RegField {
-                    addr32: 82,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Offset_cntx3_address => Some(RegField {
-                    addr32: 83,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx3 => Some(RegField {
-                    addr32: 83,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx3 => Some(RegField {
-                    addr32: 83,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx7 => Some(RegField {
-                    addr32: 83,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx7 => Some(RegField {
-                    addr32: 83,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG8_Row_start_section_size => Some(RegField {
-                    addr32: 84,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG8_Exp_section_size => Some(RegField {
-                    addr32: 84,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG8_L1_Dest_addr => Some(RegField {
-                    addr32: 85,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG8_Disable_zero_compress => Some(RegField {
-                    addr32: 86,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Add_l1_dest_addr_offset => Some(RegField {
-                    addr32: 86,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Addr_cnt_context => Some(RegField {
-                    addr32: 86,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC0_REG8_Out_data_format => Some(RegField {
-                    addr32: 86,
-                    shift: 4,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG8_In_data_format => Some(RegField {
-                    addr32: 86,
-                    shift: 8,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG8_Dis_shared_exp_assembler => Some(RegField {
-                    addr32: 86,
-                    shift: 12,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Force_pack_per_max_xy_plane => Some(RegField {
-                    addr32: 86,
-                    shift: 13,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Enable_out_fifo => Some(RegField {
-                    addr32: 86,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Sub_l1_tile_header_size => Some(RegField {
-                    addr32: 86,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Source_interface_selection => Some(RegField {
-                    addr32: 86,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Add_tile_header_size => Some(RegField {
-                    addr32: 86,
-                    shift: 17,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_L1_source_addr => Some(RegField {
-                    addr32: 86,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC0_REG8_Downsample_mask => Some(RegField {
-                    addr32: 87,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG8_Downsample_rate => Some(RegField {
-                    addr32: 87,
-                    shift: 16,
-                    width: 3,
-                }),
-                CfgField::THCON_SEC0_REG8_Read_mode => Some(RegField {
-                    addr32: 87,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Exp_threshold_en => Some(RegField {
-                    addr32: 87,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Pack_L1_Acc => Some(RegField {
-                    addr32: 87,
-                    shift: 21,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Disable_pack_zero_flags => Some(RegField {
-                    addr32: 87,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Exp_threshold => Some(RegField {
-                    addr32: 87,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC0_REG9_Pack_0_2_limit_address => Some(RegField {
-                    addr32: 88,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG9_Pack_0_2_fifo_size => Some(RegField {
-                    addr32: 89,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG9_Pack_1_3_limit_address => Some(RegField {
-                    addr32: 90,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG9_Pack_1_3_fifo_size => Some(RegField {
-                    addr32: 91,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG0_TileDescriptor => Some(RegField {
-                    addr32: 92,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG1_Row_start_section_size => Some(RegField {
-                    addr32: 96,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG1_Exp_section_size => Some(RegField {
-                    addr32: 96,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG1_L1_Dest_addr => Some(RegField {
-                    addr32: 97,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG1_Disable_zero_compress => Some(RegField {
-                    addr32: 98,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Add_l1_dest_addr_offset => Some(RegField {
-                    addr32: 98,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Addr_cnt_context => Some(RegField {
-                    addr32: 98,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC1_REG1_Out_data_format => Some(RegField {
-                    addr32: 98,
-                    shift: 4,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG1_In_data_format => Some(RegField {
-                    addr32: 98,
-                    shift: 8,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG1_Dis_shared_exp_assembler => Some(RegField {
-                    addr32: 98,
-                    shift: 12,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Force_pack_per_max_xy_plane => Some(RegField {
-                    addr32: 98,
-                    shift: 13,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Enable_out_fifo => Some(RegField {
-                    addr32: 98,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Sub_l1_tile_header_size => Some(RegField {
-                    addr32: 98,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Source_interface_selection => Some(RegField {
-                    addr32: 98,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_All_pack_disable_zero_compress => Some(RegField {
-                    addr32: 98,
-                    shift: 17,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG1_All_pack_disable_zero_compress_ovrd => Some(RegField {
-                    addr32: 98,
-                    shift: 21,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Add_tile_header_size => Some(RegField {
-                    addr32: 98,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_L1_source_addr => Some(RegField {
-                    addr32: 98,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC1_REG1_Downsample_mask => Some(RegField {
-                    addr32: 99,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG1_Downsample_rate => Some(RegField {
-                    addr32: 99,
-                    shift: 16,
-                    width: 3,
-                }),
-                CfgField::THCON_SEC1_REG1_Read_mode => Some(RegField {
-                    addr32: 99,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Exp_threshold_en => Some(RegField {
-                    addr32: 99,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Pack_L1_Acc => Some(RegField {
-                    addr32: 99,
-                    shift: 21,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Disable_pack_zero_flags => Some(RegField {
-                    addr32: 99,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Exp_threshold => Some(RegField {
-                    addr32: 99,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC1_REG2_Out_data_format => Some(RegField {
-                    addr32: 100,
-                    shift: 0,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG2_Throttle_mode => Some(RegField {
-                    addr32: 100,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC1_REG2_Context_count => Some(RegField {
-                    addr32: 100,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC1_REG2_Haloize_mode => Some(RegField {
-                    addr32: 100,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Tileize_mode => Some(RegField {
-                    addr32: 100,
-                    shift: 9,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_Src_Reg_Set_Upd => Some(RegField {
-                    addr32: 100,
-                    shift: 10,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_If_Sel => Some(RegField {
-                    addr32: 100,
-                    shift: 11,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Upsample_rate => Some(RegField {
-                    addr32: 100,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC1_REG2_Ovrd_data_format => Some(RegField {
-                    addr32: 100,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Upsample_and_interleave => Some(RegField {
-                    addr32: 100,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Shift_amount_cntx0 => Some(RegField {
-                    addr32: 100,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG2_Shift_amount_cntx1 => Some(RegField {
-                    addr32: 100,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG2_Shift_amount_cntx2 => Some(RegField {
-                    addr32: 100,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG2_Shift_amount_cntx3 => Some(RegField {
-                    addr32: 100,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx0 => Some(RegField {
-                    addr32: 101,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx1 => Some(RegField {
-                    addr32: 101,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx2 => Some(RegField {
-                    addr32: 101,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx3 => Some(RegField {
-                    addr32: 101,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx0 => Some(RegField {
-                    addr32: 101,
-                    shift: 4,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx1 => Some(RegField {
-                    addr32: 101,
-                    shift: 5,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx2 => Some(RegField {
-                    addr32: 101,
-                    shift: 6,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx3 => Some(RegField {
-                    addr32: 101,
-                    shift: 7,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Force_shared_exp => Some(RegField {
-                    addr32: 101,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx4 => Some(RegField {
-                    addr32: 101,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx5 => Some(RegField {
-                    addr32: 101,
-                    shift: 17,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx6 => Some(RegField {
-                    addr32: 101,
-                    shift: 18,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx7 => Some(RegField {
-                    addr32: 101,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx4 => Some(RegField {
-                    addr32: 101,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx5 => Some(RegField {
-                    addr32: 101,
-                    shift: 21,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx6 => Some(RegField {
-                    addr32: 101,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx7 => Some(RegField {
-                    addr32: 101,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_limit_address => Some(RegField {
-                    addr32: 102,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_fifo_size => Some(RegField {
-                    addr32: 103,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG3_Base_address => Some(RegField {
-                    addr32: 104,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG3_Base_cntx1_address => Some(RegField {
-                    addr32: 105,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG3_Base_cntx2_address => Some(RegField {
-                    addr32: 106,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG3_Base_cntx3_address => Some(RegField {
-                    addr32: 107,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG4_Base_cntx4_address => Some(RegField {
-                    addr32: 108,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG4_Base_cntx5_address => Some(RegField {
-                    addr32: 109,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG4_Base_cntx6_address => Some(RegField {
-                    addr32: 110,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG4_Base_cntx7_address => Some(RegField {
-                    addr32: 111,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG5_Dest_cntx0_address => Some(RegField {
-                    addr32: 112,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Dest_cntx1_address => Some(RegField {
-                    addr32: 112,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Dest_cntx2_address => Some(RegField {
-                    addr32: 113,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Dest_cntx3_address => Some(RegField {
-                    addr32: 113,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Tile_x_dim_cntx0 => Some(RegField {
-                    addr32: 114,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Tile_x_dim_cntx1 => Some(RegField {
-                    addr32: 114,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Tile_x_dim_cntx2 => Some(RegField {
-                    addr32: 115,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Tile_x_dim_cntx3 => Some(RegField {
-                    addr32: 115,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG6_Source_address => Some(RegField {
-                    addr32: 116,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG6_Destination_address => Some(RegField {
-                    addr32: 117,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG6_Buffer_size => Some(RegField {
-                    addr32: 118,
-                    shift: 0,
-                    width: 30,
-                }),
-                CfgField::THCON_SEC1_REG6_Transfer_direction => Some(RegField {
-                    addr32: 118,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC1_REG7_Offset_address => Some(RegField {
-                    addr32: 120,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx0 => Some(RegField {
-                    addr32: 120,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx0 => Some(RegField {
-                    addr32: 120,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx4 => Some(RegField {
-                    addr32: 120,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx4 => Some(RegField {
-                    addr32: 120,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Offset_cntx1_address => Some(RegField {
-                    addr32: 121,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx1 => Some(RegField {
-                    addr32: 121,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx1 => Some(RegField {
-                    addr32: 121,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx5 => Some(RegField {
-                    addr32: 121,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx5 => Some(RegField {
-                    addr32: 121,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Offset_cntx2_address => Some(RegField {
-                    addr32: 122,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx2 => Some(RegField {
-                    addr32: 122,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx2 => Some(RegField {
-                    addr32: 122,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx6 => Some(RegField {
-                    addr32: 122,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx6 => Some(RegField {
-                    addr32: 122,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Offset_cntx3_address => Some(RegField {
-                    addr32: 123,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx3 => Some(RegField {
-                    addr32: 123,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx3 => Some(RegField {
-                    addr32: 123,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx7 => Some(RegField {
-                    addr32: 123,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx7 => Some(RegField {
-                    addr32: 123,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG8_Row_start_section_size => Some(RegField {
-                    addr32: 124,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG8_Exp_section_size => Some(RegField {
-                    addr32: 124,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG8_L1_Dest_addr => Some(RegField {
-                    addr32: 125,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG8_Disable_zero_compress => Some(RegField {
-                    addr32: 126,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Add_l1_dest_addr_offset => Some(RegField {
-                    addr32: 126,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Addr_cnt_context => Some(RegField {
-                    addr32: 126,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC1_REG8_Out_data_format => Some(RegField {
-                    addr32: 126,
-                    shift: 4,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG8_In_data_format => Some(RegField {
-                    addr32: 126,
-                    shift: 8,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG8_Dis_shared_exp_assembler => Some(RegField {
-                    addr32: 126,
-                    shift: 12,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Force_pack_per_max_xy_plane => Some(RegField {
-                    addr32: 126,
-                    shift: 13,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Enable_out_fifo => Some(RegField {
-                    addr32: 126,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Sub_l1_tile_header_size => Some(RegField {
-                    addr32: 126,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Source_interface_selection => Some(RegField {
-                    addr32: 126,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Add_tile_header_size => Some(RegField {
-                    addr32: 126,
-                    shift: 17,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_L1_source_addr => Some(RegField {
-                    addr32: 126,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC1_REG8_Downsample_mask => Some(RegField {
-                    addr32: 127,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG8_Downsample_rate => Some(RegField {
-                    addr32: 127,
-                    shift: 16,
-                    width: 3,
-                }),
-                CfgField::THCON_SEC1_REG8_Read_mode => Some(RegField {
-                    addr32: 127,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Exp_threshold_en => Some(RegField {
-                    addr32: 127,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Pack_L1_Acc => Some(RegField {
-                    addr32: 127,
-                    shift: 21,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Disable_pack_zero_flags => Some(RegField {
-                    addr32: 127,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Exp_threshold => Some(RegField {
-                    addr32: 127,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC1_REG9_Pack_0_2_limit_address => Some(RegField {
-                    addr32: 128,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG9_Pack_0_2_fifo_size => Some(RegField {
-                    addr32: 129,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG9_Pack_1_3_limit_address => Some(RegField {
-                    addr32: 130,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG9_Pack_1_3_fifo_size => Some(RegField {
-                    addr32: 131,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC0_Offset => Some(RegField {
-                    addr32: 152,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC0_ZOffset => Some(RegField {
-                    addr32: 152,
-                    shift: 12,
-                    width: 6,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC1_Offset => Some(RegField {
-                    addr32: 153,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC1_ZOffset => Some(RegField {
-                    addr32: 153,
-                    shift: 12,
-                    width: 6,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC2_Offset => Some(RegField {
-                    addr32: 154,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC2_ZOffset => Some(RegField {
-                    addr32: 154,
-                    shift: 12,
-                    width: 6,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC3_Offset => Some(RegField {
-                    addr32: 155,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC3_ZOffset => Some(RegField {
-                    addr32: 155,
-                    shift: 12,
-                    width: 6,
-                }),
-                CfgField::CG_SRC_PIPELINE_GateSrcAPipeEn => Some(RegField {
-                    addr32: 156,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::CG_SRC_PIPELINE_GateSrcBPipeEn => Some(RegField {
-                    addr32: 156,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::RISCV_IC_INVALIDATE_InvalidateAll => Some(RegField {
-                    addr32: 157,
-                    shift: 0,
-                    width: 5,
-                }),
-                CfgField::TRISC_RESET_PC_SEC0_PC => Some(RegField {
-                    addr32: 158,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::TRISC_RESET_PC_SEC1_PC => Some(RegField {
-                    addr32: 159,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::TRISC_RESET_PC_SEC2_PC => Some(RegField {
-                    addr32: 160,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::TRISC_RESET_PC_OVERRIDE_Reset_PC_Override_en => Some(RegField {
-                    addr32: 161,
-                    shift: 0,
-                    width: 3,
-                }),
-                CfgField::NCRISC_RESET_PC_PC => Some(RegField {
-                    addr32: 162,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::NCRISC_RESET_PC_OVERRIDE_Reset_PC_Override_en => Some(RegField {
-                    addr32: 163,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::PRNG_SEED_Seed_Val => Some(RegField {
-                    addr32: 164,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC0_Value => Some(RegField {
-                    addr32: 165,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC1_Value => Some(RegField {
-                    addr32: 166,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC2_Value => Some(RegField {
-                    addr32: 167,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC3_Value => Some(RegField {
-                    addr32: 168,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC4_Value => Some(RegField {
-                    addr32: 169,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC5_Value => Some(RegField {
-                    addr32: 170,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC6_Value => Some(RegField {
-                    addr32: 171,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC7_Value => Some(RegField {
-                    addr32: 172,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC8_Value => Some(RegField {
-                    addr32: 173,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC9_Value => Some(RegField {
-                    addr32: 174,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC10_Value => Some(RegField {
-                    addr32: 175,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC11_Value => Some(RegField {
-                    addr32: 176,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC12_Value => Some(RegField {
-                    addr32: 177,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC13_Value => Some(RegField {
-                    addr32: 178,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC14_Value => Some(RegField {
-                    addr32: 179,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC15_Value => Some(RegField {
-                    addr32: 180,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::TRISC_END_PC_SEC0_PC => Some(RegField {
-                    addr32: 181,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::TRISC_END_PC_SEC1_PC => Some(RegField {
-                    addr32: 182,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::TRISC_END_PC_SEC2_PC => Some(RegField {
-                    addr32: 183,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::BRISC_END_PC_PC => Some(RegField {
-                    addr32: 184,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::NOC_RISC_END_PC_PC => Some(RegField {
-                    addr32: 185,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::RISC_PREFETCH_CTRL_Enable_Trisc => Some(RegField {
-                    addr32: 186,
-                    shift: 0,
-                    width: 3,
-                }),
-                CfgField::RISC_PREFETCH_CTRL_Enable_Brisc => Some(RegField {
-                    addr32: 186,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::RISC_PREFETCH_CTRL_Enable_NocRisc => Some(RegField {
-                    addr32: 186,
-                    shift: 4,
-                    width: 1,
-                }),
-                CfgField::RISC_PREFETCH_CTRL_Max_Req_Count => Some(RegField {
-                    addr32: 186,
-                    shift: 5,
-                    width: 8,
-                }),
-                #[allow(unreachable_patterns)]
-                _ => None,
-            },
-            Arch::Blackhole => match self {
-                CfgField::ALU_FORMAT_SPEC_REG_SrcA_val => Some(RegField {
-                    addr32: 0,
-                    shift: 0,
-                    width: 4,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG_SrcA_override => Some(RegField {
-                    addr32: 0,
-                    shift: 4,
-                    width: 1,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG_SrcB_val => Some(RegField {
-                    addr32: 0,
-                    shift: 5,
-                    width: 4,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG_SrcB_override => Some(RegField {
-                    addr32: 0,
-                    shift: 9,
-                    width: 1,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG_Dstacc_val => Some(RegField {
-                    addr32: 0,
-                    shift: 10,
-                    width: 4,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG_Dstacc_override => Some(RegField {
-                    addr32: 0,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::ALU_ROUNDING_MODE_Fpu_srnd_en => Some(RegField {
-                    addr32: 1,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::ALU_ROUNDING_MODE_Gasket_srnd_en => Some(RegField {
-                    addr32: 1,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::ALU_ROUNDING_MODE_Packer_srnd_en => Some(RegField {
-                    addr32: 1,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::ALU_ROUNDING_MODE_Padding => Some(RegField {
-                    addr32: 1,
-                    shift: 3,
-                    width: 10,
-                }),
-                CfgField::ALU_ROUNDING_MODE_GS_LF => Some(RegField {
-                    addr32: 1,
-                    shift: 13,
-                    width: 1,
-                }),
-                CfgField::ALU_ROUNDING_MODE_Bfp8_HF => Some(RegField {
-                    addr32: 1,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG0_SrcAUnsigned => Some(RegField {
-                    addr32: 1,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG0_SrcBUnsigned => Some(RegField {
-                    addr32: 1,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG0_SrcA => Some(RegField {
-                    addr32: 1,
-                    shift: 17,
-                    width: 4,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG1_SrcB => Some(RegField {
-                    addr32: 1,
-                    shift: 21,
-                    width: 4,
-                }),
-                CfgField::ALU_FORMAT_SPEC_REG2_Dstacc => Some(RegField {
-                    addr32: 1,
-                    shift: 25,
-                    width: 4,
-                }),
-                CfgField::ALU_ACC_CTRL_Fp32_enabled => Some(RegField {
-                    addr32: 1,
-                    shift: 29,
-                    width: 1,
-                }),
-                CfgField::ALU_ACC_CTRL_SFPU_Fp32_enabled => Some(RegField {
-                    addr32: 1,
-                    shift: 30,
-                    width: 1,
-                }),
-                CfgField::ALU_ACC_CTRL_INT8_math_enabled => Some(RegField {
-                    addr32: 1,
-                    shift: 31,
-                    width: 1,
-                }),
-                CfgField::ALU_ACC_CTRL_Zero_Flag_disabled_src => Some(RegField {
-                    addr32: 2,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::ALU_ACC_CTRL_Zero_Flag_disabled_dst => Some(RegField {
-                    addr32: 2,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::STACC_RELU_ApplyRelu => Some(RegField {
-                    addr32: 2,
-                    shift: 2,
-                    width: 4,
-                }),
-                CfgField::STACC_RELU_ReluThreshold => Some(RegField {
-                    addr32: 2,
-                    shift: 6,
-                    width: 16,
-                }),
-                CfgField::DISABLE_RISC_BP_Disable_main => Some(RegField {
-                    addr32: 2,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::DISABLE_RISC_BP_Disable_trisc => Some(RegField {
-                    addr32: 2,
-                    shift: 23,
-                    width: 3,
-                }),
-                CfgField::DISABLE_RISC_BP_Disable_ncrisc => Some(RegField {
-                    addr32: 2,
-                    shift: 26,
-                    width: 1,
-                }),
-                CfgField::DISABLE_RISC_BP_Disable_bmp_clear_main => Some(RegField {
-                    addr32: 2,
-                    shift: 27,
-                    width: 1,
-                }),
-                CfgField::DISABLE_RISC_BP_Disable_bmp_clear_trisc => Some(RegField {
-                    addr32: 2,
-                    shift: 28,
-                    width: 3,
-                }),
-                CfgField::DISABLE_RISC_BP_Disable_bmp_clear_ncrisc => Some(RegField {
-                    addr32: 2,
-                    shift: 31,
-                    width: 1,
-                }),
-                CfgField::ECC_SCRUBBER_Enable => Some(RegField {
-                    addr32: 3,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::ECC_SCRUBBER_Scrub_On_Error => Some(RegField {
-                    addr32: 3,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::ECC_SCRUBBER_Scrub_On_Error_Immediately => Some(RegField {
-                    addr32: 3,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::ECC_SCRUBBER_Delay => Some(RegField {
-                    addr32: 3,
-                    shift: 3,
-                    width: 11,
-                }),
-                CfgField::RISC_DEST_ACCESS_CTRL_SEC0_no_swizzle => Some(RegField {
-                    addr32: 3,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::RISC_DEST_ACCESS_CTRL_SEC0_unsigned_int => Some(RegField {
-                    addr32: 3,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::RISC_DEST_ACCESS_CTRL_SEC0_fmt => Some(RegField {
-                    addr32: 3,
-                    shift: 16,
-                    width: 3,
-                }),
-                CfgField::RISC_DEST_ACCESS_CTRL_SEC1_no_swizzle => Some(RegField {
-                    addr32: 3,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::RISC_DEST_ACCESS_CTRL_SEC1_unsigned_int => Some(RegField {
-                    addr32: 3,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::RISC_DEST_ACCESS_CTRL_SEC1_fmt => Some(RegField {
-                    addr32: 3,
-                    shift: 21,
-                    width: 3,
-                }),
-                CfgField::RISC_DEST_ACCESS_CTRL_SEC2_no_swizzle => Some(RegField {
-                    addr32: 3,
-                    shift: 24,
-                    width: 1,
-                }),
-                CfgField::RISC_DEST_ACCESS_CTRL_SEC2_unsigned_int => Some(RegField {
-                    addr32: 3,
-                    shift: 25,
-                    width: 1,
-                }),
-                CfgField::RISC_DEST_ACCESS_CTRL_SEC2_fmt => Some(RegField {
-                    addr32: 3,
-                    shift: 26,
-                    width: 3,
-                }),
-                CfgField::STATE_RESET_EN => Some(RegField {
-                    addr32: 4,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::DEST_OFFSET_Enable => Some(RegField {
-                    addr32: 5,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::DEST_REGW_BASE_Base => Some(RegField {
-                    addr32: 6,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::DEST_SP_BASE_Base => Some(RegField {
-                    addr32: 7,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::INT_DESCALE_Enable => Some(RegField {
-                    addr32: 8,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::INT_DESCALE_Mode => Some(RegField {
-                    addr32: 8,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::PCK0_ADDR_CTRL_XY_REG_0_Xstride => Some(RegField {
-                    addr32: 12,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PCK0_ADDR_CTRL_XY_REG_0_Ystride => Some(RegField {
-                    addr32: 12,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::PCK0_ADDR_CTRL_ZW_REG_0_Zstride => Some(RegField {
-                    addr32: 13,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PCK0_ADDR_CTRL_ZW_REG_0_Wstride => Some(RegField {
-                    addr32: 13,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::PCK0_ADDR_CTRL_XY_REG_1_Xstride => Some(RegField {
-                    addr32: 14,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PCK0_ADDR_CTRL_XY_REG_1_Ystride => Some(RegField {
-                    addr32: 14,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::PCK0_ADDR_CTRL_ZW_REG_1_Zstride => Some(RegField {
-                    addr32: 15,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PCK0_ADDR_CTRL_ZW_REG_1_Wstride => Some(RegField {
-                    addr32: 15,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::PCK0_ADDR_BASE_REG_0_Base => Some(RegField {
-                    addr32: 16,
-                    shift: 0,
-                    width: 18,
-                }),
-                CfgField::PCK0_ADDR_BASE_REG_1_Base => Some(RegField {
-                    addr32: 17,
-                    shift: 0,
-                    width: 18,
-                }),
-                CfgField::PCK_DEST_RD_CTRL_Read_32b_data => Some(RegField {
-                    addr32: 18,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::PCK_DEST_RD_CTRL_Read_unsigned => Some(RegField {
-                    addr32: 18,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::PCK_DEST_RD_CTRL_Read_int8 => Some(RegField {
-                    addr32: 18,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::PCK_DEST_RD_CTRL_Round_10b_mant => Some(RegField {
-                    addr32: 18,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::PCK_EDGE_TILE_FACE_SET_SELECT_select => Some(RegField {
-                    addr32: 19,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::PCK_EDGE_TILE_FACE_SET_SELECT_enable => Some(RegField {
-                    addr32: 19,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_0 => Some(RegField {
-                    addr32: 20,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_1 => Some(RegField {
-                    addr32: 20,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_2 => Some(RegField {
-                    addr32: 20,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_3 => Some(RegField {
-                    addr32: 20,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_4 => Some(RegField {
-                    addr32: 20,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_5 => Some(RegField {
-                    addr32: 20,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_6 => Some(RegField {
-                    addr32: 20,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_7 => Some(RegField {
-                    addr32: 20,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_8 => Some(RegField {
-                    addr32: 20,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_9 => Some(RegField {
-                    addr32: 20,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_10 => Some(RegField {
-                    addr32: 20,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_11 => Some(RegField {
-                    addr32: 20,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_12 => Some(RegField {
-                    addr32: 20,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_13 => Some(RegField {
-                    addr32: 20,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_14 => Some(RegField {
-                    addr32: 20,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_0_row_set_mapping_15 => Some(RegField {
-                    addr32: 20,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_0 => Some(RegField {
-                    addr32: 21,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_1 => Some(RegField {
-                    addr32: 21,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_2 => Some(RegField {
-                    addr32: 21,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_3 => Some(RegField {
-                    addr32: 21,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_4 => Some(RegField {
-                    addr32: 21,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_5 => Some(RegField {
-                    addr32: 21,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_6 => Some(RegField {
-                    addr32: 21,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_7 => Some(RegField {
-                    addr32: 21,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_8 => Some(RegField {
-                    addr32: 21,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_9 => Some(RegField {
-                    addr32: 21,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_10 => Some(RegField {
-                    addr32: 21,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_11 => Some(RegField {
-                    addr32: 21,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_12 => Some(RegField {
-                    addr32: 21,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_13 => Some(RegField {
-                    addr32: 21,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_14 => Some(RegField {
-                    addr32: 21,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_1_row_set_mapping_15 => Some(RegField {
-                    addr32: 21,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_0 => Some(RegField {
-                    addr32: 22,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_1 => Some(RegField {
-                    addr32: 22,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_2 => Some(RegField {
-                    addr32: 22,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_3 => Some(RegField {
-                    addr32: 22,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_4 => Some(RegField {
-                    addr32: 22,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_5 => Some(RegField {
-                    addr32: 22,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_6 => Some(RegField {
-                    addr32: 22,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_7 => Some(RegField {
-                    addr32: 22,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_8 => Some(RegField {
-                    addr32: 22,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_9 => Some(RegField {
-                    addr32: 22,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_10 => Some(RegField {
-                    addr32: 22,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_11 => Some(RegField {
-                    addr32: 22,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_12 => Some(RegField {
-                    addr32: 22,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_13 => Some(RegField {
-                    addr32: 22,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_14 => Some(RegField {
-                    addr32: 22,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_2_row_set_mapping_15 => Some(RegField {
-                    addr32: 22,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_0 => Some(RegField {
-                    addr32: 23,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_1 => Some(RegField {
-                    addr32: 23,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_2 => Some(RegField {
-                    addr32: 23,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_3 => Some(RegField {
-                    addr32: 23,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_4 => Some(RegField {
-                    addr32: 23,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_5 => Some(RegField {
-                    addr32: 23,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_6 => Some(RegField {
-                    addr32: 23,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_7 => Some(RegField {
-                    addr32: 23,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_8 => Some(RegField {
-                    addr32: 23,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_9 => Some(RegField {
-                    addr32: 23,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_10 => Some(RegField {
-                    addr32: 23,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_11 => Some(RegField {
-                    addr32: 23,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_12 => Some(RegField {
-                    addr32: 23,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_13 => Some(RegField {
-                    addr32: 23,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_14 => Some(RegField {
-                    addr32: 23,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_ROW_SET_MAPPING_3_row_set_mapping_15 => Some(RegField {
-                    addr32: 23,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::PCK_EDGE_OFFSET_SEC0_mask => Some(RegField {
-                    addr32: 24,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PCK_EDGE_MODE_mode => Some(RegField {
-                    addr32: 24,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::PCK_EDGE_TILE_ROW_SET_SELECT_select => Some(RegField {
-                    addr32: 24,
-                    shift: 17,
-                    width: 8,
-                }),
-                CfgField::PCK_EDGE_OFFSET_SEC1_mask => Some(RegField {
-                    addr32: 25,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PCK_EDGE_OFFSET_SEC2_mask => Some(RegField {
-                    addr32: 26,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PCK_EDGE_OFFSET_SEC3_mask => Some(RegField {
-                    addr32: 27,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PACK_COUNTERS_SEC0_pack_per_xy_plane => Some(RegField {
-                    addr32: 28,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC0_pack_reads_per_xy_plane => Some(RegField {
-                    addr32: 28,
-                    shift: 8,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC0_pack_xys_per_tile => Some(RegField {
-                    addr32: 28,
-                    shift: 16,
-                    width: 7,
-                }),
-                CfgField::PACK_COUNTERS_SEC0_pack_yz_transposed => Some(RegField {
-                    addr32: 28,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::PACK_COUNTERS_SEC0_auto_ctxt_inc_xys_cnt => Some(RegField {
-                    addr32: 28,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC1_pack_per_xy_plane => Some(RegField {
-                    addr32: 29,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC1_pack_reads_per_xy_plane => Some(RegField {
-                    addr32: 29,
-                    shift: 8,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC1_pack_xys_per_tile => Some(RegField {
-                    addr32: 29,
-                    shift: 16,
-                    width: 7,
-                }),
-                CfgField::PACK_COUNTERS_SEC1_pack_yz_transposed => Some(RegField {
-                    addr32: 29,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::PACK_COUNTERS_SEC1_auto_ctxt_inc_xys_cnt => Some(RegField {
-                    addr32: 29,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC2_pack_per_xy_plane => Some(RegField {
-                    addr32: 30,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC2_pack_reads_per_xy_plane => Some(RegField {
-                    addr32: 30,
-                    shift: 8,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC2_pack_xys_per_tile => Some(RegField {
-                    addr32: 30,
-                    shift: 16,
-                    width: 7,
-                }),
-                CfgField::PACK_COUNTERS_SEC2_pack_yz_transposed => Some(RegField {
-                    addr32: 30,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::PACK_COUNTERS_SEC2_auto_ctxt_inc_xys_cnt => Some(RegField {
-                    addr32: 30,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC3_pack_per_xy_plane => Some(RegField {
-                    addr32: 31,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC3_pack_reads_per_xy_plane => Some(RegField {
-                    addr32: 31,
-                    shift: 8,
-                    width: 8,
-                }),
-                CfgField::PACK_COUNTERS_SEC3_pack_xys_per_tile => Some(RegField {
-                    addr32: 31,
-                    shift: 16,
-                    width: 7,
-                }),
-                CfgField::PACK_COUNTERS_SEC3_pack_yz_transposed => Some(RegField {
-                    addr32: 31,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::PACK_COUNTERS_SEC3_auto_ctxt_inc_xys_cnt => Some(RegField {
-                    addr32: 31,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::PACK_CONCAT_MASK_SEC0_pack_concat_mask => Some(RegField {
-                    addr32: 32,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PACK_CONCAT_MASK_SEC1_pack_concat_mask => Some(RegField {
-                    addr32: 33,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PACK_CONCAT_MASK_SEC2_pack_concat_mask => Some(RegField {
-                    addr32: 34,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::PACK_CONCAT_MASK_SEC3_pack_concat_mask => Some(RegField {
-                    addr32: 35,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_0 => Some(RegField {
-                    addr32: 36,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_1 => Some(RegField {
-                    addr32: 36,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_2 => Some(RegField {
-                    addr32: 36,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_3 => Some(RegField {
-                    addr32: 36,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_4 => Some(RegField {
-                    addr32: 36,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_5 => Some(RegField {
-                    addr32: 36,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_6 => Some(RegField {
-                    addr32: 36,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_7 => Some(RegField {
-                    addr32: 36,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_8 => Some(RegField {
-                    addr32: 36,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_9 => Some(RegField {
-                    addr32: 36,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_10 => Some(RegField {
-                    addr32: 36,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_11 => Some(RegField {
-                    addr32: 36,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_12 => Some(RegField {
-                    addr32: 36,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_13 => Some(RegField {
-                    addr32: 36,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_14 => Some(RegField {
-                    addr32: 36,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_0_face_set_mapping_15 => Some(RegField {
-                    addr32: 36,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_0 => Some(RegField {
-                    addr32: 37,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_1 => Some(RegField {
-                    addr32: 37,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_2 => Some(RegField {
-                    addr32: 37,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_3 => Some(RegField {
-                    addr32: 37,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_4 => Some(RegField {
-                    addr32: 37,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_5 => Some(RegField {
-                    addr32: 37,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_6 => Some(RegField {
-                    addr32: 37,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_7 => Some(RegField {
-                    addr32: 37,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_8 => Some(RegField {
-                    addr32: 37,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_9 => Some(RegField {
-                    addr32: 37,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_10 => Some(RegField {
-                    addr32: 37,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_11 => Some(RegField {
-                    addr32: 37,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_12 => Some(RegField {
-                    addr32: 37,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_13 => Some(RegField {
-                    addr32: 37,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_14 => Some(RegField {
-                    addr32: 37,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_1_face_set_mapping_15 => Some(RegField {
-                    addr32: 37,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_0 => Some(RegField {
-                    addr32: 38,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_1 => Some(RegField {
-                    addr32: 38,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_2 => Some(RegField {
-                    addr32: 38,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_3 => Some(RegField {
-                    addr32: 38,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_4 => Some(RegField {
-                    addr32: 38,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_5 => Some(RegField {
-                    addr32: 38,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_6 => Some(RegField {
-                    addr32: 38,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_7 => Some(RegField {
-                    addr32: 38,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_8 => Some(RegField {
-                    addr32: 38,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_9 => Some(RegField {
-                    addr32: 38,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_10 => Some(RegField {
-                    addr32: 38,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_11 => Some(RegField {
-                    addr32: 38,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_12 => Some(RegField {
-                    addr32: 38,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_13 => Some(RegField {
-                    addr32: 38,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_14 => Some(RegField {
-                    addr32: 38,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_2_face_set_mapping_15 => Some(RegField {
-                    addr32: 38,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_0 => Some(RegField {
-                    addr32: 39,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_1 => Some(RegField {
-                    addr32: 39,
-                    shift: 2,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_2 => Some(RegField {
-                    addr32: 39,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_3 => Some(RegField {
-                    addr32: 39,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_4 => Some(RegField {
-                    addr32: 39,
-                    shift: 8,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_5 => Some(RegField {
-                    addr32: 39,
-                    shift: 10,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_6 => Some(RegField {
-                    addr32: 39,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_7 => Some(RegField {
-                    addr32: 39,
-                    shift: 14,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_8 => Some(RegField {
-                    addr32: 39,
-                    shift: 16,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_9 => Some(RegField {
-                    addr32: 39,
-                    shift: 18,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_10 => Some(RegField {
-                    addr32: 39,
-                    shift: 20,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_11 => Some(RegField {
-                    addr32: 39,
-                    shift: 22,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_12 => Some(RegField {
-                    addr32: 39,
-                    shift: 24,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_13 => Some(RegField {
-                    addr32: 39,
-                    shift: 26,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_14 => Some(RegField {
-                    addr32: 39,
-                    shift: 28,
-                    width: 2,
-                }),
-                CfgField::TILE_FACE_SET_MAPPING_3_face_set_mapping_15 => Some(RegField {
-                    addr32: 39,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::PACK_GLOBAL_CFG_CTL_pack_disable_fast_tile_end_drain => Some(RegField {
-                    addr32: 40,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::UNP0_ADDR_CTRL_XY_REG_0_Xstride => Some(RegField {
-                    addr32: 44,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::UNP0_ADDR_CTRL_XY_REG_0_Ystride => Some(RegField {
-                    addr32: 44,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::UNP0_ADDR_CTRL_ZW_REG_0_Zstride => Some(RegField {
-                    addr32: 45,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::UNP0_ADDR_CTRL_ZW_REG_0_Wstride => Some(RegField {
-                    addr32: 45,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_CTRL_XY_REG_0_Xstride => Some(RegField {
-                    addr32: 46,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_CTRL_XY_REG_0_Ystride => Some(RegField {
-                    addr32: 46,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_CTRL_ZW_REG_0_Zstride => Some(RegField {
-                    addr32: 47,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_CTRL_ZW_REG_0_Wstride => Some(RegField {
-                    addr32: 47,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::UNP0_ADDR_BASE_REG_0_Base => Some(RegField {
-                    addr32: 48,
-                    shift: 0,
-                    width: 18,
-                }),
-                CfgField::UNP0_ADDR_BASE_REG_1_Base => Some(RegField {
-                    addr32: 49,
-                    shift: 0,
-                    width: 18,
-                }),
-                CfgField::UNP0_FORCED_SHARED_EXP_shared_exp => Some(RegField {
-                    addr32: 50,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::UNP0_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr => Some(RegField {
-                    addr32: 50,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::UNP0_BLOBS_Y_START_CNTX_01_blobs_y_start => Some(RegField {
-                    addr32: 51,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::UNP0_BLOBS_Y_START_CNTX_23_blobs_y_start => Some(RegField {
-                    addr32: 52,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::UNP0_NOP_REG_CLR_VAL_nop_reg_clr_val => Some(RegField {
-                    addr32: 53,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::UNP0_ADDR_CTRL_XY_REG_1_Xstride => Some(RegField {
-                    addr32: 56,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::UNP0_ADDR_CTRL_XY_REG_1_Ystride => Some(RegField {
-                    addr32: 56,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::UNP0_ADDR_CTRL_ZW_REG_1_Zstride => Some(RegField {
-                    addr32: 57,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::UNP0_ADDR_CTRL_ZW_REG_1_Wstride => Some(RegField {
-                    addr32: 57,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_CTRL_XY_REG_1_Xstride => Some(RegField {
-                    addr32: 58,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_CTRL_XY_REG_1_Ystride => Some(RegField {
-                    addr32: 58,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_CTRL_ZW_REG_1_Zstride => Some(RegField {
-                    addr32: 59,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_CTRL_ZW_REG_1_Wstride => Some(RegField {
-                    addr32: 59,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::UNP1_ADDR_BASE_REG_0_Base => Some(RegField {
-                    addr32: 60,
-                    shift: 0,
-                    width: 18,
-                }),
-                CfgField::UNP1_ADDR_BASE_REG_1_Base => Some(RegField {
-                    addr32: 61,
-                    shift: 0,
-                    width: 18,
-                }),
-                CfgField::UNP1_FORCED_SHARED_EXP_shared_exp => Some(RegField {
-                    addr32: 62,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::UNP1_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr => Some(RegField {
-                    addr32: 62,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::UNP1_NOP_REG_CLR_VAL_nop_reg_clr_val => Some(RegField {
-                    addr32: 63,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG0_TileDescriptor => Some(RegField {
-                    addr32: 64,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG1_Row_start_section_size => Some(RegField {
-                    addr32: 68,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG1_Exp_section_size => Some(RegField {
-                    addr32: 68,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG1_L1_Dest_addr => Some(RegField {
-                    addr32: 69,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG1_Disable_zero_compress => Some(RegField {
-                    addr32: 70,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Add_l1_dest_addr_offset => Some(RegField {
-                    addr32: 70,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Disable_pack_zero_flags => Some(RegField {
-                    addr32: 70,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_ovrd_default_throttle_mode => Some(RegField {
-                    addr32: 70,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Out_data_format => Some(RegField {
-                    addr32: 70,
-                    shift: 4,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG1_In_data_format => Some(RegField {
-                    addr32: 70,
-                    shift: 8,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG1_Dis_shared_exp_assembler => Some(RegField {
-                    addr32: 70,
-                    shift: 12,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Auto_set_last_pacr_intf_sel => Some(RegField {
-                    addr32: 70,
-                    shift: 13,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Enable_out_fifo => Some(RegField {
-                    addr32: 70,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Sub_l1_tile_header_size => Some(RegField {
-                    addr32: 70,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Source_interface_selection => Some(RegField {
-                    addr32: 70,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_pack_start_intf_pos => Some(RegField {
-                    addr32: 70,
-                    shift: 17,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd => Some(RegField {
-                    addr32: 70,
-                    shift: 21,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Add_tile_header_size => Some(RegField {
-                    addr32: 70,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_pack_dis_y_pos_start_offset => Some(RegField {
-                    addr32: 70,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_L1_source_addr => Some(RegField {
-                    addr32: 70,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC0_REG1_Downsample_mask => Some(RegField {
-                    addr32: 71,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG1_Downsample_rate => Some(RegField {
-                    addr32: 71,
-                    shift: 16,
-                    width: 3,
-                }),
-                CfgField::THCON_SEC0_REG1_Pack_L1_Acc => Some(RegField {
-                    addr32: 71,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Exp_threshold_en => Some(RegField {
-                    addr32: 71,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Unp_LF8_4b_exp => Some(RegField {
-                    addr32: 71,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Pac_LF8_4b_exp => Some(RegField {
-                    addr32: 71,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG1_Exp_threshold => Some(RegField {
-                    addr32: 71,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC0_REG2_Out_data_format => Some(RegField {
-                    addr32: 72,
-                    shift: 0,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG2_Throttle_mode => Some(RegField {
-                    addr32: 72,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC0_REG2_Context_count => Some(RegField {
-                    addr32: 72,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC0_REG2_Haloize_mode => Some(RegField {
-                    addr32: 72,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Tileize_mode => Some(RegField {
-                    addr32: 72,
-                    shift: 9,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_Src_Reg_Set_Upd => Some(RegField {
-                    addr32: 72,
-                    shift: 10,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_If_Sel => Some(RegField {
-                    addr32: 72,
-                    shift: 11,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Upsample_rate => Some(RegField {
-                    addr32: 72,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC0_REG2_Ovrd_data_format => Some(RegField {
-                    addr32: 72,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Upsample_and_interleave => Some(RegField {
-                    addr32: 72,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Shift_amount_cntx0 => Some(RegField {
-                    addr32: 72,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG2_Shift_amount_cntx1 => Some(RegField {
-                    addr32: 72,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG2_Shift_amount_cntx2 => Some(RegField {
-                    addr32: 72,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG2_Shift_amount_cntx3 => Some(RegField {
-                    addr32: 72,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx0 => Some(RegField {
-                    addr32: 73,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx1 => Some(RegField {
-                    addr32: 73,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx2 => Some(RegField {
-                    addr32: 73,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx3 => Some(RegField {
-                    addr32: 73,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx0 => Some(RegField {
-                    addr32: 73,
-                    shift: 4,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx1 => Some(RegField {
-                    addr32: 73,
-                    shift: 5,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx2 => Some(RegField {
-                    addr32: 73,
-                    shift: 6,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx3 => Some(RegField {
-                    addr32: 73,
-                    shift: 7,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Force_shared_exp => Some(RegField {
-                    addr32: 73,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Context_count_non_log2 => Some(RegField {
-                    addr32: 73,
-                    shift: 9,
-                    width: 3,
-                }),
-                CfgField::THCON_SEC0_REG2_Context_count_non_log2_en => Some(RegField {
-                    addr32: 73,
-                    shift: 12,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx4 => Some(RegField {
-                    addr32: 73,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx5 => Some(RegField {
-                    addr32: 73,
-                    shift: 17,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx6 => Some(RegField {
-                    addr32: 73,
-                    shift: 18,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Disable_zero_compress_cntx7 => Some(RegField {
-                    addr32: 73,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx4 => Some(RegField {
-                    addr32: 73,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx5 => Some(RegField {
-                    addr32: 73,
-                    shift: 21,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx6 => Some(RegField {
-                    addr32: 73,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_if_sel_cntx7 => Some(RegField {
-                    addr32: 73,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG2_Metadata_x_end => Some(RegField {
-                    addr32: 73,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_limit_address => Some(RegField {
-                    addr32: 74,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG2_Unpack_fifo_size => Some(RegField {
-                    addr32: 75,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG3_Base_address => Some(RegField {
-                    addr32: 76,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG3_Base_cntx1_address => Some(RegField {
-                    addr32: 77,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG3_Base_cntx2_address => Some(RegField {
-                    addr32: 78,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG3_Base_cntx3_address => Some(RegField {
-                    addr32: 79,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG4_Base_cntx4_address => Some(RegField {
-                    addr32: 80,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG4_Base_cntx5_address => Some(RegField {
-                    addr32: 81,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG4_Base_cntx6_address => Some(RegField {
-                    addr32: 82,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG4_Base_cntx7_address => Some(RegField {
-                    addr32: 83,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG5_Dest_cntx0_address => Some(RegField {
-                    addr32: 84,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Dest_cntx1_address => Some(RegField {
-                    addr32: 84,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Dest_cntx2_address => Some(RegField {
-                    addr32: 85,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Dest_cntx3_address => Some(RegField {
-                    addr32: 85,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Tile_x_dim_cntx0 => Some(RegField {
-                    addr32: 86,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Tile_x_dim_cntx1 => Some(RegField {
-                    addr32: 86,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Tile_x_dim_cntx2 => Some(RegField {
-                    addr32: 87,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG5_Tile_x_dim_cntx3 => Some(RegField {
-                    addr32: 87,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG6_Source_address => Some(RegField {
-                    addr32: 88,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG6_Destination_address => Some(RegField {
-                    addr32: 89,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG6_Buffer_size => Some(RegField {
-                    addr32: 90,
-                    shift: 0,
-                    width: 30,
-                }),
-                CfgField::THCON_SEC0_REG6_Transfer_direction => Some(RegField {
-                    addr32: 90,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC0_REG6_Metadata_misc => Some(RegField {
-                    addr32: 91,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG7_Offset_address => Some(RegField {
-                    addr32: 92,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx0 => Some(RegField {
-                    addr32: 92,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx0 => Some(RegField {
-                    addr32: 92,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx4 => Some(RegField {
-                    addr32: 92,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx4 => Some(RegField {
-                    addr32: 92,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Offset_cntx1_address => Some(RegField {
-                    addr32: 93,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx1 => Some(RegField {
-                    addr32: 93,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx1 => Some(RegField {
-                    addr32: 93,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx5 => Some(RegField {
-                    addr32: 93,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx5 => Some(RegField {
-                    addr32: 93,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Offset_cntx2_address => Some(RegField {
-                    addr32: 94,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx2 => Some(RegField {
-                    addr32: 94,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx2 => Some(RegField {
-                    addr32: 94,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx6 => Some(RegField {
-                    addr32: 94,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx6 => Some(RegField {
-                    addr32: 94,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Offset_cntx3_address => Some(RegField {
-                    addr32: 95,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx3 => Some(RegField {
-                    addr32: 95,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx3 => Some(RegField {
-                    addr32: 95,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_data_format_cntx7 => Some(RegField {
-                    addr32: 95,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG7_Unpack_out_data_format_cntx7 => Some(RegField {
-                    addr32: 95,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG8_Row_start_section_size => Some(RegField {
-                    addr32: 96,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG8_Exp_section_size => Some(RegField {
-                    addr32: 96,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG8_L1_Dest_addr => Some(RegField {
-                    addr32: 97,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG8_Disable_zero_compress => Some(RegField {
-                    addr32: 98,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Add_l1_dest_addr_offset => Some(RegField {
-                    addr32: 98,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Disable_pack_zero_flags => Some(RegField {
-                    addr32: 98,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Unused1 => Some(RegField {
-                    addr32: 98,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Out_data_format => Some(RegField {
-                    addr32: 98,
-                    shift: 4,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG8_In_data_format => Some(RegField {
-                    addr32: 98,
-                    shift: 8,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC0_REG8_Dis_shared_exp_assembler => Some(RegField {
-                    addr32: 98,
-                    shift: 12,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Auto_set_last_pacr_intf_sel => Some(RegField {
-                    addr32: 98,
-                    shift: 13,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Enable_out_fifo => Some(RegField {
-                    addr32: 98,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Sub_l1_tile_header_size => Some(RegField {
-                    addr32: 98,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Source_interface_selection => Some(RegField {
-                    addr32: 98,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Add_tile_header_size => Some(RegField {
-                    addr32: 98,
-                    shift: 17,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_pack_dis_y_pos_start_offset => Some(RegField {
-                    addr32: 98,
-                    shift: 18,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_unpack_tile_offset => Some(RegField {
-                    addr32: 98,
-                    shift: 19,
-                    width: 5,
-                }),
-                CfgField::THCON_SEC0_REG8_L1_source_addr => Some(RegField {
-                    addr32: 98,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC0_REG8_Downsample_mask => Some(RegField {
-                    addr32: 99,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC0_REG8_Downsample_rate => Some(RegField {
-                    addr32: 99,
-                    shift: 16,
-                    width: 3,
-                }),
-                CfgField::THCON_SEC0_REG8_Pack_L1_Acc => Some(RegField {
-                    addr32: 99,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Exp_threshold_en => Some(RegField {
-                    addr32: 99,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG8_Exp_threshold => Some(RegField {
-                    addr32: 99,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC0_REG9_Pack_0_2_limit_address => Some(RegField {
-                    addr32: 100,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG9_Pack_0_2_fifo_size => Some(RegField {
-                    addr32: 101,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG9_Pack_1_3_limit_address => Some(RegField {
-                    addr32: 102,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG9_Pack_1_3_fifo_size => Some(RegField {
-                    addr32: 103,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG10_Unpack_limit_address => Some(RegField {
-                    addr32: 104,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG10_Unpack_fifo_size => Some(RegField {
-                    addr32: 105,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC0_REG10_Unpack_limit_address_en => Some(RegField {
-                    addr32: 105,
-                    shift: 17,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC0_REG10_Unpacker_Reg_Wr_Addr => Some(RegField {
-                    addr32: 106,
-                    shift: 0,
-                    width: 24,
-                }),
-                CfgField::THCON_SEC0_REG10_Packer_Reg_Wr_Addr => Some(RegField {
-                    addr32: 107,
-                    shift: 0,
-                    width: 24,
-                }),
-                CfgField::THCON_SEC0_REG11_Metadata_l1_addr => Some(RegField {
-                    addr32: 108,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG11_Metadata_limit_addr => Some(RegField {
-                    addr32: 109,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG11_Metadata_fifo_size => Some(RegField {
-                    addr32: 110,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC0_REG11_Metadata_z_cntr_rst_unpacr_count => Some(RegField {
-                    addr32: 111,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC0_REG11_Metadata_cntxt_switch_unpacr_count => Some(RegField {
-                    addr32: 111,
-                    shift: 8,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC1_REG0_TileDescriptor => Some(RegField {
-                    addr32: 112,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG1_Row_start_section_size => Some(RegField {
-                    addr32: 116,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG1_Exp_section_size => Some(RegField {
-                    addr32: 116,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG1_L1_Dest_addr => Some(RegField {
-                    addr32: 117,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG1_Disable_zero_compress => Some(RegField {
-                    addr32: 118,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Add_l1_dest_addr_offset => Some(RegField {
-                    addr32: 118,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Disable_pack_zero_flags => Some(RegField {
-                    addr32: 118,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_ovrd_default_throttle_mode => Some(RegField {
-                    addr32: 118,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Out_data_format => Some(RegField {
-                    addr32: 118,
-                    shift: 4,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG1_In_data_format => Some(RegField {
-                    addr32: 118,
-                    shift: 8,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG1_Dis_shared_exp_assembler => Some(RegField {
-                    addr32: 118,
-                    shift: 12,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Auto_set_last_pacr_intf_sel => Some(RegField {
-                    addr32: 118,
-                    shift: 13,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Enable_out_fifo => Some(RegField {
-                    addr32: 118,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Sub_l1_tile_header_size => Some(RegField {
-                    addr32: 118,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Source_interface_selection => Some(RegField {
-                    addr32: 118,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_pack_start_intf_pos => Some(RegField {
-                    addr32: 118,
-                    shift: 17,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG1_All_pack_disable_zero_compress_ovrd => Some(RegField {
-                    addr32: 118,
-                    shift: 21,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Add_tile_header_size => Some(RegField {
-                    addr32: 118,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_pack_dis_y_pos_start_offset => Some(RegField {
-                    addr32: 118,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_L1_source_addr => Some(RegField {
-                    addr32: 118,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC1_REG1_Downsample_mask => Some(RegField {
-                    addr32: 119,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG1_Downsample_rate => Some(RegField {
-                    addr32: 119,
-                    shift: 16,
-                    width: 3,
-                }),
-                CfgField::THCON_SEC1_REG1_Pack_L1_Acc => Some(RegField {
-                    addr32: 119,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Exp_threshold_en => Some(RegField {
-                    addr32: 119,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Unp_LF8_4b_exp => Some(RegField {
-                    addr32: 119,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Pac_LF8_4b_exp => Some(RegField {
-                    addr32: 119,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG1_Exp_threshold => Some(RegField {
-                    addr32: 119,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC1_REG2_Out_data_format => Some(RegField {
-                    addr32: 120,
-                    shift: 0,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG2_Throttle_mode => Some(RegField {
-                    addr32: 120,
-                    shift: 4,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC1_REG2_Context_count => Some(RegField {
-                    addr32: 120,
-                    shift: 6,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC1_REG2_Haloize_mode => Some(RegField {
-                    addr32: 120,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Tileize_mode => Some(RegField {
-                    addr32: 120,
-                    shift: 9,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_Src_Reg_Set_Upd => Some(RegField {
-                    addr32: 120,
-                    shift: 10,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_If_Sel => Some(RegField {
-                    addr32: 120,
-                    shift: 11,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Upsample_rate => Some(RegField {
-                    addr32: 120,
-                    shift: 12,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC1_REG2_Ovrd_data_format => Some(RegField {
-                    addr32: 120,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Upsample_and_interleave => Some(RegField {
-                    addr32: 120,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Shift_amount_cntx0 => Some(RegField {
-                    addr32: 120,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG2_Shift_amount_cntx1 => Some(RegField {
-                    addr32: 120,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG2_Shift_amount_cntx2 => Some(RegField {
-                    addr32: 120,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG2_Shift_amount_cntx3 => Some(RegField {
-                    addr32: 120,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx0 => Some(RegField {
-                    addr32: 121,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx1 => Some(RegField {
-                    addr32: 121,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx2 => Some(RegField {
-                    addr32: 121,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx3 => Some(RegField {
-                    addr32: 121,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx0 => Some(RegField {
-                    addr32: 121,
-                    shift: 4,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx1 => Some(RegField {
-                    addr32: 121,
-                    shift: 5,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx2 => Some(RegField {
-                    addr32: 121,
-                    shift: 6,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx3 => Some(RegField {
-                    addr32: 121,
-                    shift: 7,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Force_shared_exp => Some(RegField {
-                    addr32: 121,
-                    shift: 8,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Context_count_non_log2 => Some(RegField {
-                    addr32: 121,
-                    shift: 9,
-                    width: 3,
-                }),
-                CfgField::THCON_SEC1_REG2_Context_count_non_log2_en => Some(RegField {
-                    addr32: 121,
-                    shift: 12,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx4 => Some(RegField {
-                    addr32: 121,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx5 => Some(RegField {
-                    addr32: 121,
-                    shift: 17,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx6 => Some(RegField {
-                    addr32: 121,
-                    shift: 18,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Disable_zero_compress_cntx7 => Some(RegField {
-                    addr32: 121,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx4 => Some(RegField {
-                    addr32: 121,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx5 => Some(RegField {
-                    addr32: 121,
-                    shift: 21,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx6 => Some(RegField {
-                    addr32: 121,
-                    shift: 22,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_if_sel_cntx7 => Some(RegField {
-                    addr32: 121,
-                    shift: 23,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG2_Metadata_x_end => Some(RegField {
-                    addr32: 121,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_limit_address => Some(RegField {
-                    addr32: 122,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG2_Unpack_fifo_size => Some(RegField {
-                    addr32: 123,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG3_Base_address => Some(RegField {
-                    addr32: 124,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG3_Base_cntx1_address => Some(RegField {
-                    addr32: 125,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG3_Base_cntx2_address => Some(RegField {
-                    addr32: 126,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG3_Base_cntx3_address => Some(RegField {
-                    addr32: 127,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG4_Base_cntx4_address => Some(RegField {
-                    addr32: 128,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG4_Base_cntx5_address => Some(RegField {
-                    addr32: 129,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG4_Base_cntx6_address => Some(RegField {
-                    addr32: 130,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG4_Base_cntx7_address => Some(RegField {
-                    addr32: 131,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG5_Dest_cntx0_address => Some(RegField {
-                    addr32: 132,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Dest_cntx1_address => Some(RegField {
-                    addr32: 132,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Dest_cntx2_address => Some(RegField {
-                    addr32: 133,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Dest_cntx3_address => Some(RegField {
-                    addr32: 133,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Tile_x_dim_cntx0 => Some(RegField {
-                    addr32: 134,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Tile_x_dim_cntx1 => Some(RegField {
-                    addr32: 134,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Tile_x_dim_cntx2 => Some(RegField {
-                    addr32: 135,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG5_Tile_x_dim_cntx3 => Some(RegField {
-                    addr32: 135,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG6_Source_address => Some(RegField {
-                    addr32: 136,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG6_Destination_address => Some(RegField {
-                    addr32: 137,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG6_Buffer_size => Some(RegField {
-                    addr32: 138,
-                    shift: 0,
-                    width: 30,
-                }),
-                CfgField::THCON_SEC1_REG6_Transfer_direction => Some(RegField {
-                    addr32: 138,
-                    shift: 30,
-                    width: 2,
-                }),
-                CfgField::THCON_SEC1_REG6_Metadata_misc => Some(RegField {
-                    addr32: 139,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG7_Offset_address => Some(RegField {
-                    addr32: 140,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx0 => Some(RegField {
-                    addr32: 140,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx0 => Some(RegField {
-                    addr32: 140,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx4 => Some(RegField {
-                    addr32: 140,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx4 => Some(RegField {
-                    addr32: 140,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Offset_cntx1_address => Some(RegField {
-                    addr32: 141,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx1 => Some(RegField {
-                    addr32: 141,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx1 => Some(RegField {
-                    addr32: 141,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx5 => Some(RegField {
-                    addr32: 141,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx5 => Some(RegField {
-                    addr32: 141,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Offset_cntx2_address => Some(RegField {
-                    addr32: 142,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx2 => Some(RegField {
-                    addr32: 142,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx2 => Some(RegField {
-                    addr32: 142,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx6 => Some(RegField {
-                    addr32: 142,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx6 => Some(RegField {
-                    addr32: 142,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Offset_cntx3_address => Some(RegField {
-                    addr32: 143,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx3 => Some(RegField {
-                    addr32: 143,
-                    shift: 16,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx3 => Some(RegField {
-                    addr32: 143,
-                    shift: 20,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_data_format_cntx7 => Some(RegField {
-                    addr32: 143,
-                    shift: 24,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG7_Unpack_out_data_format_cntx7 => Some(RegField {
-                    addr32: 143,
-                    shift: 28,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG8_Row_start_section_size => Some(RegField {
-                    addr32: 144,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG8_Exp_section_size => Some(RegField {
-                    addr32: 144,
-                    shift: 16,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG8_L1_Dest_addr => Some(RegField {
-                    addr32: 145,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG8_Disable_zero_compress => Some(RegField {
-                    addr32: 146,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Add_l1_dest_addr_offset => Some(RegField {
-                    addr32: 146,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Disable_pack_zero_flags => Some(RegField {
-                    addr32: 146,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Unused1 => Some(RegField {
-                    addr32: 146,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Out_data_format => Some(RegField {
-                    addr32: 146,
-                    shift: 4,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG8_In_data_format => Some(RegField {
-                    addr32: 146,
-                    shift: 8,
-                    width: 4,
-                }),
-                CfgField::THCON_SEC1_REG8_Dis_shared_exp_assembler => Some(RegField {
-                    addr32: 146,
-                    shift: 12,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Auto_set_last_pacr_intf_sel => Some(RegField {
-                    addr32: 146,
-                    shift: 13,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Enable_out_fifo => Some(RegField {
-                    addr32: 146,
-                    shift: 14,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Sub_l1_tile_header_size => Some(RegField {
-                    addr32: 146,
-                    shift: 15,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Source_interface_selection => Some(RegField {
-                    addr32: 146,
-                    shift: 16,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Add_tile_header_size => Some(RegField {
-                    addr32: 146,
-                    shift: 17,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_pack_dis_y_pos_start_offset => Some(RegField {
-                    addr32: 146,
-                    shift: 18,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_unpack_tile_offset => Some(RegField {
-                    addr32: 146,
-                    shift: 19,
-                    width: 5,
-                }),
-                CfgField::THCON_SEC1_REG8_L1_source_addr => Some(RegField {
-                    addr32: 146,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC1_REG8_Downsample_mask => Some(RegField {
-                    addr32: 147,
-                    shift: 0,
-                    width: 16,
-                }),
-                CfgField::THCON_SEC1_REG8_Downsample_rate => Some(RegField {
-                    addr32: 147,
-                    shift: 16,
-                    width: 3,
-                }),
-                CfgField::THCON_SEC1_REG8_Pack_L1_Acc => Some(RegField {
-                    addr32: 147,
-                    shift: 19,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Exp_threshold_en => Some(RegField {
-                    addr32: 147,
-                    shift: 20,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG8_Exp_threshold => Some(RegField {
-                    addr32: 147,
-                    shift: 24,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC1_REG9_Pack_0_2_limit_address => Some(RegField {
-                    addr32: 148,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG9_Pack_0_2_fifo_size => Some(RegField {
-                    addr32: 149,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG9_Pack_1_3_limit_address => Some(RegField {
-                    addr32: 150,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG9_Pack_1_3_fifo_size => Some(RegField {
-                    addr32: 151,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG10_Unpack_limit_address => Some(RegField {
-                    addr32: 152,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG10_Unpack_fifo_size => Some(RegField {
-                    addr32: 153,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::THCON_SEC1_REG10_Unpack_limit_address_en => Some(RegField {
-                    addr32: 153,
-                    shift: 17,
-                    width: 1,
-                }),
-                CfgField::THCON_SEC1_REG10_Unpacker_Reg_Wr_Addr => Some(RegField {
-                    addr32: 154,
-                    shift: 0,
-                    width: 24,
-                }),
-                CfgField::THCON_SEC1_REG10_Packer_Reg_Wr_Addr => Some(RegField {
-                    addr32: 155,
-                    shift: 0,
-                    width: 24,
-                }),
-                CfgField::THCON_SEC1_REG11_Metadata_l1_addr => Some(RegField {
-                    addr32: 156,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG11_Metadata_limit_addr => Some(RegField {
-                    addr32: 157,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG11_Metadata_fifo_size => Some(RegField {
-                    addr32: 158,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::THCON_SEC1_REG11_Metadata_z_cntr_rst_unpacr_count => Some(RegField {
-                    addr32: 159,
-                    shift: 0,
-                    width: 8,
-                }),
-                CfgField::THCON_SEC1_REG11_Metadata_cntxt_switch_unpacr_count => Some(RegField {
-                    addr32: 159,
-                    shift: 8,
-                    width: 8,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC0_Offset => Some(RegField {
-                    addr32: 180,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC0_ZOffset => Some(RegField {
-                    addr32: 180,
-                    shift: 12,
-                    width: 6,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC1_Offset => Some(RegField {
-                    addr32: 181,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC1_ZOffset => Some(RegField {
-                    addr32: 181,
-                    shift: 12,
-                    width: 6,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC2_Offset => Some(RegField {
-                    addr32: 182,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC2_ZOffset => Some(RegField {
-                    addr32: 182,
-                    shift: 12,
-                    width: 6,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC3_Offset => Some(RegField {
-                    addr32: 183,
-                    shift: 0,
-                    width: 12,
-                }),
-                CfgField::DEST_TARGET_REG_CFG_PACK_SEC3_ZOffset => Some(RegField {
-                    addr32: 183,
-                    shift: 12,
-                    width: 6,
-                }),
-                CfgField::CG_SRC_PIPELINE_GateSrcAPipeEn => Some(RegField {
-                    addr32: 184,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::CG_SRC_PIPELINE_GateSrcBPipeEn => Some(RegField {
-                    addr32: 184,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::RISCV_IC_INVALIDATE_InvalidateAll => Some(RegField {
-                    addr32: 185,
-                    shift: 0,
-                    width: 5,
-                }),
-                CfgField::PRNG_SEED_Seed_Val => Some(RegField {
-                    addr32: 186,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC0_Value => Some(RegField {
-                    addr32: 187,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC1_Value => Some(RegField {
-                    addr32: 188,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC2_Value => Some(RegField {
-                    addr32: 189,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC3_Value => Some(RegField {
-                    addr32: 190,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC4_Value => Some(RegField {
-                    addr32: 191,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC5_Value => Some(RegField {
-                    addr32: 192,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC6_Value => Some(RegField {
-                    addr32: 193,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC7_Value => Some(RegField {
-                    addr32: 194,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC8_Value => Some(RegField {
-                    addr32: 195,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC9_Value => Some(RegField {
-                    addr32: 196,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC10_Value => Some(RegField {
-                    addr32: 197,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC11_Value => Some(RegField {
-                    addr32: 198,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC12_Value => Some(RegField {
-                    addr32: 199,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC13_Value => Some(RegField {
-                    addr32: 200,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC14_Value => Some(RegField {
-                    addr32: 201,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::INT_DESCALE_VALUES_SEC15_Value => Some(RegField {
-                    addr32: 202,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::TRISC_END_PC_SEC0_PC => Some(RegField {
-                    addr32: 203,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::TRISC_END_PC_SEC1_PC => Some(RegField {
-                    addr32: 204,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::TRISC_END_PC_SEC2_PC => Some(RegField {
-                    addr32: 205,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::BRISC_END_PC_PC => Some(RegField {
-                    addr32: 206,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::NOC_RISC_END_PC_PC => Some(RegField {
-                    addr32: 207,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::RISC_PREFETCH_CTRL_Enable_Trisc => Some(RegField {
-                    addr32: 208,
-                    shift: 0,
-                    width: 3,
-                }),
-                CfgField::RISC_PREFETCH_CTRL_Enable_Brisc => Some(RegField {
-                    addr32: 208,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::RISC_PREFETCH_CTRL_Enable_NocRisc => Some(RegField {
-                    addr32: 208,
-                    shift: 4,
-                    width: 1,
-                }),
-                CfgField::RISC_PREFETCH_CTRL_Max_Req_Count => Some(RegField {
-                    addr32: 208,
-                    shift: 5,
-                    width: 8,
-                }),
-                CfgField::SCRATCH_SEC0_val => Some(RegField {
-                    addr32: 209,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::SCRATCH_SEC1_val => Some(RegField {
-                    addr32: 210,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::SCRATCH_SEC2_val => Some(RegField {
-                    addr32: 211,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Search_Enable => Some(RegField {
-                    addr32: 212,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Start_Addr => Some(RegField {
-                    addr32: 212,
-                    shift: 1,
-                    width: 17,
-                }),
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_End_Addr => Some(RegField {
-                    addr32: 213,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Tag_Value_low => Some(RegField {
-                    addr32: 214,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Tag_Value_high => Some(RegField {
-                    addr32: 215,
-                    shift: 0,
-                    width: 32,
-                }),
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Tag_Width => Some(RegField {
-                    addr32: 216,
-                    shift: 0,
-                    width: 2,
-                }),
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Valid_bit_section_start_addr => {
-                    Some(RegField {
-                        addr32: 216,
-                        shift: 2,
-                        width: 17,
-                    })
-                }
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Valid_bit_section_end_addr => Some(RegField {
-                    addr32: 217,
-                    shift: 0,
-                    width: 17,
-                }),
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Data_Valid_bit_section_start_addr => {
-                    Some(RegField {
-                        addr32: 218,
-                        shift: 0,
-                        width: 17,
-                    })
-                }
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Data_Valid_chk => Some(RegField {
-                    addr32: 218,
-                    shift: 17,
-                    width: 1,
-                }),
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Data_Valid_offset => Some(RegField {
-                    addr32: 219,
-                    shift: 0,
-                    width: 24,
-                }),
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Tag_inv => Some(RegField {
-                    addr32: 219,
-                    shift: 24,
-                    width: 1,
-                }),
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Tag_inv_all => Some(RegField {
-                    addr32: 219,
-                    shift: 25,
-                    width: 1,
-                }),
-                CfgField::L1_CACHE_TAG_SEARCH_ACCEL_Tag_alloc => Some(RegField {
-                    addr32: 219,
-                    shift: 26,
-                    width: 1,
-                }),
-                CfgField::DEST_ACCESS_CFG_swizzle_32b => Some(RegField {
-                    addr32: 220,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::DEST_ACCESS_CFG_remap_addrs => Some(RegField {
-                    addr32: 220,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::DEST_ACCESS_CFG_disable_full_write_dest_q_bypass => Some(RegField {
-                    addr32: 220,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::DEST_ACCESS_CFG_zeroacc_absolute_tile_mode => Some(RegField {
-                    addr32: 220,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::SRC_ACCESS_CFG_math_view_srca_as_one_bank => Some(RegField {
-                    addr32: 221,
-                    shift: 0,
-                    width: 1,
-                }),
-                CfgField::SRC_ACCESS_CFG_math_view_srcb_as_one_bank => Some(RegField {
-                    addr32: 221,
-                    shift: 1,
-                    width: 1,
-                }),
-                CfgField::SRC_ACCESS_CFG_disable_contig_srca_dvalid_phase => Some(RegField {
-                    addr32: 221,
-                    shift: 2,
-                    width: 1,
-                }),
-                CfgField::SRC_ACCESS_CFG_disable_contig_srcb_dvalid_phase => Some(RegField {
-                    addr32: 221,
-                    shift: 3,
-                    width: 1,
-                }),
-                CfgField::CHICKEN_BITS_sfpu_scbd_disable => Some(RegField {
-                    addr32: 222,
-                    shift: 0,
-                    width: 1,
-                }),
-                #[allow(unreachable_patterns)]
-                _ => None,
-            },
+            Arch::WormholeB0 => CFGFIELD_WORMHOLEB0[self as usize],
+            Arch::Blackhole => CFGFIELD_BLACKHOLE[self as usize],
         }
     }
 }
+
+/// [`CfgField::on`] for WormholeB0, in enum order.
+const CFGFIELD_WORMHOLEB0: [Option<RegField>; 621] = [
+    Some(RegField {
+        addr32: 1,
+        shift: 29,
+        width: 1,
+    }), // ALU_ACC_CTRL_Fp32_enabled
+    Some(RegField {
+        addr32: 1,
+        shift: 31,
+        width: 1,
+    }), // ALU_ACC_CTRL_INT8_math_enabled
+    Some(RegField {
+        addr32: 1,
+        shift: 30,
+        width: 1,
+    }), // ALU_ACC_CTRL_SFPU_Fp32_enabled
+    Some(RegField {
+        addr32: 2,
+        shift: 1,
+        width: 1,
+    }), // ALU_ACC_CTRL_Zero_Flag_disabled_dst
+    Some(RegField {
+        addr32: 2,
+        shift: 0,
+        width: 1,
+    }), // ALU_ACC_CTRL_Zero_Flag_disabled_src
+    Some(RegField {
+        addr32: 1,
+        shift: 17,
+        width: 4,
+    }), // ALU_FORMAT_SPEC_REG0_SrcA
+    Some(RegField {
+        addr32: 1,
+        shift: 15,
+        width: 1,
+    }), // ALU_FORMAT_SPEC_REG0_SrcAUnsigned
+    Some(RegField {
+        addr32: 1,
+        shift: 16,
+        width: 1,
+    }), // ALU_FORMAT_SPEC_REG0_SrcBUnsigned
+    Some(RegField {
+        addr32: 1,
+        shift: 21,
+        width: 4,
+    }), // ALU_FORMAT_SPEC_REG1_SrcB
+    Some(RegField {
+        addr32: 1,
+        shift: 25,
+        width: 4,
+    }), // ALU_FORMAT_SPEC_REG2_Dstacc
+    Some(RegField {
+        addr32: 0,
+        shift: 14,
+        width: 1,
+    }), // ALU_FORMAT_SPEC_REG_Dstacc_override
+    Some(RegField {
+        addr32: 0,
+        shift: 10,
+        width: 4,
+    }), // ALU_FORMAT_SPEC_REG_Dstacc_val
+    Some(RegField {
+        addr32: 0,
+        shift: 4,
+        width: 1,
+    }), // ALU_FORMAT_SPEC_REG_SrcA_override
+    Some(RegField {
+        addr32: 0,
+        shift: 0,
+        width: 4,
+    }), // ALU_FORMAT_SPEC_REG_SrcA_val
+    Some(RegField {
+        addr32: 0,
+        shift: 9,
+        width: 1,
+    }), // ALU_FORMAT_SPEC_REG_SrcB_override
+    Some(RegField {
+        addr32: 0,
+        shift: 5,
+        width: 4,
+    }), // ALU_FORMAT_SPEC_REG_SrcB_val
+    Some(RegField {
+        addr32: 1,
+        shift: 14,
+        width: 1,
+    }), // ALU_ROUNDING_MODE_Bfp8_HF
+    Some(RegField {
+        addr32: 1,
+        shift: 0,
+        width: 1,
+    }), // ALU_ROUNDING_MODE_Fpu_srnd_en
+    Some(RegField {
+        addr32: 1,
+        shift: 13,
+        width: 1,
+    }), // ALU_ROUNDING_MODE_GS_LF
+    Some(RegField {
+        addr32: 1,
+        shift: 1,
+        width: 1,
+    }), // ALU_ROUNDING_MODE_Gasket_srnd_en
+    Some(RegField {
+        addr32: 1,
+        shift: 2,
+        width: 1,
+    }), // ALU_ROUNDING_MODE_Packer_srnd_en
+    Some(RegField {
+        addr32: 1,
+        shift: 3,
+        width: 10,
+    }), // ALU_ROUNDING_MODE_Padding
+    Some(RegField {
+        addr32: 184,
+        shift: 0,
+        width: 32,
+    }), // BRISC_END_PC_PC
+    Some(RegField {
+        addr32: 156,
+        shift: 0,
+        width: 1,
+    }), // CG_SRC_PIPELINE_GateSrcAPipeEn
+    Some(RegField {
+        addr32: 156,
+        shift: 1,
+        width: 1,
+    }), // CG_SRC_PIPELINE_GateSrcBPipeEn
+    None, // CHICKEN_BITS_sfpu_scbd_disable
+    None, // DEST_ACCESS_CFG_disable_full_write_dest_q_bypass
+    None, // DEST_ACCESS_CFG_remap_addrs
+    None, // DEST_ACCESS_CFG_swizzle_32b
+    None, // DEST_ACCESS_CFG_zeroacc_absolute_tile_mode
+    Some(RegField {
+        addr32: 5,
+        shift: 0,
+        width: 1,
+    }), // DEST_OFFSET_Enable
+    Some(RegField {
+        addr32: 6,
+        shift: 0,
+        width: 16,
+    }), // DEST_REGW_BASE_Base
+    None, // DEST_SP_BASE_Base
+    Some(RegField {
+        addr32: 152,
+        shift: 0,
+        width: 12,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC0_Offset
+    Some(RegField {
+        addr32: 152,
+        shift: 12,
+        width: 6,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC0_ZOffset
+    Some(RegField {
+        addr32: 153,
+        shift: 0,
+        width: 12,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC1_Offset
+    Some(RegField {
+        addr32: 153,
+        shift: 12,
+        width: 6,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC1_ZOffset
+    Some(RegField {
+        addr32: 154,
+        shift: 0,
+        width: 12,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC2_Offset
+    Some(RegField {
+        addr32: 154,
+        shift: 12,
+        width: 6,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC2_ZOffset
+    Some(RegField {
+        addr32: 155,
+        shift: 0,
+        width: 12,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC3_Offset
+    Some(RegField {
+        addr32: 155,
+        shift: 12,
+        width: 6,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC3_ZOffset
+    Some(RegField {
+        addr32: 2,
+        shift: 27,
+        width: 1,
+    }), // DISABLE_RISC_BP_Disable_bmp_clear_main
+    Some(RegField {
+        addr32: 2,
+        shift: 31,
+        width: 1,
+    }), // DISABLE_RISC_BP_Disable_bmp_clear_ncrisc
+    Some(RegField {
+        addr32: 2,
+        shift: 28,
+        width: 3,
+    }), // DISABLE_RISC_BP_Disable_bmp_clear_trisc
+    Some(RegField {
+        addr32: 2,
+        shift: 22,
+        width: 1,
+    }), // DISABLE_RISC_BP_Disable_main
+    Some(RegField {
+        addr32: 2,
+        shift: 26,
+        width: 1,
+    }), // DISABLE_RISC_BP_Disable_ncrisc
+    Some(RegField {
+        addr32: 2,
+        shift: 23,
+        width: 3,
+    }), // DISABLE_RISC_BP_Disable_trisc
+    Some(RegField {
+        addr32: 3,
+        shift: 3,
+        width: 11,
+    }), // ECC_SCRUBBER_Delay
+    Some(RegField {
+        addr32: 3,
+        shift: 0,
+        width: 1,
+    }), // ECC_SCRUBBER_Enable
+    Some(RegField {
+        addr32: 3,
+        shift: 1,
+        width: 1,
+    }), // ECC_SCRUBBER_Scrub_On_Error
+    Some(RegField {
+        addr32: 3,
+        shift: 2,
+        width: 1,
+    }), // ECC_SCRUBBER_Scrub_On_Error_Immediately
+    Some(RegField {
+        addr32: 7,
+        shift: 0,
+        width: 1,
+    }), // INT_DESCALE_Enable
+    Some(RegField {
+        addr32: 7,
+        shift: 1,
+        width: 1,
+    }), // INT_DESCALE_Mode
+    Some(RegField {
+        addr32: 165,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC0_Value
+    Some(RegField {
+        addr32: 175,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC10_Value
+    Some(RegField {
+        addr32: 176,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC11_Value
+    Some(RegField {
+        addr32: 177,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC12_Value
+    Some(RegField {
+        addr32: 178,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC13_Value
+    Some(RegField {
+        addr32: 179,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC14_Value
+    Some(RegField {
+        addr32: 180,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC15_Value
+    Some(RegField {
+        addr32: 166,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC1_Value
+    Some(RegField {
+        addr32: 167,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC2_Value
+    Some(RegField {
+        addr32: 168,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC3_Value
+    Some(RegField {
+        addr32: 169,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC4_Value
+    Some(RegField {
+        addr32: 170,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC5_Value
+    Some(RegField {
+        addr32: 171,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC6_Value
+    Some(RegField {
+        addr32: 172,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC7_Value
+    Some(RegField {
+        addr32: 173,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC8_Value
+    Some(RegField {
+        addr32: 174,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC9_Value
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Data_Valid_bit_section_start_addr
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Data_Valid_chk
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Data_Valid_offset
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_End_Addr
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Search_Enable
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Start_Addr
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Tag_Value_high
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Tag_Value_low
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Tag_Width
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Tag_alloc
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Tag_inv
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Tag_inv_all
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Valid_bit_section_end_addr
+    None, // L1_CACHE_TAG_SEARCH_ACCEL_Valid_bit_section_start_addr
+    Some(RegField {
+        addr32: 163,
+        shift: 0,
+        width: 1,
+    }), // NCRISC_RESET_PC_OVERRIDE_Reset_PC_Override_en
+    Some(RegField {
+        addr32: 162,
+        shift: 0,
+        width: 32,
+    }), // NCRISC_RESET_PC_PC
+    Some(RegField {
+        addr32: 185,
+        shift: 0,
+        width: 32,
+    }), // NOC_RISC_END_PC_PC
+    Some(RegField {
+        addr32: 28,
+        shift: 0,
+        width: 16,
+    }), // PACK_CONCAT_MASK_SEC0_pack_concat_mask
+    Some(RegField {
+        addr32: 29,
+        shift: 0,
+        width: 16,
+    }), // PACK_CONCAT_MASK_SEC1_pack_concat_mask
+    Some(RegField {
+        addr32: 30,
+        shift: 0,
+        width: 16,
+    }), // PACK_CONCAT_MASK_SEC2_pack_concat_mask
+    Some(RegField {
+        addr32: 31,
+        shift: 0,
+        width: 16,
+    }), // PACK_CONCAT_MASK_SEC3_pack_concat_mask
+    None, // PACK_COUNTERS_SEC0_auto_ctxt_inc_xys_cnt
+    Some(RegField {
+        addr32: 24,
+        shift: 0,
+        width: 8,
+    }), // PACK_COUNTERS_SEC0_pack_per_xy_plane
+    Some(RegField {
+        addr32: 24,
+        shift: 24,
+        width: 8,
+    }), // PACK_COUNTERS_SEC0_pack_per_xy_plane_offset
+    Some(RegField {
+        addr32: 24,
+        shift: 8,
+        width: 8,
+    }), // PACK_COUNTERS_SEC0_pack_reads_per_xy_plane
+    Some(RegField {
+        addr32: 24,
+        shift: 16,
+        width: 7,
+    }), // PACK_COUNTERS_SEC0_pack_xys_per_tile
+    Some(RegField {
+        addr32: 24,
+        shift: 23,
+        width: 1,
+    }), // PACK_COUNTERS_SEC0_pack_yz_transposed
+    None, // PACK_COUNTERS_SEC1_auto_ctxt_inc_xys_cnt
+    Some(RegField {
+        addr32: 25,
+        shift: 0,
+        width: 8,
+    }), // PACK_COUNTERS_SEC1_pack_per_xy_plane
+    Some(RegField {
+        addr32: 25,
+        shift: 24,
+        width: 8,
+    }), // PACK_COUNTERS_SEC1_pack_per_xy_plane_offset
+    Some(RegField {
+        addr32: 25,
+        shift: 8,
+        width: 8,
+    }), // PACK_COUNTERS_SEC1_pack_reads_per_xy_plane
+    Some(RegField {
+        addr32: 25,
+        shift: 16,
+        width: 7,
+    }), // PACK_COUNTERS_SEC1_pack_xys_per_tile
+    Some(RegField {
+        addr32: 25,
+        shift: 23,
+        width: 1,
+    }), // PACK_COUNTERS_SEC1_pack_yz_transposed
+    None, // PACK_COUNTERS_SEC2_auto_ctxt_inc_xys_cnt
+    Some(RegField {
+        addr32: 26,
+        shift: 0,
+        width: 8,
+    }), // PACK_COUNTERS_SEC2_pack_per_xy_plane
+    Some(RegField {
+        addr32: 26,
+        shift: 24,
+        width: 8,
+    }), // PACK_COUNTERS_SEC2_pack_per_xy_plane_offset
+    Some(RegField {
+        addr32: 26,
+        shift: 8,
+        width: 8,
+    }), // PACK_COUNTERS_SEC2_pack_reads_per_xy_plane
+    Some(RegField {
+        addr32: 26,
+        shift: 16,
+        width: 7,
+    }), // PACK_COUNTERS_SEC2_pack_xys_per_tile
+    Some(RegField {
+        addr32: 26,
+        shift: 23,
+        width: 1,
+    }), // PACK_COUNTERS_SEC2_pack_yz_transposed
+    None, // PACK_COUNTERS_SEC3_auto_ctxt_inc_xys_cnt
+    Some(RegField {
+        addr32: 27,
+        shift: 0,
+        width: 8,
+    }), // PACK_COUNTERS_SEC3_pack_per_xy_plane
+    Some(RegField {
+        addr32: 27,
+        shift: 24,
+        width: 8,
+    }), // PACK_COUNTERS_SEC3_pack_per_xy_plane_offset
+    Some(RegField {
+        addr32: 27,
+        shift: 8,
+        width: 8,
+    }), // PACK_COUNTERS_SEC3_pack_reads_per_xy_plane
+    Some(RegField {
+        addr32: 27,
+        shift: 16,
+        width: 7,
+    }), // PACK_COUNTERS_SEC3_pack_xys_per_tile
+    Some(RegField {
+        addr32: 27,
+        shift: 23,
+        width: 1,
+    }), // PACK_COUNTERS_SEC3_pack_yz_transposed
+    None, // PACK_GLOBAL_CFG_CTL_pack_disable_fast_tile_end_drain
+    Some(RegField {
+        addr32: 12,
+        shift: 0,
+        width: 16,
+    }), // PCK0_ADDR_BASE_REG_0_Base
+    Some(RegField {
+        addr32: 13,
+        shift: 0,
+        width: 16,
+    }), // PCK0_ADDR_BASE_REG_1_Base
+    Some(RegField {
+        addr32: 8,
+        shift: 0,
+        width: 12,
+    }), // PCK0_ADDR_CTRL_XY_REG_0_Xstride
+    Some(RegField {
+        addr32: 8,
+        shift: 12,
+        width: 12,
+    }), // PCK0_ADDR_CTRL_XY_REG_0_Ystride
+    Some(RegField {
+        addr32: 10,
+        shift: 0,
+        width: 12,
+    }), // PCK0_ADDR_CTRL_XY_REG_1_Xstride
+    Some(RegField {
+        addr32: 10,
+        shift: 12,
+        width: 12,
+    }), // PCK0_ADDR_CTRL_XY_REG_1_Ystride
+    Some(RegField {
+        addr32: 9,
+        shift: 12,
+        width: 16,
+    }), // PCK0_ADDR_CTRL_ZW_REG_0_Wstride
+    Some(RegField {
+        addr32: 9,
+        shift: 0,
+        width: 12,
+    }), // PCK0_ADDR_CTRL_ZW_REG_0_Zstride
+    Some(RegField {
+        addr32: 11,
+        shift: 12,
+        width: 16,
+    }), // PCK0_ADDR_CTRL_ZW_REG_1_Wstride
+    Some(RegField {
+        addr32: 11,
+        shift: 0,
+        width: 12,
+    }), // PCK0_ADDR_CTRL_ZW_REG_1_Zstride
+    Some(RegField {
+        addr32: 14,
+        shift: 0,
+        width: 1,
+    }), // PCK_DEST_RD_CTRL_Read_32b_data
+    Some(RegField {
+        addr32: 14,
+        shift: 2,
+        width: 1,
+    }), // PCK_DEST_RD_CTRL_Read_int8
+    Some(RegField {
+        addr32: 14,
+        shift: 1,
+        width: 1,
+    }), // PCK_DEST_RD_CTRL_Read_unsigned
+    Some(RegField {
+        addr32: 14,
+        shift: 3,
+        width: 1,
+    }), // PCK_DEST_RD_CTRL_Round_10b_mant
+    Some(RegField {
+        addr32: 20,
+        shift: 16,
+        width: 1,
+    }), // PCK_EDGE_MODE_mode
+    Some(RegField {
+        addr32: 20,
+        shift: 0,
+        width: 16,
+    }), // PCK_EDGE_OFFSET_SEC0_mask
+    Some(RegField {
+        addr32: 21,
+        shift: 0,
+        width: 16,
+    }), // PCK_EDGE_OFFSET_SEC1_mask
+    Some(RegField {
+        addr32: 22,
+        shift: 0,
+        width: 16,
+    }), // PCK_EDGE_OFFSET_SEC2_mask
+    Some(RegField {
+        addr32: 23,
+        shift: 0,
+        width: 16,
+    }), // PCK_EDGE_OFFSET_SEC3_mask
+    Some(RegField {
+        addr32: 15,
+        shift: 8,
+        width: 1,
+    }), // PCK_EDGE_TILE_FACE_SET_SELECT_enable
+    Some(RegField {
+        addr32: 15,
+        shift: 0,
+        width: 8,
+    }), // PCK_EDGE_TILE_FACE_SET_SELECT_select
+    Some(RegField {
+        addr32: 20,
+        shift: 17,
+        width: 8,
+    }), // PCK_EDGE_TILE_ROW_SET_SELECT_select
+    Some(RegField {
+        addr32: 164,
+        shift: 0,
+        width: 32,
+    }), // PRNG_SEED_Seed_Val
+    Some(RegField {
+        addr32: 157,
+        shift: 0,
+        width: 5,
+    }), // RISCV_IC_INVALIDATE_InvalidateAll
+    None, // RISC_DEST_ACCESS_CTRL_SEC0_fmt
+    None, // RISC_DEST_ACCESS_CTRL_SEC0_no_swizzle
+    None, // RISC_DEST_ACCESS_CTRL_SEC0_unsigned_int
+    None, // RISC_DEST_ACCESS_CTRL_SEC1_fmt
+    None, // RISC_DEST_ACCESS_CTRL_SEC1_no_swizzle
+    None, // RISC_DEST_ACCESS_CTRL_SEC1_unsigned_int
+    None, // RISC_DEST_ACCESS_CTRL_SEC2_fmt
+    None, // RISC_DEST_ACCESS_CTRL_SEC2_no_swizzle
+    None, // RISC_DEST_ACCESS_CTRL_SEC2_unsigned_int
+    Some(RegField {
+        addr32: 186,
+        shift: 3,
+        width: 1,
+    }), // RISC_PREFETCH_CTRL_Enable_Brisc
+    Some(RegField {
+        addr32: 186,
+        shift: 4,
+        width: 1,
+    }), // RISC_PREFETCH_CTRL_Enable_NocRisc
+    Some(RegField {
+        addr32: 186,
+        shift: 0,
+        width: 3,
+    }), // RISC_PREFETCH_CTRL_Enable_Trisc
+    Some(RegField {
+        addr32: 186,
+        shift: 5,
+        width: 8,
+    }), // RISC_PREFETCH_CTRL_Max_Req_Count
+    None, // SCRATCH_SEC0_val
+    None, // SCRATCH_SEC1_val
+    None, // SCRATCH_SEC2_val
+    None, // SRC_ACCESS_CFG_disable_contig_srca_dvalid_phase
+    None, // SRC_ACCESS_CFG_disable_contig_srcb_dvalid_phase
+    None, // SRC_ACCESS_CFG_math_view_srca_as_one_bank
+    None, // SRC_ACCESS_CFG_math_view_srcb_as_one_bank
+    Some(RegField {
+        addr32: 2,
+        shift: 2,
+        width: 4,
+    }), // STACC_RELU_ApplyRelu
+    Some(RegField {
+        addr32: 2,
+        shift: 6,
+        width: 16,
+    }), // STACC_RELU_ReluThreshold
+    Some(RegField {
+        addr32: 4,
+        shift: 0,
+        width: 1,
+    }), // STATE_RESET_EN
+    Some(RegField {
+        addr32: 52,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG0_TileDescriptor
+    None, // THCON_SEC0_REG10_Packer_Reg_Wr_Addr
+    None, // THCON_SEC0_REG10_Unpack_fifo_size
+    None, // THCON_SEC0_REG10_Unpack_limit_address
+    None, // THCON_SEC0_REG10_Unpack_limit_address_en
+    None, // THCON_SEC0_REG10_Unpacker_Reg_Wr_Addr
+    None, // THCON_SEC0_REG11_Metadata_cntxt_switch_unpacr_count
+    None, // THCON_SEC0_REG11_Metadata_fifo_size
+    None, // THCON_SEC0_REG11_Metadata_l1_addr
+    None, // THCON_SEC0_REG11_Metadata_limit_addr
+    None, // THCON_SEC0_REG11_Metadata_z_cntr_rst_unpacr_count
+    Some(RegField {
+        addr32: 58,
+        shift: 1,
+        width: 1,
+    }), // THCON_SEC0_REG1_Add_l1_dest_addr_offset
+    Some(RegField {
+        addr32: 58,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC0_REG1_Add_tile_header_size
+    Some(RegField {
+        addr32: 58,
+        shift: 2,
+        width: 2,
+    }), // THCON_SEC0_REG1_Addr_cnt_context
+    Some(RegField {
+        addr32: 58,
+        shift: 17,
+        width: 4,
+    }), // THCON_SEC0_REG1_All_pack_disable_zero_compress
+    Some(RegField {
+        addr32: 58,
+        shift: 21,
+        width: 1,
+    }), // THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd
+    None, // THCON_SEC0_REG1_Auto_set_last_pacr_intf_sel
+    Some(RegField {
+        addr32: 58,
+        shift: 12,
+        width: 1,
+    }), // THCON_SEC0_REG1_Dis_shared_exp_assembler
+    Some(RegField {
+        addr32: 59,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC0_REG1_Disable_pack_zero_flags
+    Some(RegField {
+        addr32: 58,
+        shift: 0,
+        width: 1,
+    }), // THCON_SEC0_REG1_Disable_zero_compress
+    Some(RegField {
+        addr32: 59,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG1_Downsample_mask
+    Some(RegField {
+        addr32: 59,
+        shift: 16,
+        width: 3,
+    }), // THCON_SEC0_REG1_Downsample_rate
+    Some(RegField {
+        addr32: 58,
+        shift: 14,
+        width: 1,
+    }), // THCON_SEC0_REG1_Enable_out_fifo
+    Some(RegField {
+        addr32: 56,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC0_REG1_Exp_section_size
+    Some(RegField {
+        addr32: 59,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC0_REG1_Exp_threshold
+    Some(RegField {
+        addr32: 59,
+        shift: 20,
+        width: 1,
+    }), // THCON_SEC0_REG1_Exp_threshold_en
+    Some(RegField {
+        addr32: 58,
+        shift: 13,
+        width: 1,
+    }), // THCON_SEC0_REG1_Force_pack_per_max_xy_plane
+    Some(RegField {
+        addr32: 58,
+        shift: 8,
+        width: 4,
+    }), // THCON_SEC0_REG1_In_data_format
+    Some(RegField {
+        addr32: 57,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG1_L1_Dest_addr
+    Some(RegField {
+        addr32: 58,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC0_REG1_L1_source_addr
+    Some(RegField {
+        addr32: 58,
+        shift: 4,
+        width: 4,
+    }), // THCON_SEC0_REG1_Out_data_format
+    None, // THCON_SEC0_REG1_Pac_LF8_4b_exp
+    Some(RegField {
+        addr32: 59,
+        shift: 21,
+        width: 1,
+    }), // THCON_SEC0_REG1_Pack_L1_Acc
+    Some(RegField {
+        addr32: 59,
+        shift: 19,
+        width: 1,
+    }), // THCON_SEC0_REG1_Read_mode
+    Some(RegField {
+        addr32: 56,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG1_Row_start_section_size
+    Some(RegField {
+        addr32: 58,
+        shift: 16,
+        width: 1,
+    }), // THCON_SEC0_REG1_Source_interface_selection
+    Some(RegField {
+        addr32: 58,
+        shift: 15,
+        width: 1,
+    }), // THCON_SEC0_REG1_Sub_l1_tile_header_size
+    None, // THCON_SEC0_REG1_Unp_LF8_4b_exp
+    None, // THCON_SEC0_REG1_ovrd_default_throttle_mode
+    None, // THCON_SEC0_REG1_pack_dis_y_pos_start_offset
+    None, // THCON_SEC0_REG1_pack_start_intf_pos
+    Some(RegField {
+        addr32: 60,
+        shift: 6,
+        width: 2,
+    }), // THCON_SEC0_REG2_Context_count
+    None, // THCON_SEC0_REG2_Context_count_non_log2
+    None, // THCON_SEC0_REG2_Context_count_non_log2_en
+    Some(RegField {
+        addr32: 61,
+        shift: 0,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx0
+    Some(RegField {
+        addr32: 61,
+        shift: 1,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx1
+    Some(RegField {
+        addr32: 61,
+        shift: 2,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx2
+    Some(RegField {
+        addr32: 61,
+        shift: 3,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx3
+    Some(RegField {
+        addr32: 61,
+        shift: 16,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx4
+    Some(RegField {
+        addr32: 61,
+        shift: 17,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx5
+    Some(RegField {
+        addr32: 61,
+        shift: 18,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx6
+    Some(RegField {
+        addr32: 61,
+        shift: 19,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx7
+    Some(RegField {
+        addr32: 61,
+        shift: 8,
+        width: 1,
+    }), // THCON_SEC0_REG2_Force_shared_exp
+    Some(RegField {
+        addr32: 60,
+        shift: 8,
+        width: 1,
+    }), // THCON_SEC0_REG2_Haloize_mode
+    None, // THCON_SEC0_REG2_Metadata_x_end
+    Some(RegField {
+        addr32: 60,
+        shift: 0,
+        width: 4,
+    }), // THCON_SEC0_REG2_Out_data_format
+    Some(RegField {
+        addr32: 60,
+        shift: 14,
+        width: 1,
+    }), // THCON_SEC0_REG2_Ovrd_data_format
+    Some(RegField {
+        addr32: 60,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC0_REG2_Shift_amount_cntx0
+    Some(RegField {
+        addr32: 60,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC0_REG2_Shift_amount_cntx1
+    Some(RegField {
+        addr32: 60,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC0_REG2_Shift_amount_cntx2
+    Some(RegField {
+        addr32: 60,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC0_REG2_Shift_amount_cntx3
+    Some(RegField {
+        addr32: 60,
+        shift: 4,
+        width: 2,
+    }), // THCON_SEC0_REG2_Throttle_mode
+    Some(RegField {
+        addr32: 60,
+        shift: 9,
+        width: 1,
+    }), // THCON_SEC0_REG2_Tileize_mode
+    Some(RegField {
+        addr32: 60,
+        shift: 11,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_If_Sel
+    Some(RegField {
+        addr32: 60,
+        shift: 10,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_Src_Reg_Set_Upd
+    Some(RegField {
+        addr32: 63,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG2_Unpack_fifo_size
+    Some(RegField {
+        addr32: 61,
+        shift: 4,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx0
+    Some(RegField {
+        addr32: 61,
+        shift: 5,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx1
+    Some(RegField {
+        addr32: 61,
+        shift: 6,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx2
+    Some(RegField {
+        addr32: 61,
+        shift: 7,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx3
+    Some(RegField {
+        addr32: 61,
+        shift: 20,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx4
+    Some(RegField {
+        addr32: 61,
+        shift: 21,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx5
+    Some(RegField {
+        addr32: 61,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx6
+    Some(RegField {
+        addr32: 61,
+        shift: 23,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx7
+    Some(RegField {
+        addr32: 62,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG2_Unpack_limit_address
+    Some(RegField {
+        addr32: 60,
+        shift: 15,
+        width: 1,
+    }), // THCON_SEC0_REG2_Upsample_and_interleave
+    Some(RegField {
+        addr32: 60,
+        shift: 12,
+        width: 2,
+    }), // THCON_SEC0_REG2_Upsample_rate
+    Some(RegField {
+        addr32: 64,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG3_Base_address
+    Some(RegField {
+        addr32: 65,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG3_Base_cntx1_address
+    Some(RegField {
+        addr32: 66,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG3_Base_cntx2_address
+    Some(RegField {
+        addr32: 67,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG3_Base_cntx3_address
+    Some(RegField {
+        addr32: 68,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG4_Base_cntx4_address
+    Some(RegField {
+        addr32: 69,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG4_Base_cntx5_address
+    Some(RegField {
+        addr32: 70,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG4_Base_cntx6_address
+    Some(RegField {
+        addr32: 71,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG4_Base_cntx7_address
+    Some(RegField {
+        addr32: 72,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG5_Dest_cntx0_address
+    Some(RegField {
+        addr32: 72,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC0_REG5_Dest_cntx1_address
+    Some(RegField {
+        addr32: 73,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG5_Dest_cntx2_address
+    Some(RegField {
+        addr32: 73,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC0_REG5_Dest_cntx3_address
+    Some(RegField {
+        addr32: 74,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG5_Tile_x_dim_cntx0
+    Some(RegField {
+        addr32: 74,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC0_REG5_Tile_x_dim_cntx1
+    Some(RegField {
+        addr32: 75,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG5_Tile_x_dim_cntx2
+    Some(RegField {
+        addr32: 75,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC0_REG5_Tile_x_dim_cntx3
+    Some(RegField {
+        addr32: 78,
+        shift: 0,
+        width: 30,
+    }), // THCON_SEC0_REG6_Buffer_size
+    Some(RegField {
+        addr32: 77,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG6_Destination_address
+    None, // THCON_SEC0_REG6_Metadata_misc
+    Some(RegField {
+        addr32: 76,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG6_Source_address
+    Some(RegField {
+        addr32: 78,
+        shift: 30,
+        width: 2,
+    }), // THCON_SEC0_REG6_Transfer_direction
+    Some(RegField {
+        addr32: 80,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG7_Offset_address
+    Some(RegField {
+        addr32: 81,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG7_Offset_cntx1_address
+    Some(RegField {
+        addr32: 82,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG7_Offset_cntx2_address
+    Some(RegField {
+        addr32: 83,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG7_Offset_cntx3_address
+    Some(RegField {
+        addr32: 80,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx0
+    Some(RegField {
+        addr32: 81,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx1
+    Some(RegField {
+        addr32: 82,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx2
+    Some(RegField {
+        addr32: 83,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx3
+    Some(RegField {
+        addr32: 80,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx4
+    Some(RegField {
+        addr32: 81,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx5
+    Some(RegField {
+        addr32: 82,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx6
+    Some(RegField {
+        addr32: 83,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx7
+    Some(RegField {
+        addr32: 80,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx0
+    Some(RegField {
+        addr32: 81,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx1
+    Some(RegField {
+        addr32: 82,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx2
+    Some(RegField {
+        addr32: 83,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx3
+    Some(RegField {
+        addr32: 80,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx4
+    Some(RegField {
+        addr32: 81,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx5
+    Some(RegField {
+        addr32: 82,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx6
+    Some(RegField {
+        addr32: 83,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx7
+    Some(RegField {
+        addr32: 86,
+        shift: 1,
+        width: 1,
+    }), // THCON_SEC0_REG8_Add_l1_dest_addr_offset
+    Some(RegField {
+        addr32: 86,
+        shift: 17,
+        width: 1,
+    }), // THCON_SEC0_REG8_Add_tile_header_size
+    Some(RegField {
+        addr32: 86,
+        shift: 2,
+        width: 2,
+    }), // THCON_SEC0_REG8_Addr_cnt_context
+    None, // THCON_SEC0_REG8_Auto_set_last_pacr_intf_sel
+    Some(RegField {
+        addr32: 86,
+        shift: 12,
+        width: 1,
+    }), // THCON_SEC0_REG8_Dis_shared_exp_assembler
+    Some(RegField {
+        addr32: 87,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC0_REG8_Disable_pack_zero_flags
+    Some(RegField {
+        addr32: 86,
+        shift: 0,
+        width: 1,
+    }), // THCON_SEC0_REG8_Disable_zero_compress
+    Some(RegField {
+        addr32: 87,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG8_Downsample_mask
+    Some(RegField {
+        addr32: 87,
+        shift: 16,
+        width: 3,
+    }), // THCON_SEC0_REG8_Downsample_rate
+    Some(RegField {
+        addr32: 86,
+        shift: 14,
+        width: 1,
+    }), // THCON_SEC0_REG8_Enable_out_fifo
+    Some(RegField {
+        addr32: 84,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC0_REG8_Exp_section_size
+    Some(RegField {
+        addr32: 87,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC0_REG8_Exp_threshold
+    Some(RegField {
+        addr32: 87,
+        shift: 20,
+        width: 1,
+    }), // THCON_SEC0_REG8_Exp_threshold_en
+    Some(RegField {
+        addr32: 86,
+        shift: 13,
+        width: 1,
+    }), // THCON_SEC0_REG8_Force_pack_per_max_xy_plane
+    Some(RegField {
+        addr32: 86,
+        shift: 8,
+        width: 4,
+    }), // THCON_SEC0_REG8_In_data_format
+    Some(RegField {
+        addr32: 85,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG8_L1_Dest_addr
+    Some(RegField {
+        addr32: 86,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC0_REG8_L1_source_addr
+    Some(RegField {
+        addr32: 86,
+        shift: 4,
+        width: 4,
+    }), // THCON_SEC0_REG8_Out_data_format
+    Some(RegField {
+        addr32: 87,
+        shift: 21,
+        width: 1,
+    }), // THCON_SEC0_REG8_Pack_L1_Acc
+    Some(RegField {
+        addr32: 87,
+        shift: 19,
+        width: 1,
+    }), // THCON_SEC0_REG8_Read_mode
+    Some(RegField {
+        addr32: 84,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG8_Row_start_section_size
+    Some(RegField {
+        addr32: 86,
+        shift: 16,
+        width: 1,
+    }), // THCON_SEC0_REG8_Source_interface_selection
+    Some(RegField {
+        addr32: 86,
+        shift: 15,
+        width: 1,
+    }), // THCON_SEC0_REG8_Sub_l1_tile_header_size
+    None, // THCON_SEC0_REG8_Unused1
+    None, // THCON_SEC0_REG8_pack_dis_y_pos_start_offset
+    None, // THCON_SEC0_REG8_unpack_tile_offset
+    Some(RegField {
+        addr32: 89,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG9_Pack_0_2_fifo_size
+    Some(RegField {
+        addr32: 88,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG9_Pack_0_2_limit_address
+    Some(RegField {
+        addr32: 91,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG9_Pack_1_3_fifo_size
+    Some(RegField {
+        addr32: 90,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG9_Pack_1_3_limit_address
+    Some(RegField {
+        addr32: 92,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG0_TileDescriptor
+    None, // THCON_SEC1_REG10_Packer_Reg_Wr_Addr
+    None, // THCON_SEC1_REG10_Unpack_fifo_size
+    None, // THCON_SEC1_REG10_Unpack_limit_address
+    None, // THCON_SEC1_REG10_Unpack_limit_address_en
+    None, // THCON_SEC1_REG10_Unpacker_Reg_Wr_Addr
+    None, // THCON_SEC1_REG11_Metadata_cntxt_switch_unpacr_count
+    None, // THCON_SEC1_REG11_Metadata_fifo_size
+    None, // THCON_SEC1_REG11_Metadata_l1_addr
+    None, // THCON_SEC1_REG11_Metadata_limit_addr
+    None, // THCON_SEC1_REG11_Metadata_z_cntr_rst_unpacr_count
+    Some(RegField {
+        addr32: 98,
+        shift: 1,
+        width: 1,
+    }), // THCON_SEC1_REG1_Add_l1_dest_addr_offset
+    Some(RegField {
+        addr32: 98,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC1_REG1_Add_tile_header_size
+    Some(RegField {
+        addr32: 98,
+        shift: 2,
+        width: 2,
+    }), // THCON_SEC1_REG1_Addr_cnt_context
+    Some(RegField {
+        addr32: 98,
+        shift: 17,
+        width: 4,
+    }), // THCON_SEC1_REG1_All_pack_disable_zero_compress
+    Some(RegField {
+        addr32: 98,
+        shift: 21,
+        width: 1,
+    }), // THCON_SEC1_REG1_All_pack_disable_zero_compress_ovrd
+    None, // THCON_SEC1_REG1_Auto_set_last_pacr_intf_sel
+    Some(RegField {
+        addr32: 98,
+        shift: 12,
+        width: 1,
+    }), // THCON_SEC1_REG1_Dis_shared_exp_assembler
+    Some(RegField {
+        addr32: 99,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC1_REG1_Disable_pack_zero_flags
+    Some(RegField {
+        addr32: 98,
+        shift: 0,
+        width: 1,
+    }), // THCON_SEC1_REG1_Disable_zero_compress
+    Some(RegField {
+        addr32: 99,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG1_Downsample_mask
+    Some(RegField {
+        addr32: 99,
+        shift: 16,
+        width: 3,
+    }), // THCON_SEC1_REG1_Downsample_rate
+    Some(RegField {
+        addr32: 98,
+        shift: 14,
+        width: 1,
+    }), // THCON_SEC1_REG1_Enable_out_fifo
+    Some(RegField {
+        addr32: 96,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC1_REG1_Exp_section_size
+    Some(RegField {
+        addr32: 99,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC1_REG1_Exp_threshold
+    Some(RegField {
+        addr32: 99,
+        shift: 20,
+        width: 1,
+    }), // THCON_SEC1_REG1_Exp_threshold_en
+    Some(RegField {
+        addr32: 98,
+        shift: 13,
+        width: 1,
+    }), // THCON_SEC1_REG1_Force_pack_per_max_xy_plane
+    Some(RegField {
+        addr32: 98,
+        shift: 8,
+        width: 4,
+    }), // THCON_SEC1_REG1_In_data_format
+    Some(RegField {
+        addr32: 97,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG1_L1_Dest_addr
+    Some(RegField {
+        addr32: 98,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC1_REG1_L1_source_addr
+    Some(RegField {
+        addr32: 98,
+        shift: 4,
+        width: 4,
+    }), // THCON_SEC1_REG1_Out_data_format
+    None, // THCON_SEC1_REG1_Pac_LF8_4b_exp
+    Some(RegField {
+        addr32: 99,
+        shift: 21,
+        width: 1,
+    }), // THCON_SEC1_REG1_Pack_L1_Acc
+    Some(RegField {
+        addr32: 99,
+        shift: 19,
+        width: 1,
+    }), // THCON_SEC1_REG1_Read_mode
+    Some(RegField {
+        addr32: 96,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG1_Row_start_section_size
+    Some(RegField {
+        addr32: 98,
+        shift: 16,
+        width: 1,
+    }), // THCON_SEC1_REG1_Source_interface_selection
+    Some(RegField {
+        addr32: 98,
+        shift: 15,
+        width: 1,
+    }), // THCON_SEC1_REG1_Sub_l1_tile_header_size
+    None, // THCON_SEC1_REG1_Unp_LF8_4b_exp
+    None, // THCON_SEC1_REG1_ovrd_default_throttle_mode
+    None, // THCON_SEC1_REG1_pack_dis_y_pos_start_offset
+    None, // THCON_SEC1_REG1_pack_start_intf_pos
+    Some(RegField {
+        addr32: 100,
+        shift: 6,
+        width: 2,
+    }), // THCON_SEC1_REG2_Context_count
+    None, // THCON_SEC1_REG2_Context_count_non_log2
+    None, // THCON_SEC1_REG2_Context_count_non_log2_en
+    Some(RegField {
+        addr32: 101,
+        shift: 0,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx0
+    Some(RegField {
+        addr32: 101,
+        shift: 1,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx1
+    Some(RegField {
+        addr32: 101,
+        shift: 2,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx2
+    Some(RegField {
+        addr32: 101,
+        shift: 3,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx3
+    Some(RegField {
+        addr32: 101,
+        shift: 16,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx4
+    Some(RegField {
+        addr32: 101,
+        shift: 17,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx5
+    Some(RegField {
+        addr32: 101,
+        shift: 18,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx6
+    Some(RegField {
+        addr32: 101,
+        shift: 19,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx7
+    Some(RegField {
+        addr32: 101,
+        shift: 8,
+        width: 1,
+    }), // THCON_SEC1_REG2_Force_shared_exp
+    Some(RegField {
+        addr32: 100,
+        shift: 8,
+        width: 1,
+    }), // THCON_SEC1_REG2_Haloize_mode
+    None, // THCON_SEC1_REG2_Metadata_x_end
+    Some(RegField {
+        addr32: 100,
+        shift: 0,
+        width: 4,
+    }), // THCON_SEC1_REG2_Out_data_format
+    Some(RegField {
+        addr32: 100,
+        shift: 14,
+        width: 1,
+    }), // THCON_SEC1_REG2_Ovrd_data_format
+    Some(RegField {
+        addr32: 100,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC1_REG2_Shift_amount_cntx0
+    Some(RegField {
+        addr32: 100,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC1_REG2_Shift_amount_cntx1
+    Some(RegField {
+        addr32: 100,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC1_REG2_Shift_amount_cntx2
+    Some(RegField {
+        addr32: 100,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC1_REG2_Shift_amount_cntx3
+    Some(RegField {
+        addr32: 100,
+        shift: 4,
+        width: 2,
+    }), // THCON_SEC1_REG2_Throttle_mode
+    Some(RegField {
+        addr32: 100,
+        shift: 9,
+        width: 1,
+    }), // THCON_SEC1_REG2_Tileize_mode
+    Some(RegField {
+        addr32: 100,
+        shift: 11,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_If_Sel
+    Some(RegField {
+        addr32: 100,
+        shift: 10,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_Src_Reg_Set_Upd
+    Some(RegField {
+        addr32: 103,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG2_Unpack_fifo_size
+    Some(RegField {
+        addr32: 101,
+        shift: 4,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx0
+    Some(RegField {
+        addr32: 101,
+        shift: 5,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx1
+    Some(RegField {
+        addr32: 101,
+        shift: 6,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx2
+    Some(RegField {
+        addr32: 101,
+        shift: 7,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx3
+    Some(RegField {
+        addr32: 101,
+        shift: 20,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx4
+    Some(RegField {
+        addr32: 101,
+        shift: 21,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx5
+    Some(RegField {
+        addr32: 101,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx6
+    Some(RegField {
+        addr32: 101,
+        shift: 23,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx7
+    Some(RegField {
+        addr32: 102,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG2_Unpack_limit_address
+    Some(RegField {
+        addr32: 100,
+        shift: 15,
+        width: 1,
+    }), // THCON_SEC1_REG2_Upsample_and_interleave
+    Some(RegField {
+        addr32: 100,
+        shift: 12,
+        width: 2,
+    }), // THCON_SEC1_REG2_Upsample_rate
+    Some(RegField {
+        addr32: 104,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG3_Base_address
+    Some(RegField {
+        addr32: 105,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG3_Base_cntx1_address
+    Some(RegField {
+        addr32: 106,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG3_Base_cntx2_address
+    Some(RegField {
+        addr32: 107,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG3_Base_cntx3_address
+    Some(RegField {
+        addr32: 108,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG4_Base_cntx4_address
+    Some(RegField {
+        addr32: 109,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG4_Base_cntx5_address
+    Some(RegField {
+        addr32: 110,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG4_Base_cntx6_address
+    Some(RegField {
+        addr32: 111,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG4_Base_cntx7_address
+    Some(RegField {
+        addr32: 112,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG5_Dest_cntx0_address
+    Some(RegField {
+        addr32: 112,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC1_REG5_Dest_cntx1_address
+    Some(RegField {
+        addr32: 113,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG5_Dest_cntx2_address
+    Some(RegField {
+        addr32: 113,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC1_REG5_Dest_cntx3_address
+    Some(RegField {
+        addr32: 114,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG5_Tile_x_dim_cntx0
+    Some(RegField {
+        addr32: 114,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC1_REG5_Tile_x_dim_cntx1
+    Some(RegField {
+        addr32: 115,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG5_Tile_x_dim_cntx2
+    Some(RegField {
+        addr32: 115,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC1_REG5_Tile_x_dim_cntx3
+    Some(RegField {
+        addr32: 118,
+        shift: 0,
+        width: 30,
+    }), // THCON_SEC1_REG6_Buffer_size
+    Some(RegField {
+        addr32: 117,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG6_Destination_address
+    None, // THCON_SEC1_REG6_Metadata_misc
+    Some(RegField {
+        addr32: 116,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG6_Source_address
+    Some(RegField {
+        addr32: 118,
+        shift: 30,
+        width: 2,
+    }), // THCON_SEC1_REG6_Transfer_direction
+    Some(RegField {
+        addr32: 120,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG7_Offset_address
+    Some(RegField {
+        addr32: 121,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG7_Offset_cntx1_address
+    Some(RegField {
+        addr32: 122,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG7_Offset_cntx2_address
+    Some(RegField {
+        addr32: 123,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG7_Offset_cntx3_address
+    Some(RegField {
+        addr32: 120,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx0
+    Some(RegField {
+        addr32: 121,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx1
+    Some(RegField {
+        addr32: 122,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx2
+    Some(RegField {
+        addr32: 123,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx3
+    Some(RegField {
+        addr32: 120,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx4
+    Some(RegField {
+        addr32: 121,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx5
+    Some(RegField {
+        addr32: 122,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx6
+    Some(RegField {
+        addr32: 123,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx7
+    Some(RegField {
+        addr32: 120,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx0
+    Some(RegField {
+        addr32: 121,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx1
+    Some(RegField {
+        addr32: 122,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx2
+    Some(RegField {
+        addr32: 123,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx3
+    Some(RegField {
+        addr32: 120,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx4
+    Some(RegField {
+        addr32: 121,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx5
+    Some(RegField {
+        addr32: 122,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx6
+    Some(RegField {
+        addr32: 123,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx7
+    Some(RegField {
+        addr32: 126,
+        shift: 1,
+        width: 1,
+    }), // THCON_SEC1_REG8_Add_l1_dest_addr_offset
+    Some(RegField {
+        addr32: 126,
+        shift: 17,
+        width: 1,
+    }), // THCON_SEC1_REG8_Add_tile_header_size
+    Some(RegField {
+        addr32: 126,
+        shift: 2,
+        width: 2,
+    }), // THCON_SEC1_REG8_Addr_cnt_context
+    None, // THCON_SEC1_REG8_Auto_set_last_pacr_intf_sel
+    Some(RegField {
+        addr32: 126,
+        shift: 12,
+        width: 1,
+    }), // THCON_SEC1_REG8_Dis_shared_exp_assembler
+    Some(RegField {
+        addr32: 127,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC1_REG8_Disable_pack_zero_flags
+    Some(RegField {
+        addr32: 126,
+        shift: 0,
+        width: 1,
+    }), // THCON_SEC1_REG8_Disable_zero_compress
+    Some(RegField {
+        addr32: 127,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG8_Downsample_mask
+    Some(RegField {
+        addr32: 127,
+        shift: 16,
+        width: 3,
+    }), // THCON_SEC1_REG8_Downsample_rate
+    Some(RegField {
+        addr32: 126,
+        shift: 14,
+        width: 1,
+    }), // THCON_SEC1_REG8_Enable_out_fifo
+    Some(RegField {
+        addr32: 124,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC1_REG8_Exp_section_size
+    Some(RegField {
+        addr32: 127,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC1_REG8_Exp_threshold
+    Some(RegField {
+        addr32: 127,
+        shift: 20,
+        width: 1,
+    }), // THCON_SEC1_REG8_Exp_threshold_en
+    Some(RegField {
+        addr32: 126,
+        shift: 13,
+        width: 1,
+    }), // THCON_SEC1_REG8_Force_pack_per_max_xy_plane
+    Some(RegField {
+        addr32: 126,
+        shift: 8,
+        width: 4,
+    }), // THCON_SEC1_REG8_In_data_format
+    Some(RegField {
+        addr32: 125,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG8_L1_Dest_addr
+    Some(RegField {
+        addr32: 126,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC1_REG8_L1_source_addr
+    Some(RegField {
+        addr32: 126,
+        shift: 4,
+        width: 4,
+    }), // THCON_SEC1_REG8_Out_data_format
+    Some(RegField {
+        addr32: 127,
+        shift: 21,
+        width: 1,
+    }), // THCON_SEC1_REG8_Pack_L1_Acc
+    Some(RegField {
+        addr32: 127,
+        shift: 19,
+        width: 1,
+    }), // THCON_SEC1_REG8_Read_mode
+    Some(RegField {
+        addr32: 124,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG8_Row_start_section_size
+    Some(RegField {
+        addr32: 126,
+        shift: 16,
+        width: 1,
+    }), // THCON_SEC1_REG8_Source_interface_selection
+    Some(RegField {
+        addr32: 126,
+        shift: 15,
+        width: 1,
+    }), // THCON_SEC1_REG8_Sub_l1_tile_header_size
+    None, // THCON_SEC1_REG8_Unused1
+    None, // THCON_SEC1_REG8_pack_dis_y_pos_start_offset
+    None, // THCON_SEC1_REG8_unpack_tile_offset
+    Some(RegField {
+        addr32: 129,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG9_Pack_0_2_fifo_size
+    Some(RegField {
+        addr32: 128,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG9_Pack_0_2_limit_address
+    Some(RegField {
+        addr32: 131,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG9_Pack_1_3_fifo_size
+    Some(RegField {
+        addr32: 130,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG9_Pack_1_3_limit_address
+    Some(RegField {
+        addr32: 32,
+        shift: 0,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_0
+    Some(RegField {
+        addr32: 32,
+        shift: 2,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_1
+    Some(RegField {
+        addr32: 32,
+        shift: 20,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_10
+    Some(RegField {
+        addr32: 32,
+        shift: 22,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_11
+    Some(RegField {
+        addr32: 32,
+        shift: 24,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_12
+    Some(RegField {
+        addr32: 32,
+        shift: 26,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_13
+    Some(RegField {
+        addr32: 32,
+        shift: 28,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_14
+    Some(RegField {
+        addr32: 32,
+        shift: 30,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_15
+    Some(RegField {
+        addr32: 32,
+        shift: 4,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_2
+    Some(RegField {
+        addr32: 32,
+        shift: 6,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_3
+    Some(RegField {
+        addr32: 32,
+        shift: 8,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_4
+    Some(RegField {
+        addr32: 32,
+        shift: 10,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_5
+    Some(RegField {
+        addr32: 32,
+        shift: 12,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_6
+    Some(RegField {
+        addr32: 32,
+        shift: 14,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_7
+    Some(RegField {
+        addr32: 32,
+        shift: 16,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_8
+    Some(RegField {
+        addr32: 32,
+        shift: 18,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_9
+    Some(RegField {
+        addr32: 33,
+        shift: 0,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_0
+    Some(RegField {
+        addr32: 33,
+        shift: 2,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_1
+    Some(RegField {
+        addr32: 33,
+        shift: 20,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_10
+    Some(RegField {
+        addr32: 33,
+        shift: 22,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_11
+    Some(RegField {
+        addr32: 33,
+        shift: 24,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_12
+    Some(RegField {
+        addr32: 33,
+        shift: 26,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_13
+    Some(RegField {
+        addr32: 33,
+        shift: 28,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_14
+    Some(RegField {
+        addr32: 33,
+        shift: 30,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_15
+    Some(RegField {
+        addr32: 33,
+        shift: 4,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_2
+    Some(RegField {
+        addr32: 33,
+        shift: 6,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_3
+    Some(RegField {
+        addr32: 33,
+        shift: 8,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_4
+    Some(RegField {
+        addr32: 33,
+        shift: 10,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_5
+    Some(RegField {
+        addr32: 33,
+        shift: 12,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_6
+    Some(RegField {
+        addr32: 33,
+        shift: 14,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_7
+    Some(RegField {
+        addr32: 33,
+        shift: 16,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_8
+    Some(RegField {
+        addr32: 33,
+        shift: 18,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_9
+    Some(RegField {
+        addr32: 34,
+        shift: 0,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_0
+    Some(RegField {
+        addr32: 34,
+        shift: 2,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_1
+    Some(RegField {
+        addr32: 34,
+        shift: 20,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_10
+    Some(RegField {
+        addr32: 34,
+        shift: 22,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_11
+    Some(RegField {
+        addr32: 34,
+        shift: 24,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_12
+    Some(RegField {
+        addr32: 34,
+        shift: 26,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_13
+    Some(RegField {
+        addr32: 34,
+        shift: 28,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_14
+    Some(RegField {
+        addr32: 34,
+        shift: 30,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_15
+    Some(RegField {
+        addr32: 34,
+        shift: 4,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_2
+    Some(RegField {
+        addr32: 34,
+        shift: 6,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_3
+    Some(RegField {
+        addr32: 34,
+        shift: 8,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_4
+    Some(RegField {
+        addr32: 34,
+        shift: 10,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_5
+    Some(RegField {
+        addr32: 34,
+        shift: 12,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_6
+    Some(RegField {
+        addr32: 34,
+        shift: 14,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_7
+    Some(RegField {
+        addr32: 34,
+        shift: 16,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_8
+    Some(RegField {
+        addr32: 34,
+        shift: 18,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_9
+    Some(RegField {
+        addr32: 35,
+        shift: 0,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_0
+    Some(RegField {
+        addr32: 35,
+        shift: 2,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_1
+    Some(RegField {
+        addr32: 35,
+        shift: 20,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_10
+    Some(RegField {
+        addr32: 35,
+        shift: 22,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_11
+    Some(RegField {
+        addr32: 35,
+        shift: 24,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_12
+    Some(RegField {
+        addr32: 35,
+        shift: 26,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_13
+    Some(RegField {
+        addr32: 35,
+        shift: 28,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_14
+    Some(RegField {
+        addr32: 35,
+        shift: 30,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_15
+    Some(RegField {
+        addr32: 35,
+        shift: 4,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_2
+    Some(RegField {
+        addr32: 35,
+        shift: 6,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_3
+    Some(RegField {
+        addr32: 35,
+        shift: 8,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_4
+    Some(RegField {
+        addr32: 35,
+        shift: 10,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_5
+    Some(RegField {
+        addr32: 35,
+        shift: 12,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_6
+    Some(RegField {
+        addr32: 35,
+        shift: 14,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_7
+    Some(RegField {
+        addr32: 35,
+        shift: 16,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_8
+    Some(RegField {
+        addr32: 35,
+        shift: 18,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_9
+    Some(RegField {
+        addr32: 16,
+        shift: 0,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_0
+    Some(RegField {
+        addr32: 16,
+        shift: 2,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_1
+    Some(RegField {
+        addr32: 16,
+        shift: 20,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_10
+    Some(RegField {
+        addr32: 16,
+        shift: 22,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_11
+    Some(RegField {
+        addr32: 16,
+        shift: 24,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_12
+    Some(RegField {
+        addr32: 16,
+        shift: 26,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_13
+    Some(RegField {
+        addr32: 16,
+        shift: 28,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_14
+    Some(RegField {
+        addr32: 16,
+        shift: 30,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_15
+    Some(RegField {
+        addr32: 16,
+        shift: 4,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_2
+    Some(RegField {
+        addr32: 16,
+        shift: 6,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_3
+    Some(RegField {
+        addr32: 16,
+        shift: 8,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_4
+    Some(RegField {
+        addr32: 16,
+        shift: 10,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_5
+    Some(RegField {
+        addr32: 16,
+        shift: 12,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_6
+    Some(RegField {
+        addr32: 16,
+        shift: 14,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_7
+    Some(RegField {
+        addr32: 16,
+        shift: 16,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_8
+    Some(RegField {
+        addr32: 16,
+        shift: 18,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_9
+    Some(RegField {
+        addr32: 17,
+        shift: 0,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_0
+    Some(RegField {
+        addr32: 17,
+        shift: 2,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_1
+    Some(RegField {
+        addr32: 17,
+        shift: 20,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_10
+    Some(RegField {
+        addr32: 17,
+        shift: 22,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_11
+    Some(RegField {
+        addr32: 17,
+        shift: 24,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_12
+    Some(RegField {
+        addr32: 17,
+        shift: 26,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_13
+    Some(RegField {
+        addr32: 17,
+        shift: 28,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_14
+    Some(RegField {
+        addr32: 17,
+        shift: 30,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_15
+    Some(RegField {
+        addr32: 17,
+        shift: 4,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_2
+    Some(RegField {
+        addr32: 17,
+        shift: 6,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_3
+    Some(RegField {
+        addr32: 17,
+        shift: 8,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_4
+    Some(RegField {
+        addr32: 17,
+        shift: 10,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_5
+    Some(RegField {
+        addr32: 17,
+        shift: 12,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_6
+    Some(RegField {
+        addr32: 17,
+        shift: 14,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_7
+    Some(RegField {
+        addr32: 17,
+        shift: 16,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_8
+    Some(RegField {
+        addr32: 17,
+        shift: 18,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_9
+    Some(RegField {
+        addr32: 18,
+        shift: 0,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_0
+    Some(RegField {
+        addr32: 18,
+        shift: 2,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_1
+    Some(RegField {
+        addr32: 18,
+        shift: 20,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_10
+    Some(RegField {
+        addr32: 18,
+        shift: 22,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_11
+    Some(RegField {
+        addr32: 18,
+        shift: 24,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_12
+    Some(RegField {
+        addr32: 18,
+        shift: 26,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_13
+    Some(RegField {
+        addr32: 18,
+        shift: 28,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_14
+    Some(RegField {
+        addr32: 18,
+        shift: 30,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_15
+    Some(RegField {
+        addr32: 18,
+        shift: 4,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_2
+    Some(RegField {
+        addr32: 18,
+        shift: 6,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_3
+    Some(RegField {
+        addr32: 18,
+        shift: 8,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_4
+    Some(RegField {
+        addr32: 18,
+        shift: 10,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_5
+    Some(RegField {
+        addr32: 18,
+        shift: 12,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_6
+    Some(RegField {
+        addr32: 18,
+        shift: 14,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_7
+    Some(RegField {
+        addr32: 18,
+        shift: 16,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_8
+    Some(RegField {
+        addr32: 18,
+        shift: 18,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_9
+    Some(RegField {
+        addr32: 19,
+        shift: 0,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_0
+    Some(RegField {
+        addr32: 19,
+        shift: 2,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_1
+    Some(RegField {
+        addr32: 19,
+        shift: 20,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_10
+    Some(RegField {
+        addr32: 19,
+        shift: 22,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_11
+    Some(RegField {
+        addr32: 19,
+        shift: 24,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_12
+    Some(RegField {
+        addr32: 19,
+        shift: 26,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_13
+    Some(RegField {
+        addr32: 19,
+        shift: 28,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_14
+    Some(RegField {
+        addr32: 19,
+        shift: 30,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_15
+    Some(RegField {
+        addr32: 19,
+        shift: 4,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_2
+    Some(RegField {
+        addr32: 19,
+        shift: 6,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_3
+    Some(RegField {
+        addr32: 19,
+        shift: 8,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_4
+    Some(RegField {
+        addr32: 19,
+        shift: 10,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_5
+    Some(RegField {
+        addr32: 19,
+        shift: 12,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_6
+    Some(RegField {
+        addr32: 19,
+        shift: 14,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_7
+    Some(RegField {
+        addr32: 19,
+        shift: 16,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_8
+    Some(RegField {
+        addr32: 19,
+        shift: 18,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_9
+    Some(RegField {
+        addr32: 181,
+        shift: 0,
+        width: 32,
+    }), // TRISC_END_PC_SEC0_PC
+    Some(RegField {
+        addr32: 182,
+        shift: 0,
+        width: 32,
+    }), // TRISC_END_PC_SEC1_PC
+    Some(RegField {
+        addr32: 183,
+        shift: 0,
+        width: 32,
+    }), // TRISC_END_PC_SEC2_PC
+    Some(RegField {
+        addr32: 161,
+        shift: 0,
+        width: 3,
+    }), // TRISC_RESET_PC_OVERRIDE_Reset_PC_Override_en
+    Some(RegField {
+        addr32: 158,
+        shift: 0,
+        width: 32,
+    }), // TRISC_RESET_PC_SEC0_PC
+    Some(RegField {
+        addr32: 159,
+        shift: 0,
+        width: 32,
+    }), // TRISC_RESET_PC_SEC1_PC
+    Some(RegField {
+        addr32: 160,
+        shift: 0,
+        width: 32,
+    }), // TRISC_RESET_PC_SEC2_PC
+    Some(RegField {
+        addr32: 40,
+        shift: 0,
+        width: 16,
+    }), // UNP0_ADDR_BASE_REG_0_Base
+    Some(RegField {
+        addr32: 40,
+        shift: 16,
+        width: 16,
+    }), // UNP0_ADDR_BASE_REG_1_Base
+    Some(RegField {
+        addr32: 36,
+        shift: 0,
+        width: 12,
+    }), // UNP0_ADDR_CTRL_XY_REG_0_Xstride
+    Some(RegField {
+        addr32: 36,
+        shift: 12,
+        width: 12,
+    }), // UNP0_ADDR_CTRL_XY_REG_0_Ystride
+    Some(RegField {
+        addr32: 44,
+        shift: 0,
+        width: 12,
+    }), // UNP0_ADDR_CTRL_XY_REG_1_Xstride
+    Some(RegField {
+        addr32: 44,
+        shift: 12,
+        width: 12,
+    }), // UNP0_ADDR_CTRL_XY_REG_1_Ystride
+    Some(RegField {
+        addr32: 37,
+        shift: 12,
+        width: 16,
+    }), // UNP0_ADDR_CTRL_ZW_REG_0_Wstride
+    Some(RegField {
+        addr32: 37,
+        shift: 0,
+        width: 12,
+    }), // UNP0_ADDR_CTRL_ZW_REG_0_Zstride
+    Some(RegField {
+        addr32: 45,
+        shift: 12,
+        width: 16,
+    }), // UNP0_ADDR_CTRL_ZW_REG_1_Wstride
+    Some(RegField {
+        addr32: 45,
+        shift: 0,
+        width: 12,
+    }), // UNP0_ADDR_CTRL_ZW_REG_1_Zstride
+    Some(RegField {
+        addr32: 41,
+        shift: 8,
+        width: 1,
+    }), // UNP0_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr
+    Some(RegField {
+        addr32: 42,
+        shift: 0,
+        width: 32,
+    }), // UNP0_BLOBS_Y_START_CNTX_01_blobs_y_start
+    Some(RegField {
+        addr32: 43,
+        shift: 0,
+        width: 32,
+    }), // UNP0_BLOBS_Y_START_CNTX_23_blobs_y_start
+    Some(RegField {
+        addr32: 41,
+        shift: 0,
+        width: 8,
+    }), // UNP0_FORCED_SHARED_EXP_shared_exp
+    None, // UNP0_NOP_REG_CLR_VAL_nop_reg_clr_val
+    Some(RegField {
+        addr32: 48,
+        shift: 0,
+        width: 16,
+    }), // UNP1_ADDR_BASE_REG_0_Base
+    Some(RegField {
+        addr32: 48,
+        shift: 16,
+        width: 16,
+    }), // UNP1_ADDR_BASE_REG_1_Base
+    Some(RegField {
+        addr32: 38,
+        shift: 0,
+        width: 12,
+    }), // UNP1_ADDR_CTRL_XY_REG_0_Xstride
+    Some(RegField {
+        addr32: 38,
+        shift: 12,
+        width: 12,
+    }), // UNP1_ADDR_CTRL_XY_REG_0_Ystride
+    Some(RegField {
+        addr32: 46,
+        shift: 0,
+        width: 12,
+    }), // UNP1_ADDR_CTRL_XY_REG_1_Xstride
+    Some(RegField {
+        addr32: 46,
+        shift: 12,
+        width: 12,
+    }), // UNP1_ADDR_CTRL_XY_REG_1_Ystride
+    Some(RegField {
+        addr32: 39,
+        shift: 12,
+        width: 16,
+    }), // UNP1_ADDR_CTRL_ZW_REG_0_Wstride
+    Some(RegField {
+        addr32: 39,
+        shift: 0,
+        width: 12,
+    }), // UNP1_ADDR_CTRL_ZW_REG_0_Zstride
+    Some(RegField {
+        addr32: 47,
+        shift: 12,
+        width: 16,
+    }), // UNP1_ADDR_CTRL_ZW_REG_1_Wstride
+    Some(RegField {
+        addr32: 47,
+        shift: 0,
+        width: 12,
+    }), // UNP1_ADDR_CTRL_ZW_REG_1_Zstride
+    Some(RegField {
+        addr32: 49,
+        shift: 8,
+        width: 1,
+    }), // UNP1_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr
+    Some(RegField {
+        addr32: 49,
+        shift: 0,
+        width: 8,
+    }), // UNP1_FORCED_SHARED_EXP_shared_exp
+    None, // UNP1_NOP_REG_CLR_VAL_nop_reg_clr_val
+];
+
+/// [`CfgField::on`] for Blackhole, in enum order.
+const CFGFIELD_BLACKHOLE: [Option<RegField>; 621] = [
+    Some(RegField {
+        addr32: 1,
+        shift: 29,
+        width: 1,
+    }), // ALU_ACC_CTRL_Fp32_enabled
+    Some(RegField {
+        addr32: 1,
+        shift: 31,
+        width: 1,
+    }), // ALU_ACC_CTRL_INT8_math_enabled
+    Some(RegField {
+        addr32: 1,
+        shift: 30,
+        width: 1,
+    }), // ALU_ACC_CTRL_SFPU_Fp32_enabled
+    Some(RegField {
+        addr32: 2,
+        shift: 1,
+        width: 1,
+    }), // ALU_ACC_CTRL_Zero_Flag_disabled_dst
+    Some(RegField {
+        addr32: 2,
+        shift: 0,
+        width: 1,
+    }), // ALU_ACC_CTRL_Zero_Flag_disabled_src
+    Some(RegField {
+        addr32: 1,
+        shift: 17,
+        width: 4,
+    }), // ALU_FORMAT_SPEC_REG0_SrcA
+    Some(RegField {
+        addr32: 1,
+        shift: 15,
+        width: 1,
+    }), // ALU_FORMAT_SPEC_REG0_SrcAUnsigned
+    Some(RegField {
+        addr32: 1,
+        shift: 16,
+        width: 1,
+    }), // ALU_FORMAT_SPEC_REG0_SrcBUnsigned
+    Some(RegField {
+        addr32: 1,
+        shift: 21,
+        width: 4,
+    }), // ALU_FORMAT_SPEC_REG1_SrcB
+    Some(RegField {
+        addr32: 1,
+        shift: 25,
+        width: 4,
+    }), // ALU_FORMAT_SPEC_REG2_Dstacc
+    Some(RegField {
+        addr32: 0,
+        shift: 14,
+        width: 1,
+    }), // ALU_FORMAT_SPEC_REG_Dstacc_override
+    Some(RegField {
+        addr32: 0,
+        shift: 10,
+        width: 4,
+    }), // ALU_FORMAT_SPEC_REG_Dstacc_val
+    Some(RegField {
+        addr32: 0,
+        shift: 4,
+        width: 1,
+    }), // ALU_FORMAT_SPEC_REG_SrcA_override
+    Some(RegField {
+        addr32: 0,
+        shift: 0,
+        width: 4,
+    }), // ALU_FORMAT_SPEC_REG_SrcA_val
+    Some(RegField {
+        addr32: 0,
+        shift: 9,
+        width: 1,
+    }), // ALU_FORMAT_SPEC_REG_SrcB_override
+    Some(RegField {
+        addr32: 0,
+        shift: 5,
+        width: 4,
+    }), // ALU_FORMAT_SPEC_REG_SrcB_val
+    Some(RegField {
+        addr32: 1,
+        shift: 14,
+        width: 1,
+    }), // ALU_ROUNDING_MODE_Bfp8_HF
+    Some(RegField {
+        addr32: 1,
+        shift: 0,
+        width: 1,
+    }), // ALU_ROUNDING_MODE_Fpu_srnd_en
+    Some(RegField {
+        addr32: 1,
+        shift: 13,
+        width: 1,
+    }), // ALU_ROUNDING_MODE_GS_LF
+    Some(RegField {
+        addr32: 1,
+        shift: 1,
+        width: 1,
+    }), // ALU_ROUNDING_MODE_Gasket_srnd_en
+    Some(RegField {
+        addr32: 1,
+        shift: 2,
+        width: 1,
+    }), // ALU_ROUNDING_MODE_Packer_srnd_en
+    Some(RegField {
+        addr32: 1,
+        shift: 3,
+        width: 10,
+    }), // ALU_ROUNDING_MODE_Padding
+    Some(RegField {
+        addr32: 206,
+        shift: 0,
+        width: 32,
+    }), // BRISC_END_PC_PC
+    Some(RegField {
+        addr32: 184,
+        shift: 0,
+        width: 1,
+    }), // CG_SRC_PIPELINE_GateSrcAPipeEn
+    Some(RegField {
+        addr32: 184,
+        shift: 1,
+        width: 1,
+    }), // CG_SRC_PIPELINE_GateSrcBPipeEn
+    Some(RegField {
+        addr32: 222,
+        shift: 0,
+        width: 1,
+    }), // CHICKEN_BITS_sfpu_scbd_disable
+    Some(RegField {
+        addr32: 220,
+        shift: 2,
+        width: 1,
+    }), // DEST_ACCESS_CFG_disable_full_write_dest_q_bypass
+    Some(RegField {
+        addr32: 220,
+        shift: 1,
+        width: 1,
+    }), // DEST_ACCESS_CFG_remap_addrs
+    Some(RegField {
+        addr32: 220,
+        shift: 0,
+        width: 1,
+    }), // DEST_ACCESS_CFG_swizzle_32b
+    Some(RegField {
+        addr32: 220,
+        shift: 3,
+        width: 1,
+    }), // DEST_ACCESS_CFG_zeroacc_absolute_tile_mode
+    Some(RegField {
+        addr32: 5,
+        shift: 0,
+        width: 1,
+    }), // DEST_OFFSET_Enable
+    Some(RegField {
+        addr32: 6,
+        shift: 0,
+        width: 16,
+    }), // DEST_REGW_BASE_Base
+    Some(RegField {
+        addr32: 7,
+        shift: 0,
+        width: 16,
+    }), // DEST_SP_BASE_Base
+    Some(RegField {
+        addr32: 180,
+        shift: 0,
+        width: 12,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC0_Offset
+    Some(RegField {
+        addr32: 180,
+        shift: 12,
+        width: 6,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC0_ZOffset
+    Some(RegField {
+        addr32: 181,
+        shift: 0,
+        width: 12,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC1_Offset
+    Some(RegField {
+        addr32: 181,
+        shift: 12,
+        width: 6,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC1_ZOffset
+    Some(RegField {
+        addr32: 182,
+        shift: 0,
+        width: 12,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC2_Offset
+    Some(RegField {
+        addr32: 182,
+        shift: 12,
+        width: 6,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC2_ZOffset
+    Some(RegField {
+        addr32: 183,
+        shift: 0,
+        width: 12,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC3_Offset
+    Some(RegField {
+        addr32: 183,
+        shift: 12,
+        width: 6,
+    }), // DEST_TARGET_REG_CFG_PACK_SEC3_ZOffset
+    Some(RegField {
+        addr32: 2,
+        shift: 27,
+        width: 1,
+    }), // DISABLE_RISC_BP_Disable_bmp_clear_main
+    Some(RegField {
+        addr32: 2,
+        shift: 31,
+        width: 1,
+    }), // DISABLE_RISC_BP_Disable_bmp_clear_ncrisc
+    Some(RegField {
+        addr32: 2,
+        shift: 28,
+        width: 3,
+    }), // DISABLE_RISC_BP_Disable_bmp_clear_trisc
+    Some(RegField {
+        addr32: 2,
+        shift: 22,
+        width: 1,
+    }), // DISABLE_RISC_BP_Disable_main
+    Some(RegField {
+        addr32: 2,
+        shift: 26,
+        width: 1,
+    }), // DISABLE_RISC_BP_Disable_ncrisc
+    Some(RegField {
+        addr32: 2,
+        shift: 23,
+        width: 3,
+    }), // DISABLE_RISC_BP_Disable_trisc
+    Some(RegField {
+        addr32: 3,
+        shift: 3,
+        width: 11,
+    }), // ECC_SCRUBBER_Delay
+    Some(RegField {
+        addr32: 3,
+        shift: 0,
+        width: 1,
+    }), // ECC_SCRUBBER_Enable
+    Some(RegField {
+        addr32: 3,
+        shift: 1,
+        width: 1,
+    }), // ECC_SCRUBBER_Scrub_On_Error
+    Some(RegField {
+        addr32: 3,
+        shift: 2,
+        width: 1,
+    }), // ECC_SCRUBBER_Scrub_On_Error_Immediately
+    Some(RegField {
+        addr32: 8,
+        shift: 0,
+        width: 1,
+    }), // INT_DESCALE_Enable
+    Some(RegField {
+        addr32: 8,
+        shift: 1,
+        width: 1,
+    }), // INT_DESCALE_Mode
+    Some(RegField {
+        addr32: 187,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC0_Value
+    Some(RegField {
+        addr32: 197,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC10_Value
+    Some(RegField {
+        addr32: 198,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC11_Value
+    Some(RegField {
+        addr32: 199,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC12_Value
+    Some(RegField {
+        addr32: 200,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC13_Value
+    Some(RegField {
+        addr32: 201,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC14_Value
+    Some(RegField {
+        addr32: 202,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC15_Value
+    Some(RegField {
+        addr32: 188,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC1_Value
+    Some(RegField {
+        addr32: 189,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC2_Value
+    Some(RegField {
+        addr32: 190,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC3_Value
+    Some(RegField {
+        addr32: 191,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC4_Value
+    Some(RegField {
+        addr32: 192,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC5_Value
+    Some(RegField {
+        addr32: 193,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC6_Value
+    Some(RegField {
+        addr32: 194,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC7_Value
+    Some(RegField {
+        addr32: 195,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC8_Value
+    Some(RegField {
+        addr32: 196,
+        shift: 0,
+        width: 32,
+    }), // INT_DESCALE_VALUES_SEC9_Value
+    Some(RegField {
+        addr32: 218,
+        shift: 0,
+        width: 17,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Data_Valid_bit_section_start_addr
+    Some(RegField {
+        addr32: 218,
+        shift: 17,
+        width: 1,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Data_Valid_chk
+    Some(RegField {
+        addr32: 219,
+        shift: 0,
+        width: 24,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Data_Valid_offset
+    Some(RegField {
+        addr32: 213,
+        shift: 0,
+        width: 17,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_End_Addr
+    Some(RegField {
+        addr32: 212,
+        shift: 0,
+        width: 1,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Search_Enable
+    Some(RegField {
+        addr32: 212,
+        shift: 1,
+        width: 17,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Start_Addr
+    Some(RegField {
+        addr32: 215,
+        shift: 0,
+        width: 32,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Tag_Value_high
+    Some(RegField {
+        addr32: 214,
+        shift: 0,
+        width: 32,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Tag_Value_low
+    Some(RegField {
+        addr32: 216,
+        shift: 0,
+        width: 2,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Tag_Width
+    Some(RegField {
+        addr32: 219,
+        shift: 26,
+        width: 1,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Tag_alloc
+    Some(RegField {
+        addr32: 219,
+        shift: 24,
+        width: 1,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Tag_inv
+    Some(RegField {
+        addr32: 219,
+        shift: 25,
+        width: 1,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Tag_inv_all
+    Some(RegField {
+        addr32: 217,
+        shift: 0,
+        width: 17,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Valid_bit_section_end_addr
+    Some(RegField {
+        addr32: 216,
+        shift: 2,
+        width: 17,
+    }), // L1_CACHE_TAG_SEARCH_ACCEL_Valid_bit_section_start_addr
+    None, // NCRISC_RESET_PC_OVERRIDE_Reset_PC_Override_en
+    None, // NCRISC_RESET_PC_PC
+    Some(RegField {
+        addr32: 207,
+        shift: 0,
+        width: 32,
+    }), // NOC_RISC_END_PC_PC
+    Some(RegField {
+        addr32: 32,
+        shift: 0,
+        width: 16,
+    }), // PACK_CONCAT_MASK_SEC0_pack_concat_mask
+    Some(RegField {
+        addr32: 33,
+        shift: 0,
+        width: 16,
+    }), // PACK_CONCAT_MASK_SEC1_pack_concat_mask
+    Some(RegField {
+        addr32: 34,
+        shift: 0,
+        width: 16,
+    }), // PACK_CONCAT_MASK_SEC2_pack_concat_mask
+    Some(RegField {
+        addr32: 35,
+        shift: 0,
+        width: 16,
+    }), // PACK_CONCAT_MASK_SEC3_pack_concat_mask
+    Some(RegField {
+        addr32: 28,
+        shift: 24,
+        width: 8,
+    }), // PACK_COUNTERS_SEC0_auto_ctxt_inc_xys_cnt
+    Some(RegField {
+        addr32: 28,
+        shift: 0,
+        width: 8,
+    }), // PACK_COUNTERS_SEC0_pack_per_xy_plane
+    None, // PACK_COUNTERS_SEC0_pack_per_xy_plane_offset
+    Some(RegField {
+        addr32: 28,
+        shift: 8,
+        width: 8,
+    }), // PACK_COUNTERS_SEC0_pack_reads_per_xy_plane
+    Some(RegField {
+        addr32: 28,
+        shift: 16,
+        width: 7,
+    }), // PACK_COUNTERS_SEC0_pack_xys_per_tile
+    Some(RegField {
+        addr32: 28,
+        shift: 23,
+        width: 1,
+    }), // PACK_COUNTERS_SEC0_pack_yz_transposed
+    Some(RegField {
+        addr32: 29,
+        shift: 24,
+        width: 8,
+    }), // PACK_COUNTERS_SEC1_auto_ctxt_inc_xys_cnt
+    Some(RegField {
+        addr32: 29,
+        shift: 0,
+        width: 8,
+    }), // PACK_COUNTERS_SEC1_pack_per_xy_plane
+    None, // PACK_COUNTERS_SEC1_pack_per_xy_plane_offset
+    Some(RegField {
+        addr32: 29,
+        shift: 8,
+        width: 8,
+    }), // PACK_COUNTERS_SEC1_pack_reads_per_xy_plane
+    Some(RegField {
+        addr32: 29,
+        shift: 16,
+        width: 7,
+    }), // PACK_COUNTERS_SEC1_pack_xys_per_tile
+    Some(RegField {
+        addr32: 29,
+        shift: 23,
+        width: 1,
+    }), // PACK_COUNTERS_SEC1_pack_yz_transposed
+    Some(RegField {
+        addr32: 30,
+        shift: 24,
+        width: 8,
+    }), // PACK_COUNTERS_SEC2_auto_ctxt_inc_xys_cnt
+    Some(RegField {
+        addr32: 30,
+        shift: 0,
+        width: 8,
+    }), // PACK_COUNTERS_SEC2_pack_per_xy_plane
+    None, // PACK_COUNTERS_SEC2_pack_per_xy_plane_offset
+    Some(RegField {
+        addr32: 30,
+        shift: 8,
+        width: 8,
+    }), // PACK_COUNTERS_SEC2_pack_reads_per_xy_plane
+    Some(RegField {
+        addr32: 30,
+        shift: 16,
+        width: 7,
+    }), // PACK_COUNTERS_SEC2_pack_xys_per_tile
+    Some(RegField {
+        addr32: 30,
+        shift: 23,
+        width: 1,
+    }), // PACK_COUNTERS_SEC2_pack_yz_transposed
+    Some(RegField {
+        addr32: 31,
+        shift: 24,
+        width: 8,
+    }), // PACK_COUNTERS_SEC3_auto_ctxt_inc_xys_cnt
+    Some(RegField {
+        addr32: 31,
+        shift: 0,
+        width: 8,
+    }), // PACK_COUNTERS_SEC3_pack_per_xy_plane
+    None, // PACK_COUNTERS_SEC3_pack_per_xy_plane_offset
+    Some(RegField {
+        addr32: 31,
+        shift: 8,
+        width: 8,
+    }), // PACK_COUNTERS_SEC3_pack_reads_per_xy_plane
+    Some(RegField {
+        addr32: 31,
+        shift: 16,
+        width: 7,
+    }), // PACK_COUNTERS_SEC3_pack_xys_per_tile
+    Some(RegField {
+        addr32: 31,
+        shift: 23,
+        width: 1,
+    }), // PACK_COUNTERS_SEC3_pack_yz_transposed
+    Some(RegField {
+        addr32: 40,
+        shift: 0,
+        width: 1,
+    }), // PACK_GLOBAL_CFG_CTL_pack_disable_fast_tile_end_drain
+    Some(RegField {
+        addr32: 16,
+        shift: 0,
+        width: 18,
+    }), // PCK0_ADDR_BASE_REG_0_Base
+    Some(RegField {
+        addr32: 17,
+        shift: 0,
+        width: 18,
+    }), // PCK0_ADDR_BASE_REG_1_Base
+    Some(RegField {
+        addr32: 12,
+        shift: 0,
+        width: 16,
+    }), // PCK0_ADDR_CTRL_XY_REG_0_Xstride
+    Some(RegField {
+        addr32: 12,
+        shift: 16,
+        width: 16,
+    }), // PCK0_ADDR_CTRL_XY_REG_0_Ystride
+    Some(RegField {
+        addr32: 14,
+        shift: 0,
+        width: 16,
+    }), // PCK0_ADDR_CTRL_XY_REG_1_Xstride
+    Some(RegField {
+        addr32: 14,
+        shift: 16,
+        width: 16,
+    }), // PCK0_ADDR_CTRL_XY_REG_1_Ystride
+    Some(RegField {
+        addr32: 13,
+        shift: 16,
+        width: 16,
+    }), // PCK0_ADDR_CTRL_ZW_REG_0_Wstride
+    Some(RegField {
+        addr32: 13,
+        shift: 0,
+        width: 16,
+    }), // PCK0_ADDR_CTRL_ZW_REG_0_Zstride
+    Some(RegField {
+        addr32: 15,
+        shift: 16,
+        width: 16,
+    }), // PCK0_ADDR_CTRL_ZW_REG_1_Wstride
+    Some(RegField {
+        addr32: 15,
+        shift: 0,
+        width: 16,
+    }), // PCK0_ADDR_CTRL_ZW_REG_1_Zstride
+    Some(RegField {
+        addr32: 18,
+        shift: 0,
+        width: 1,
+    }), // PCK_DEST_RD_CTRL_Read_32b_data
+    Some(RegField {
+        addr32: 18,
+        shift: 2,
+        width: 1,
+    }), // PCK_DEST_RD_CTRL_Read_int8
+    Some(RegField {
+        addr32: 18,
+        shift: 1,
+        width: 1,
+    }), // PCK_DEST_RD_CTRL_Read_unsigned
+    Some(RegField {
+        addr32: 18,
+        shift: 3,
+        width: 1,
+    }), // PCK_DEST_RD_CTRL_Round_10b_mant
+    Some(RegField {
+        addr32: 24,
+        shift: 16,
+        width: 1,
+    }), // PCK_EDGE_MODE_mode
+    Some(RegField {
+        addr32: 24,
+        shift: 0,
+        width: 16,
+    }), // PCK_EDGE_OFFSET_SEC0_mask
+    Some(RegField {
+        addr32: 25,
+        shift: 0,
+        width: 16,
+    }), // PCK_EDGE_OFFSET_SEC1_mask
+    Some(RegField {
+        addr32: 26,
+        shift: 0,
+        width: 16,
+    }), // PCK_EDGE_OFFSET_SEC2_mask
+    Some(RegField {
+        addr32: 27,
+        shift: 0,
+        width: 16,
+    }), // PCK_EDGE_OFFSET_SEC3_mask
+    Some(RegField {
+        addr32: 19,
+        shift: 8,
+        width: 1,
+    }), // PCK_EDGE_TILE_FACE_SET_SELECT_enable
+    Some(RegField {
+        addr32: 19,
+        shift: 0,
+        width: 8,
+    }), // PCK_EDGE_TILE_FACE_SET_SELECT_select
+    Some(RegField {
+        addr32: 24,
+        shift: 17,
+        width: 8,
+    }), // PCK_EDGE_TILE_ROW_SET_SELECT_select
+    Some(RegField {
+        addr32: 186,
+        shift: 0,
+        width: 32,
+    }), // PRNG_SEED_Seed_Val
+    Some(RegField {
+        addr32: 185,
+        shift: 0,
+        width: 5,
+    }), // RISCV_IC_INVALIDATE_InvalidateAll
+    Some(RegField {
+        addr32: 3,
+        shift: 16,
+        width: 3,
+    }), // RISC_DEST_ACCESS_CTRL_SEC0_fmt
+    Some(RegField {
+        addr32: 3,
+        shift: 14,
+        width: 1,
+    }), // RISC_DEST_ACCESS_CTRL_SEC0_no_swizzle
+    Some(RegField {
+        addr32: 3,
+        shift: 15,
+        width: 1,
+    }), // RISC_DEST_ACCESS_CTRL_SEC0_unsigned_int
+    Some(RegField {
+        addr32: 3,
+        shift: 21,
+        width: 3,
+    }), // RISC_DEST_ACCESS_CTRL_SEC1_fmt
+    Some(RegField {
+        addr32: 3,
+        shift: 19,
+        width: 1,
+    }), // RISC_DEST_ACCESS_CTRL_SEC1_no_swizzle
+    Some(RegField {
+        addr32: 3,
+        shift: 20,
+        width: 1,
+    }), // RISC_DEST_ACCESS_CTRL_SEC1_unsigned_int
+    Some(RegField {
+        addr32: 3,
+        shift: 26,
+        width: 3,
+    }), // RISC_DEST_ACCESS_CTRL_SEC2_fmt
+    Some(RegField {
+        addr32: 3,
+        shift: 24,
+        width: 1,
+    }), // RISC_DEST_ACCESS_CTRL_SEC2_no_swizzle
+    Some(RegField {
+        addr32: 3,
+        shift: 25,
+        width: 1,
+    }), // RISC_DEST_ACCESS_CTRL_SEC2_unsigned_int
+    Some(RegField {
+        addr32: 208,
+        shift: 3,
+        width: 1,
+    }), // RISC_PREFETCH_CTRL_Enable_Brisc
+    Some(RegField {
+        addr32: 208,
+        shift: 4,
+        width: 1,
+    }), // RISC_PREFETCH_CTRL_Enable_NocRisc
+    Some(RegField {
+        addr32: 208,
+        shift: 0,
+        width: 3,
+    }), // RISC_PREFETCH_CTRL_Enable_Trisc
+    Some(RegField {
+        addr32: 208,
+        shift: 5,
+        width: 8,
+    }), // RISC_PREFETCH_CTRL_Max_Req_Count
+    Some(RegField {
+        addr32: 209,
+        shift: 0,
+        width: 32,
+    }), // SCRATCH_SEC0_val
+    Some(RegField {
+        addr32: 210,
+        shift: 0,
+        width: 32,
+    }), // SCRATCH_SEC1_val
+    Some(RegField {
+        addr32: 211,
+        shift: 0,
+        width: 32,
+    }), // SCRATCH_SEC2_val
+    Some(RegField {
+        addr32: 221,
+        shift: 2,
+        width: 1,
+    }), // SRC_ACCESS_CFG_disable_contig_srca_dvalid_phase
+    Some(RegField {
+        addr32: 221,
+        shift: 3,
+        width: 1,
+    }), // SRC_ACCESS_CFG_disable_contig_srcb_dvalid_phase
+    Some(RegField {
+        addr32: 221,
+        shift: 0,
+        width: 1,
+    }), // SRC_ACCESS_CFG_math_view_srca_as_one_bank
+    Some(RegField {
+        addr32: 221,
+        shift: 1,
+        width: 1,
+    }), // SRC_ACCESS_CFG_math_view_srcb_as_one_bank
+    Some(RegField {
+        addr32: 2,
+        shift: 2,
+        width: 4,
+    }), // STACC_RELU_ApplyRelu
+    Some(RegField {
+        addr32: 2,
+        shift: 6,
+        width: 16,
+    }), // STACC_RELU_ReluThreshold
+    Some(RegField {
+        addr32: 4,
+        shift: 0,
+        width: 1,
+    }), // STATE_RESET_EN
+    Some(RegField {
+        addr32: 64,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG0_TileDescriptor
+    Some(RegField {
+        addr32: 107,
+        shift: 0,
+        width: 24,
+    }), // THCON_SEC0_REG10_Packer_Reg_Wr_Addr
+    Some(RegField {
+        addr32: 105,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG10_Unpack_fifo_size
+    Some(RegField {
+        addr32: 104,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG10_Unpack_limit_address
+    Some(RegField {
+        addr32: 105,
+        shift: 17,
+        width: 1,
+    }), // THCON_SEC0_REG10_Unpack_limit_address_en
+    Some(RegField {
+        addr32: 106,
+        shift: 0,
+        width: 24,
+    }), // THCON_SEC0_REG10_Unpacker_Reg_Wr_Addr
+    Some(RegField {
+        addr32: 111,
+        shift: 8,
+        width: 8,
+    }), // THCON_SEC0_REG11_Metadata_cntxt_switch_unpacr_count
+    Some(RegField {
+        addr32: 110,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG11_Metadata_fifo_size
+    Some(RegField {
+        addr32: 108,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG11_Metadata_l1_addr
+    Some(RegField {
+        addr32: 109,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG11_Metadata_limit_addr
+    Some(RegField {
+        addr32: 111,
+        shift: 0,
+        width: 8,
+    }), // THCON_SEC0_REG11_Metadata_z_cntr_rst_unpacr_count
+    Some(RegField {
+        addr32: 70,
+        shift: 1,
+        width: 1,
+    }), // THCON_SEC0_REG1_Add_l1_dest_addr_offset
+    Some(RegField {
+        addr32: 70,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC0_REG1_Add_tile_header_size
+    None, // THCON_SEC0_REG1_Addr_cnt_context
+    None, // THCON_SEC0_REG1_All_pack_disable_zero_compress
+    Some(RegField {
+        addr32: 70,
+        shift: 21,
+        width: 1,
+    }), // THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd
+    Some(RegField {
+        addr32: 70,
+        shift: 13,
+        width: 1,
+    }), // THCON_SEC0_REG1_Auto_set_last_pacr_intf_sel
+    Some(RegField {
+        addr32: 70,
+        shift: 12,
+        width: 1,
+    }), // THCON_SEC0_REG1_Dis_shared_exp_assembler
+    Some(RegField {
+        addr32: 70,
+        shift: 2,
+        width: 1,
+    }), // THCON_SEC0_REG1_Disable_pack_zero_flags
+    Some(RegField {
+        addr32: 70,
+        shift: 0,
+        width: 1,
+    }), // THCON_SEC0_REG1_Disable_zero_compress
+    Some(RegField {
+        addr32: 71,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG1_Downsample_mask
+    Some(RegField {
+        addr32: 71,
+        shift: 16,
+        width: 3,
+    }), // THCON_SEC0_REG1_Downsample_rate
+    Some(RegField {
+        addr32: 70,
+        shift: 14,
+        width: 1,
+    }), // THCON_SEC0_REG1_Enable_out_fifo
+    Some(RegField {
+        addr32: 68,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC0_REG1_Exp_section_size
+    Some(RegField {
+        addr32: 71,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC0_REG1_Exp_threshold
+    Some(RegField {
+        addr32: 71,
+        shift: 20,
+        width: 1,
+    }), // THCON_SEC0_REG1_Exp_threshold_en
+    None, // THCON_SEC0_REG1_Force_pack_per_max_xy_plane
+    Some(RegField {
+        addr32: 70,
+        shift: 8,
+        width: 4,
+    }), // THCON_SEC0_REG1_In_data_format
+    Some(RegField {
+        addr32: 69,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG1_L1_Dest_addr
+    Some(RegField {
+        addr32: 70,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC0_REG1_L1_source_addr
+    Some(RegField {
+        addr32: 70,
+        shift: 4,
+        width: 4,
+    }), // THCON_SEC0_REG1_Out_data_format
+    Some(RegField {
+        addr32: 71,
+        shift: 23,
+        width: 1,
+    }), // THCON_SEC0_REG1_Pac_LF8_4b_exp
+    Some(RegField {
+        addr32: 71,
+        shift: 19,
+        width: 1,
+    }), // THCON_SEC0_REG1_Pack_L1_Acc
+    None, // THCON_SEC0_REG1_Read_mode
+    Some(RegField {
+        addr32: 68,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG1_Row_start_section_size
+    Some(RegField {
+        addr32: 70,
+        shift: 16,
+        width: 1,
+    }), // THCON_SEC0_REG1_Source_interface_selection
+    Some(RegField {
+        addr32: 70,
+        shift: 15,
+        width: 1,
+    }), // THCON_SEC0_REG1_Sub_l1_tile_header_size
+    Some(RegField {
+        addr32: 71,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC0_REG1_Unp_LF8_4b_exp
+    Some(RegField {
+        addr32: 70,
+        shift: 3,
+        width: 1,
+    }), // THCON_SEC0_REG1_ovrd_default_throttle_mode
+    Some(RegField {
+        addr32: 70,
+        shift: 23,
+        width: 1,
+    }), // THCON_SEC0_REG1_pack_dis_y_pos_start_offset
+    Some(RegField {
+        addr32: 70,
+        shift: 17,
+        width: 4,
+    }), // THCON_SEC0_REG1_pack_start_intf_pos
+    Some(RegField {
+        addr32: 72,
+        shift: 6,
+        width: 2,
+    }), // THCON_SEC0_REG2_Context_count
+    Some(RegField {
+        addr32: 73,
+        shift: 9,
+        width: 3,
+    }), // THCON_SEC0_REG2_Context_count_non_log2
+    Some(RegField {
+        addr32: 73,
+        shift: 12,
+        width: 1,
+    }), // THCON_SEC0_REG2_Context_count_non_log2_en
+    Some(RegField {
+        addr32: 73,
+        shift: 0,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx0
+    Some(RegField {
+        addr32: 73,
+        shift: 1,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx1
+    Some(RegField {
+        addr32: 73,
+        shift: 2,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx2
+    Some(RegField {
+        addr32: 73,
+        shift: 3,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx3
+    Some(RegField {
+        addr32: 73,
+        shift: 16,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx4
+    Some(RegField {
+        addr32: 73,
+        shift: 17,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx5
+    Some(RegField {
+        addr32: 73,
+        shift: 18,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx6
+    Some(RegField {
+        addr32: 73,
+        shift: 19,
+        width: 1,
+    }), // THCON_SEC0_REG2_Disable_zero_compress_cntx7
+    Some(RegField {
+        addr32: 73,
+        shift: 8,
+        width: 1,
+    }), // THCON_SEC0_REG2_Force_shared_exp
+    Some(RegField {
+        addr32: 72,
+        shift: 8,
+        width: 1,
+    }), // THCON_SEC0_REG2_Haloize_mode
+    Some(RegField {
+        addr32: 73,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC0_REG2_Metadata_x_end
+    Some(RegField {
+        addr32: 72,
+        shift: 0,
+        width: 4,
+    }), // THCON_SEC0_REG2_Out_data_format
+    Some(RegField {
+        addr32: 72,
+        shift: 14,
+        width: 1,
+    }), // THCON_SEC0_REG2_Ovrd_data_format
+    Some(RegField {
+        addr32: 72,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC0_REG2_Shift_amount_cntx0
+    Some(RegField {
+        addr32: 72,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC0_REG2_Shift_amount_cntx1
+    Some(RegField {
+        addr32: 72,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC0_REG2_Shift_amount_cntx2
+    Some(RegField {
+        addr32: 72,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC0_REG2_Shift_amount_cntx3
+    Some(RegField {
+        addr32: 72,
+        shift: 4,
+        width: 2,
+    }), // THCON_SEC0_REG2_Throttle_mode
+    Some(RegField {
+        addr32: 72,
+        shift: 9,
+        width: 1,
+    }), // THCON_SEC0_REG2_Tileize_mode
+    Some(RegField {
+        addr32: 72,
+        shift: 11,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_If_Sel
+    Some(RegField {
+        addr32: 72,
+        shift: 10,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_Src_Reg_Set_Upd
+    Some(RegField {
+        addr32: 75,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG2_Unpack_fifo_size
+    Some(RegField {
+        addr32: 73,
+        shift: 4,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx0
+    Some(RegField {
+        addr32: 73,
+        shift: 5,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx1
+    Some(RegField {
+        addr32: 73,
+        shift: 6,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx2
+    Some(RegField {
+        addr32: 73,
+        shift: 7,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx3
+    Some(RegField {
+        addr32: 73,
+        shift: 20,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx4
+    Some(RegField {
+        addr32: 73,
+        shift: 21,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx5
+    Some(RegField {
+        addr32: 73,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx6
+    Some(RegField {
+        addr32: 73,
+        shift: 23,
+        width: 1,
+    }), // THCON_SEC0_REG2_Unpack_if_sel_cntx7
+    Some(RegField {
+        addr32: 74,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG2_Unpack_limit_address
+    Some(RegField {
+        addr32: 72,
+        shift: 15,
+        width: 1,
+    }), // THCON_SEC0_REG2_Upsample_and_interleave
+    Some(RegField {
+        addr32: 72,
+        shift: 12,
+        width: 2,
+    }), // THCON_SEC0_REG2_Upsample_rate
+    Some(RegField {
+        addr32: 76,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG3_Base_address
+    Some(RegField {
+        addr32: 77,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG3_Base_cntx1_address
+    Some(RegField {
+        addr32: 78,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG3_Base_cntx2_address
+    Some(RegField {
+        addr32: 79,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG3_Base_cntx3_address
+    Some(RegField {
+        addr32: 80,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG4_Base_cntx4_address
+    Some(RegField {
+        addr32: 81,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG4_Base_cntx5_address
+    Some(RegField {
+        addr32: 82,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG4_Base_cntx6_address
+    Some(RegField {
+        addr32: 83,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG4_Base_cntx7_address
+    Some(RegField {
+        addr32: 84,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG5_Dest_cntx0_address
+    Some(RegField {
+        addr32: 84,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC0_REG5_Dest_cntx1_address
+    Some(RegField {
+        addr32: 85,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG5_Dest_cntx2_address
+    Some(RegField {
+        addr32: 85,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC0_REG5_Dest_cntx3_address
+    Some(RegField {
+        addr32: 86,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG5_Tile_x_dim_cntx0
+    Some(RegField {
+        addr32: 86,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC0_REG5_Tile_x_dim_cntx1
+    Some(RegField {
+        addr32: 87,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG5_Tile_x_dim_cntx2
+    Some(RegField {
+        addr32: 87,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC0_REG5_Tile_x_dim_cntx3
+    Some(RegField {
+        addr32: 90,
+        shift: 0,
+        width: 30,
+    }), // THCON_SEC0_REG6_Buffer_size
+    Some(RegField {
+        addr32: 89,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG6_Destination_address
+    Some(RegField {
+        addr32: 91,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG6_Metadata_misc
+    Some(RegField {
+        addr32: 88,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG6_Source_address
+    Some(RegField {
+        addr32: 90,
+        shift: 30,
+        width: 2,
+    }), // THCON_SEC0_REG6_Transfer_direction
+    Some(RegField {
+        addr32: 92,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG7_Offset_address
+    Some(RegField {
+        addr32: 93,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG7_Offset_cntx1_address
+    Some(RegField {
+        addr32: 94,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG7_Offset_cntx2_address
+    Some(RegField {
+        addr32: 95,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG7_Offset_cntx3_address
+    Some(RegField {
+        addr32: 92,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx0
+    Some(RegField {
+        addr32: 93,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx1
+    Some(RegField {
+        addr32: 94,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx2
+    Some(RegField {
+        addr32: 95,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx3
+    Some(RegField {
+        addr32: 92,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx4
+    Some(RegField {
+        addr32: 93,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx5
+    Some(RegField {
+        addr32: 94,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx6
+    Some(RegField {
+        addr32: 95,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_data_format_cntx7
+    Some(RegField {
+        addr32: 92,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx0
+    Some(RegField {
+        addr32: 93,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx1
+    Some(RegField {
+        addr32: 94,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx2
+    Some(RegField {
+        addr32: 95,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx3
+    Some(RegField {
+        addr32: 92,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx4
+    Some(RegField {
+        addr32: 93,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx5
+    Some(RegField {
+        addr32: 94,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx6
+    Some(RegField {
+        addr32: 95,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC0_REG7_Unpack_out_data_format_cntx7
+    Some(RegField {
+        addr32: 98,
+        shift: 1,
+        width: 1,
+    }), // THCON_SEC0_REG8_Add_l1_dest_addr_offset
+    Some(RegField {
+        addr32: 98,
+        shift: 17,
+        width: 1,
+    }), // THCON_SEC0_REG8_Add_tile_header_size
+    None, // THCON_SEC0_REG8_Addr_cnt_context
+    Some(RegField {
+        addr32: 98,
+        shift: 13,
+        width: 1,
+    }), // THCON_SEC0_REG8_Auto_set_last_pacr_intf_sel
+    Some(RegField {
+        addr32: 98,
+        shift: 12,
+        width: 1,
+    }), // THCON_SEC0_REG8_Dis_shared_exp_assembler
+    Some(RegField {
+        addr32: 98,
+        shift: 2,
+        width: 1,
+    }), // THCON_SEC0_REG8_Disable_pack_zero_flags
+    Some(RegField {
+        addr32: 98,
+        shift: 0,
+        width: 1,
+    }), // THCON_SEC0_REG8_Disable_zero_compress
+    Some(RegField {
+        addr32: 99,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG8_Downsample_mask
+    Some(RegField {
+        addr32: 99,
+        shift: 16,
+        width: 3,
+    }), // THCON_SEC0_REG8_Downsample_rate
+    Some(RegField {
+        addr32: 98,
+        shift: 14,
+        width: 1,
+    }), // THCON_SEC0_REG8_Enable_out_fifo
+    Some(RegField {
+        addr32: 96,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC0_REG8_Exp_section_size
+    Some(RegField {
+        addr32: 99,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC0_REG8_Exp_threshold
+    Some(RegField {
+        addr32: 99,
+        shift: 20,
+        width: 1,
+    }), // THCON_SEC0_REG8_Exp_threshold_en
+    None, // THCON_SEC0_REG8_Force_pack_per_max_xy_plane
+    Some(RegField {
+        addr32: 98,
+        shift: 8,
+        width: 4,
+    }), // THCON_SEC0_REG8_In_data_format
+    Some(RegField {
+        addr32: 97,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC0_REG8_L1_Dest_addr
+    Some(RegField {
+        addr32: 98,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC0_REG8_L1_source_addr
+    Some(RegField {
+        addr32: 98,
+        shift: 4,
+        width: 4,
+    }), // THCON_SEC0_REG8_Out_data_format
+    Some(RegField {
+        addr32: 99,
+        shift: 19,
+        width: 1,
+    }), // THCON_SEC0_REG8_Pack_L1_Acc
+    None, // THCON_SEC0_REG8_Read_mode
+    Some(RegField {
+        addr32: 96,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC0_REG8_Row_start_section_size
+    Some(RegField {
+        addr32: 98,
+        shift: 16,
+        width: 1,
+    }), // THCON_SEC0_REG8_Source_interface_selection
+    Some(RegField {
+        addr32: 98,
+        shift: 15,
+        width: 1,
+    }), // THCON_SEC0_REG8_Sub_l1_tile_header_size
+    Some(RegField {
+        addr32: 98,
+        shift: 3,
+        width: 1,
+    }), // THCON_SEC0_REG8_Unused1
+    Some(RegField {
+        addr32: 98,
+        shift: 18,
+        width: 1,
+    }), // THCON_SEC0_REG8_pack_dis_y_pos_start_offset
+    Some(RegField {
+        addr32: 98,
+        shift: 19,
+        width: 5,
+    }), // THCON_SEC0_REG8_unpack_tile_offset
+    Some(RegField {
+        addr32: 101,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG9_Pack_0_2_fifo_size
+    Some(RegField {
+        addr32: 100,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG9_Pack_0_2_limit_address
+    Some(RegField {
+        addr32: 103,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG9_Pack_1_3_fifo_size
+    Some(RegField {
+        addr32: 102,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC0_REG9_Pack_1_3_limit_address
+    Some(RegField {
+        addr32: 112,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG0_TileDescriptor
+    Some(RegField {
+        addr32: 155,
+        shift: 0,
+        width: 24,
+    }), // THCON_SEC1_REG10_Packer_Reg_Wr_Addr
+    Some(RegField {
+        addr32: 153,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG10_Unpack_fifo_size
+    Some(RegField {
+        addr32: 152,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG10_Unpack_limit_address
+    Some(RegField {
+        addr32: 153,
+        shift: 17,
+        width: 1,
+    }), // THCON_SEC1_REG10_Unpack_limit_address_en
+    Some(RegField {
+        addr32: 154,
+        shift: 0,
+        width: 24,
+    }), // THCON_SEC1_REG10_Unpacker_Reg_Wr_Addr
+    Some(RegField {
+        addr32: 159,
+        shift: 8,
+        width: 8,
+    }), // THCON_SEC1_REG11_Metadata_cntxt_switch_unpacr_count
+    Some(RegField {
+        addr32: 158,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG11_Metadata_fifo_size
+    Some(RegField {
+        addr32: 156,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG11_Metadata_l1_addr
+    Some(RegField {
+        addr32: 157,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG11_Metadata_limit_addr
+    Some(RegField {
+        addr32: 159,
+        shift: 0,
+        width: 8,
+    }), // THCON_SEC1_REG11_Metadata_z_cntr_rst_unpacr_count
+    Some(RegField {
+        addr32: 118,
+        shift: 1,
+        width: 1,
+    }), // THCON_SEC1_REG1_Add_l1_dest_addr_offset
+    Some(RegField {
+        addr32: 118,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC1_REG1_Add_tile_header_size
+    None, // THCON_SEC1_REG1_Addr_cnt_context
+    None, // THCON_SEC1_REG1_All_pack_disable_zero_compress
+    Some(RegField {
+        addr32: 118,
+        shift: 21,
+        width: 1,
+    }), // THCON_SEC1_REG1_All_pack_disable_zero_compress_ovrd
+    Some(RegField {
+        addr32: 118,
+        shift: 13,
+        width: 1,
+    }), // THCON_SEC1_REG1_Auto_set_last_pacr_intf_sel
+    Some(RegField {
+        addr32: 118,
+        shift: 12,
+        width: 1,
+    }), // THCON_SEC1_REG1_Dis_shared_exp_assembler
+    Some(RegField {
+        addr32: 118,
+        shift: 2,
+        width: 1,
+    }), // THCON_SEC1_REG1_Disable_pack_zero_flags
+    Some(RegField {
+        addr32: 118,
+        shift: 0,
+        width: 1,
+    }), // THCON_SEC1_REG1_Disable_zero_compress
+    Some(RegField {
+        addr32: 119,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG1_Downsample_mask
+    Some(RegField {
+        addr32: 119,
+        shift: 16,
+        width: 3,
+    }), // THCON_SEC1_REG1_Downsample_rate
+    Some(RegField {
+        addr32: 118,
+        shift: 14,
+        width: 1,
+    }), // THCON_SEC1_REG1_Enable_out_fifo
+    Some(RegField {
+        addr32: 116,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC1_REG1_Exp_section_size
+    Some(RegField {
+        addr32: 119,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC1_REG1_Exp_threshold
+    Some(RegField {
+        addr32: 119,
+        shift: 20,
+        width: 1,
+    }), // THCON_SEC1_REG1_Exp_threshold_en
+    None, // THCON_SEC1_REG1_Force_pack_per_max_xy_plane
+    Some(RegField {
+        addr32: 118,
+        shift: 8,
+        width: 4,
+    }), // THCON_SEC1_REG1_In_data_format
+    Some(RegField {
+        addr32: 117,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG1_L1_Dest_addr
+    Some(RegField {
+        addr32: 118,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC1_REG1_L1_source_addr
+    Some(RegField {
+        addr32: 118,
+        shift: 4,
+        width: 4,
+    }), // THCON_SEC1_REG1_Out_data_format
+    Some(RegField {
+        addr32: 119,
+        shift: 23,
+        width: 1,
+    }), // THCON_SEC1_REG1_Pac_LF8_4b_exp
+    Some(RegField {
+        addr32: 119,
+        shift: 19,
+        width: 1,
+    }), // THCON_SEC1_REG1_Pack_L1_Acc
+    None, // THCON_SEC1_REG1_Read_mode
+    Some(RegField {
+        addr32: 116,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG1_Row_start_section_size
+    Some(RegField {
+        addr32: 118,
+        shift: 16,
+        width: 1,
+    }), // THCON_SEC1_REG1_Source_interface_selection
+    Some(RegField {
+        addr32: 118,
+        shift: 15,
+        width: 1,
+    }), // THCON_SEC1_REG1_Sub_l1_tile_header_size
+    Some(RegField {
+        addr32: 119,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC1_REG1_Unp_LF8_4b_exp
+    Some(RegField {
+        addr32: 118,
+        shift: 3,
+        width: 1,
+    }), // THCON_SEC1_REG1_ovrd_default_throttle_mode
+    Some(RegField {
+        addr32: 118,
+        shift: 23,
+        width: 1,
+    }), // THCON_SEC1_REG1_pack_dis_y_pos_start_offset
+    Some(RegField {
+        addr32: 118,
+        shift: 17,
+        width: 4,
+    }), // THCON_SEC1_REG1_pack_start_intf_pos
+    Some(RegField {
+        addr32: 120,
+        shift: 6,
+        width: 2,
+    }), // THCON_SEC1_REG2_Context_count
+    Some(RegField {
+        addr32: 121,
+        shift: 9,
+        width: 3,
+    }), // THCON_SEC1_REG2_Context_count_non_log2
+    Some(RegField {
+        addr32: 121,
+        shift: 12,
+        width: 1,
+    }), // THCON_SEC1_REG2_Context_count_non_log2_en
+    Some(RegField {
+        addr32: 121,
+        shift: 0,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx0
+    Some(RegField {
+        addr32: 121,
+        shift: 1,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx1
+    Some(RegField {
+        addr32: 121,
+        shift: 2,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx2
+    Some(RegField {
+        addr32: 121,
+        shift: 3,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx3
+    Some(RegField {
+        addr32: 121,
+        shift: 16,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx4
+    Some(RegField {
+        addr32: 121,
+        shift: 17,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx5
+    Some(RegField {
+        addr32: 121,
+        shift: 18,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx6
+    Some(RegField {
+        addr32: 121,
+        shift: 19,
+        width: 1,
+    }), // THCON_SEC1_REG2_Disable_zero_compress_cntx7
+    Some(RegField {
+        addr32: 121,
+        shift: 8,
+        width: 1,
+    }), // THCON_SEC1_REG2_Force_shared_exp
+    Some(RegField {
+        addr32: 120,
+        shift: 8,
+        width: 1,
+    }), // THCON_SEC1_REG2_Haloize_mode
+    Some(RegField {
+        addr32: 121,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC1_REG2_Metadata_x_end
+    Some(RegField {
+        addr32: 120,
+        shift: 0,
+        width: 4,
+    }), // THCON_SEC1_REG2_Out_data_format
+    Some(RegField {
+        addr32: 120,
+        shift: 14,
+        width: 1,
+    }), // THCON_SEC1_REG2_Ovrd_data_format
+    Some(RegField {
+        addr32: 120,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC1_REG2_Shift_amount_cntx0
+    Some(RegField {
+        addr32: 120,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC1_REG2_Shift_amount_cntx1
+    Some(RegField {
+        addr32: 120,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC1_REG2_Shift_amount_cntx2
+    Some(RegField {
+        addr32: 120,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC1_REG2_Shift_amount_cntx3
+    Some(RegField {
+        addr32: 120,
+        shift: 4,
+        width: 2,
+    }), // THCON_SEC1_REG2_Throttle_mode
+    Some(RegField {
+        addr32: 120,
+        shift: 9,
+        width: 1,
+    }), // THCON_SEC1_REG2_Tileize_mode
+    Some(RegField {
+        addr32: 120,
+        shift: 11,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_If_Sel
+    Some(RegField {
+        addr32: 120,
+        shift: 10,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_Src_Reg_Set_Upd
+    Some(RegField {
+        addr32: 123,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG2_Unpack_fifo_size
+    Some(RegField {
+        addr32: 121,
+        shift: 4,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx0
+    Some(RegField {
+        addr32: 121,
+        shift: 5,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx1
+    Some(RegField {
+        addr32: 121,
+        shift: 6,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx2
+    Some(RegField {
+        addr32: 121,
+        shift: 7,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx3
+    Some(RegField {
+        addr32: 121,
+        shift: 20,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx4
+    Some(RegField {
+        addr32: 121,
+        shift: 21,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx5
+    Some(RegField {
+        addr32: 121,
+        shift: 22,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx6
+    Some(RegField {
+        addr32: 121,
+        shift: 23,
+        width: 1,
+    }), // THCON_SEC1_REG2_Unpack_if_sel_cntx7
+    Some(RegField {
+        addr32: 122,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG2_Unpack_limit_address
+    Some(RegField {
+        addr32: 120,
+        shift: 15,
+        width: 1,
+    }), // THCON_SEC1_REG2_Upsample_and_interleave
+    Some(RegField {
+        addr32: 120,
+        shift: 12,
+        width: 2,
+    }), // THCON_SEC1_REG2_Upsample_rate
+    Some(RegField {
+        addr32: 124,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG3_Base_address
+    Some(RegField {
+        addr32: 125,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG3_Base_cntx1_address
+    Some(RegField {
+        addr32: 126,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG3_Base_cntx2_address
+    Some(RegField {
+        addr32: 127,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG3_Base_cntx3_address
+    Some(RegField {
+        addr32: 128,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG4_Base_cntx4_address
+    Some(RegField {
+        addr32: 129,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG4_Base_cntx5_address
+    Some(RegField {
+        addr32: 130,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG4_Base_cntx6_address
+    Some(RegField {
+        addr32: 131,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG4_Base_cntx7_address
+    Some(RegField {
+        addr32: 132,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG5_Dest_cntx0_address
+    Some(RegField {
+        addr32: 132,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC1_REG5_Dest_cntx1_address
+    Some(RegField {
+        addr32: 133,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG5_Dest_cntx2_address
+    Some(RegField {
+        addr32: 133,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC1_REG5_Dest_cntx3_address
+    Some(RegField {
+        addr32: 134,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG5_Tile_x_dim_cntx0
+    Some(RegField {
+        addr32: 134,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC1_REG5_Tile_x_dim_cntx1
+    Some(RegField {
+        addr32: 135,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG5_Tile_x_dim_cntx2
+    Some(RegField {
+        addr32: 135,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC1_REG5_Tile_x_dim_cntx3
+    Some(RegField {
+        addr32: 138,
+        shift: 0,
+        width: 30,
+    }), // THCON_SEC1_REG6_Buffer_size
+    Some(RegField {
+        addr32: 137,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG6_Destination_address
+    Some(RegField {
+        addr32: 139,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG6_Metadata_misc
+    Some(RegField {
+        addr32: 136,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG6_Source_address
+    Some(RegField {
+        addr32: 138,
+        shift: 30,
+        width: 2,
+    }), // THCON_SEC1_REG6_Transfer_direction
+    Some(RegField {
+        addr32: 140,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG7_Offset_address
+    Some(RegField {
+        addr32: 141,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG7_Offset_cntx1_address
+    Some(RegField {
+        addr32: 142,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG7_Offset_cntx2_address
+    Some(RegField {
+        addr32: 143,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG7_Offset_cntx3_address
+    Some(RegField {
+        addr32: 140,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx0
+    Some(RegField {
+        addr32: 141,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx1
+    Some(RegField {
+        addr32: 142,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx2
+    Some(RegField {
+        addr32: 143,
+        shift: 16,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx3
+    Some(RegField {
+        addr32: 140,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx4
+    Some(RegField {
+        addr32: 141,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx5
+    Some(RegField {
+        addr32: 142,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx6
+    Some(RegField {
+        addr32: 143,
+        shift: 24,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_data_format_cntx7
+    Some(RegField {
+        addr32: 140,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx0
+    Some(RegField {
+        addr32: 141,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx1
+    Some(RegField {
+        addr32: 142,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx2
+    Some(RegField {
+        addr32: 143,
+        shift: 20,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx3
+    Some(RegField {
+        addr32: 140,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx4
+    Some(RegField {
+        addr32: 141,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx5
+    Some(RegField {
+        addr32: 142,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx6
+    Some(RegField {
+        addr32: 143,
+        shift: 28,
+        width: 4,
+    }), // THCON_SEC1_REG7_Unpack_out_data_format_cntx7
+    Some(RegField {
+        addr32: 146,
+        shift: 1,
+        width: 1,
+    }), // THCON_SEC1_REG8_Add_l1_dest_addr_offset
+    Some(RegField {
+        addr32: 146,
+        shift: 17,
+        width: 1,
+    }), // THCON_SEC1_REG8_Add_tile_header_size
+    None, // THCON_SEC1_REG8_Addr_cnt_context
+    Some(RegField {
+        addr32: 146,
+        shift: 13,
+        width: 1,
+    }), // THCON_SEC1_REG8_Auto_set_last_pacr_intf_sel
+    Some(RegField {
+        addr32: 146,
+        shift: 12,
+        width: 1,
+    }), // THCON_SEC1_REG8_Dis_shared_exp_assembler
+    Some(RegField {
+        addr32: 146,
+        shift: 2,
+        width: 1,
+    }), // THCON_SEC1_REG8_Disable_pack_zero_flags
+    Some(RegField {
+        addr32: 146,
+        shift: 0,
+        width: 1,
+    }), // THCON_SEC1_REG8_Disable_zero_compress
+    Some(RegField {
+        addr32: 147,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG8_Downsample_mask
+    Some(RegField {
+        addr32: 147,
+        shift: 16,
+        width: 3,
+    }), // THCON_SEC1_REG8_Downsample_rate
+    Some(RegField {
+        addr32: 146,
+        shift: 14,
+        width: 1,
+    }), // THCON_SEC1_REG8_Enable_out_fifo
+    Some(RegField {
+        addr32: 144,
+        shift: 16,
+        width: 16,
+    }), // THCON_SEC1_REG8_Exp_section_size
+    Some(RegField {
+        addr32: 147,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC1_REG8_Exp_threshold
+    Some(RegField {
+        addr32: 147,
+        shift: 20,
+        width: 1,
+    }), // THCON_SEC1_REG8_Exp_threshold_en
+    None, // THCON_SEC1_REG8_Force_pack_per_max_xy_plane
+    Some(RegField {
+        addr32: 146,
+        shift: 8,
+        width: 4,
+    }), // THCON_SEC1_REG8_In_data_format
+    Some(RegField {
+        addr32: 145,
+        shift: 0,
+        width: 32,
+    }), // THCON_SEC1_REG8_L1_Dest_addr
+    Some(RegField {
+        addr32: 146,
+        shift: 24,
+        width: 8,
+    }), // THCON_SEC1_REG8_L1_source_addr
+    Some(RegField {
+        addr32: 146,
+        shift: 4,
+        width: 4,
+    }), // THCON_SEC1_REG8_Out_data_format
+    Some(RegField {
+        addr32: 147,
+        shift: 19,
+        width: 1,
+    }), // THCON_SEC1_REG8_Pack_L1_Acc
+    None, // THCON_SEC1_REG8_Read_mode
+    Some(RegField {
+        addr32: 144,
+        shift: 0,
+        width: 16,
+    }), // THCON_SEC1_REG8_Row_start_section_size
+    Some(RegField {
+        addr32: 146,
+        shift: 16,
+        width: 1,
+    }), // THCON_SEC1_REG8_Source_interface_selection
+    Some(RegField {
+        addr32: 146,
+        shift: 15,
+        width: 1,
+    }), // THCON_SEC1_REG8_Sub_l1_tile_header_size
+    Some(RegField {
+        addr32: 146,
+        shift: 3,
+        width: 1,
+    }), // THCON_SEC1_REG8_Unused1
+    Some(RegField {
+        addr32: 146,
+        shift: 18,
+        width: 1,
+    }), // THCON_SEC1_REG8_pack_dis_y_pos_start_offset
+    Some(RegField {
+        addr32: 146,
+        shift: 19,
+        width: 5,
+    }), // THCON_SEC1_REG8_unpack_tile_offset
+    Some(RegField {
+        addr32: 149,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG9_Pack_0_2_fifo_size
+    Some(RegField {
+        addr32: 148,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG9_Pack_0_2_limit_address
+    Some(RegField {
+        addr32: 151,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG9_Pack_1_3_fifo_size
+    Some(RegField {
+        addr32: 150,
+        shift: 0,
+        width: 17,
+    }), // THCON_SEC1_REG9_Pack_1_3_limit_address
+    Some(RegField {
+        addr32: 36,
+        shift: 0,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_0
+    Some(RegField {
+        addr32: 36,
+        shift: 2,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_1
+    Some(RegField {
+        addr32: 36,
+        shift: 20,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_10
+    Some(RegField {
+        addr32: 36,
+        shift: 22,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_11
+    Some(RegField {
+        addr32: 36,
+        shift: 24,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_12
+    Some(RegField {
+        addr32: 36,
+        shift: 26,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_13
+    Some(RegField {
+        addr32: 36,
+        shift: 28,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_14
+    Some(RegField {
+        addr32: 36,
+        shift: 30,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_15
+    Some(RegField {
+        addr32: 36,
+        shift: 4,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_2
+    Some(RegField {
+        addr32: 36,
+        shift: 6,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_3
+    Some(RegField {
+        addr32: 36,
+        shift: 8,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_4
+    Some(RegField {
+        addr32: 36,
+        shift: 10,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_5
+    Some(RegField {
+        addr32: 36,
+        shift: 12,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_6
+    Some(RegField {
+        addr32: 36,
+        shift: 14,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_7
+    Some(RegField {
+        addr32: 36,
+        shift: 16,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_8
+    Some(RegField {
+        addr32: 36,
+        shift: 18,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_0_face_set_mapping_9
+    Some(RegField {
+        addr32: 37,
+        shift: 0,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_0
+    Some(RegField {
+        addr32: 37,
+        shift: 2,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_1
+    Some(RegField {
+        addr32: 37,
+        shift: 20,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_10
+    Some(RegField {
+        addr32: 37,
+        shift: 22,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_11
+    Some(RegField {
+        addr32: 37,
+        shift: 24,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_12
+    Some(RegField {
+        addr32: 37,
+        shift: 26,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_13
+    Some(RegField {
+        addr32: 37,
+        shift: 28,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_14
+    Some(RegField {
+        addr32: 37,
+        shift: 30,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_15
+    Some(RegField {
+        addr32: 37,
+        shift: 4,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_2
+    Some(RegField {
+        addr32: 37,
+        shift: 6,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_3
+    Some(RegField {
+        addr32: 37,
+        shift: 8,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_4
+    Some(RegField {
+        addr32: 37,
+        shift: 10,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_5
+    Some(RegField {
+        addr32: 37,
+        shift: 12,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_6
+    Some(RegField {
+        addr32: 37,
+        shift: 14,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_7
+    Some(RegField {
+        addr32: 37,
+        shift: 16,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_8
+    Some(RegField {
+        addr32: 37,
+        shift: 18,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_1_face_set_mapping_9
+    Some(RegField {
+        addr32: 38,
+        shift: 0,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_0
+    Some(RegField {
+        addr32: 38,
+        shift: 2,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_1
+    Some(RegField {
+        addr32: 38,
+        shift: 20,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_10
+    Some(RegField {
+        addr32: 38,
+        shift: 22,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_11
+    Some(RegField {
+        addr32: 38,
+        shift: 24,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_12
+    Some(RegField {
+        addr32: 38,
+        shift: 26,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_13
+    Some(RegField {
+        addr32: 38,
+        shift: 28,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_14
+    Some(RegField {
+        addr32: 38,
+        shift: 30,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_15
+    Some(RegField {
+        addr32: 38,
+        shift: 4,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_2
+    Some(RegField {
+        addr32: 38,
+        shift: 6,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_3
+    Some(RegField {
+        addr32: 38,
+        shift: 8,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_4
+    Some(RegField {
+        addr32: 38,
+        shift: 10,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_5
+    Some(RegField {
+        addr32: 38,
+        shift: 12,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_6
+    Some(RegField {
+        addr32: 38,
+        shift: 14,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_7
+    Some(RegField {
+        addr32: 38,
+        shift: 16,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_8
+    Some(RegField {
+        addr32: 38,
+        shift: 18,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_2_face_set_mapping_9
+    Some(RegField {
+        addr32: 39,
+        shift: 0,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_0
+    Some(RegField {
+        addr32: 39,
+        shift: 2,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_1
+    Some(RegField {
+        addr32: 39,
+        shift: 20,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_10
+    Some(RegField {
+        addr32: 39,
+        shift: 22,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_11
+    Some(RegField {
+        addr32: 39,
+        shift: 24,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_12
+    Some(RegField {
+        addr32: 39,
+        shift: 26,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_13
+    Some(RegField {
+        addr32: 39,
+        shift: 28,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_14
+    Some(RegField {
+        addr32: 39,
+        shift: 30,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_15
+    Some(RegField {
+        addr32: 39,
+        shift: 4,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_2
+    Some(RegField {
+        addr32: 39,
+        shift: 6,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_3
+    Some(RegField {
+        addr32: 39,
+        shift: 8,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_4
+    Some(RegField {
+        addr32: 39,
+        shift: 10,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_5
+    Some(RegField {
+        addr32: 39,
+        shift: 12,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_6
+    Some(RegField {
+        addr32: 39,
+        shift: 14,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_7
+    Some(RegField {
+        addr32: 39,
+        shift: 16,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_8
+    Some(RegField {
+        addr32: 39,
+        shift: 18,
+        width: 2,
+    }), // TILE_FACE_SET_MAPPING_3_face_set_mapping_9
+    Some(RegField {
+        addr32: 20,
+        shift: 0,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_0
+    Some(RegField {
+        addr32: 20,
+        shift: 2,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_1
+    Some(RegField {
+        addr32: 20,
+        shift: 20,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_10
+    Some(RegField {
+        addr32: 20,
+        shift: 22,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_11
+    Some(RegField {
+        addr32: 20,
+        shift: 24,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_12
+    Some(RegField {
+        addr32: 20,
+        shift: 26,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_13
+    Some(RegField {
+        addr32: 20,
+        shift: 28,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_14
+    Some(RegField {
+        addr32: 20,
+        shift: 30,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_15
+    Some(RegField {
+        addr32: 20,
+        shift: 4,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_2
+    Some(RegField {
+        addr32: 20,
+        shift: 6,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_3
+    Some(RegField {
+        addr32: 20,
+        shift: 8,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_4
+    Some(RegField {
+        addr32: 20,
+        shift: 10,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_5
+    Some(RegField {
+        addr32: 20,
+        shift: 12,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_6
+    Some(RegField {
+        addr32: 20,
+        shift: 14,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_7
+    Some(RegField {
+        addr32: 20,
+        shift: 16,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_8
+    Some(RegField {
+        addr32: 20,
+        shift: 18,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_0_row_set_mapping_9
+    Some(RegField {
+        addr32: 21,
+        shift: 0,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_0
+    Some(RegField {
+        addr32: 21,
+        shift: 2,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_1
+    Some(RegField {
+        addr32: 21,
+        shift: 20,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_10
+    Some(RegField {
+        addr32: 21,
+        shift: 22,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_11
+    Some(RegField {
+        addr32: 21,
+        shift: 24,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_12
+    Some(RegField {
+        addr32: 21,
+        shift: 26,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_13
+    Some(RegField {
+        addr32: 21,
+        shift: 28,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_14
+    Some(RegField {
+        addr32: 21,
+        shift: 30,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_15
+    Some(RegField {
+        addr32: 21,
+        shift: 4,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_2
+    Some(RegField {
+        addr32: 21,
+        shift: 6,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_3
+    Some(RegField {
+        addr32: 21,
+        shift: 8,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_4
+    Some(RegField {
+        addr32: 21,
+        shift: 10,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_5
+    Some(RegField {
+        addr32: 21,
+        shift: 12,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_6
+    Some(RegField {
+        addr32: 21,
+        shift: 14,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_7
+    Some(RegField {
+        addr32: 21,
+        shift: 16,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_8
+    Some(RegField {
+        addr32: 21,
+        shift: 18,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_1_row_set_mapping_9
+    Some(RegField {
+        addr32: 22,
+        shift: 0,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_0
+    Some(RegField {
+        addr32: 22,
+        shift: 2,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_1
+    Some(RegField {
+        addr32: 22,
+        shift: 20,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_10
+    Some(RegField {
+        addr32: 22,
+        shift: 22,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_11
+    Some(RegField {
+        addr32: 22,
+        shift: 24,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_12
+    Some(RegField {
+        addr32: 22,
+        shift: 26,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_13
+    Some(RegField {
+        addr32: 22,
+        shift: 28,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_14
+    Some(RegField {
+        addr32: 22,
+        shift: 30,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_15
+    Some(RegField {
+        addr32: 22,
+        shift: 4,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_2
+    Some(RegField {
+        addr32: 22,
+        shift: 6,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_3
+    Some(RegField {
+        addr32: 22,
+        shift: 8,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_4
+    Some(RegField {
+        addr32: 22,
+        shift: 10,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_5
+    Some(RegField {
+        addr32: 22,
+        shift: 12,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_6
+    Some(RegField {
+        addr32: 22,
+        shift: 14,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_7
+    Some(RegField {
+        addr32: 22,
+        shift: 16,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_8
+    Some(RegField {
+        addr32: 22,
+        shift: 18,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_2_row_set_mapping_9
+    Some(RegField {
+        addr32: 23,
+        shift: 0,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_0
+    Some(RegField {
+        addr32: 23,
+        shift: 2,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_1
+    Some(RegField {
+        addr32: 23,
+        shift: 20,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_10
+    Some(RegField {
+        addr32: 23,
+        shift: 22,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_11
+    Some(RegField {
+        addr32: 23,
+        shift: 24,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_12
+    Some(RegField {
+        addr32: 23,
+        shift: 26,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_13
+    Some(RegField {
+        addr32: 23,
+        shift: 28,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_14
+    Some(RegField {
+        addr32: 23,
+        shift: 30,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_15
+    Some(RegField {
+        addr32: 23,
+        shift: 4,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_2
+    Some(RegField {
+        addr32: 23,
+        shift: 6,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_3
+    Some(RegField {
+        addr32: 23,
+        shift: 8,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_4
+    Some(RegField {
+        addr32: 23,
+        shift: 10,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_5
+    Some(RegField {
+        addr32: 23,
+        shift: 12,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_6
+    Some(RegField {
+        addr32: 23,
+        shift: 14,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_7
+    Some(RegField {
+        addr32: 23,
+        shift: 16,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_8
+    Some(RegField {
+        addr32: 23,
+        shift: 18,
+        width: 2,
+    }), // TILE_ROW_SET_MAPPING_3_row_set_mapping_9
+    Some(RegField {
+        addr32: 203,
+        shift: 0,
+        width: 32,
+    }), // TRISC_END_PC_SEC0_PC
+    Some(RegField {
+        addr32: 204,
+        shift: 0,
+        width: 32,
+    }), // TRISC_END_PC_SEC1_PC
+    Some(RegField {
+        addr32: 205,
+        shift: 0,
+        width: 32,
+    }), // TRISC_END_PC_SEC2_PC
+    None, // TRISC_RESET_PC_OVERRIDE_Reset_PC_Override_en
+    None, // TRISC_RESET_PC_SEC0_PC
+    None, // TRISC_RESET_PC_SEC1_PC
+    None, // TRISC_RESET_PC_SEC2_PC
+    Some(RegField {
+        addr32: 48,
+        shift: 0,
+        width: 18,
+    }), // UNP0_ADDR_BASE_REG_0_Base
+    Some(RegField {
+        addr32: 49,
+        shift: 0,
+        width: 18,
+    }), // UNP0_ADDR_BASE_REG_1_Base
+    Some(RegField {
+        addr32: 44,
+        shift: 0,
+        width: 16,
+    }), // UNP0_ADDR_CTRL_XY_REG_0_Xstride
+    Some(RegField {
+        addr32: 44,
+        shift: 16,
+        width: 16,
+    }), // UNP0_ADDR_CTRL_XY_REG_0_Ystride
+    Some(RegField {
+        addr32: 56,
+        shift: 0,
+        width: 16,
+    }), // UNP0_ADDR_CTRL_XY_REG_1_Xstride
+    Some(RegField {
+        addr32: 56,
+        shift: 16,
+        width: 16,
+    }), // UNP0_ADDR_CTRL_XY_REG_1_Ystride
+    Some(RegField {
+        addr32: 45,
+        shift: 16,
+        width: 16,
+    }), // UNP0_ADDR_CTRL_ZW_REG_0_Wstride
+    Some(RegField {
+        addr32: 45,
+        shift: 0,
+        width: 16,
+    }), // UNP0_ADDR_CTRL_ZW_REG_0_Zstride
+    Some(RegField {
+        addr32: 57,
+        shift: 16,
+        width: 16,
+    }), // UNP0_ADDR_CTRL_ZW_REG_1_Wstride
+    Some(RegField {
+        addr32: 57,
+        shift: 0,
+        width: 16,
+    }), // UNP0_ADDR_CTRL_ZW_REG_1_Zstride
+    Some(RegField {
+        addr32: 50,
+        shift: 8,
+        width: 1,
+    }), // UNP0_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr
+    Some(RegField {
+        addr32: 51,
+        shift: 0,
+        width: 32,
+    }), // UNP0_BLOBS_Y_START_CNTX_01_blobs_y_start
+    Some(RegField {
+        addr32: 52,
+        shift: 0,
+        width: 32,
+    }), // UNP0_BLOBS_Y_START_CNTX_23_blobs_y_start
+    Some(RegField {
+        addr32: 50,
+        shift: 0,
+        width: 8,
+    }), // UNP0_FORCED_SHARED_EXP_shared_exp
+    Some(RegField {
+        addr32: 53,
+        shift: 0,
+        width: 32,
+    }), // UNP0_NOP_REG_CLR_VAL_nop_reg_clr_val
+    Some(RegField {
+        addr32: 60,
+        shift: 0,
+        width: 18,
+    }), // UNP1_ADDR_BASE_REG_0_Base
+    Some(RegField {
+        addr32: 61,
+        shift: 0,
+        width: 18,
+    }), // UNP1_ADDR_BASE_REG_1_Base
+    Some(RegField {
+        addr32: 46,
+        shift: 0,
+        width: 16,
+    }), // UNP1_ADDR_CTRL_XY_REG_0_Xstride
+    Some(RegField {
+        addr32: 46,
+        shift: 16,
+        width: 16,
+    }), // UNP1_ADDR_CTRL_XY_REG_0_Ystride
+    Some(RegField {
+        addr32: 58,
+        shift: 0,
+        width: 16,
+    }), // UNP1_ADDR_CTRL_XY_REG_1_Xstride
+    Some(RegField {
+        addr32: 58,
+        shift: 16,
+        width: 16,
+    }), // UNP1_ADDR_CTRL_XY_REG_1_Ystride
+    Some(RegField {
+        addr32: 47,
+        shift: 16,
+        width: 16,
+    }), // UNP1_ADDR_CTRL_ZW_REG_0_Wstride
+    Some(RegField {
+        addr32: 47,
+        shift: 0,
+        width: 16,
+    }), // UNP1_ADDR_CTRL_ZW_REG_0_Zstride
+    Some(RegField {
+        addr32: 59,
+        shift: 16,
+        width: 16,
+    }), // UNP1_ADDR_CTRL_ZW_REG_1_Wstride
+    Some(RegField {
+        addr32: 59,
+        shift: 0,
+        width: 16,
+    }), // UNP1_ADDR_CTRL_ZW_REG_1_Zstride
+    Some(RegField {
+        addr32: 62,
+        shift: 8,
+        width: 1,
+    }), // UNP1_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr
+    Some(RegField {
+        addr32: 62,
+        shift: 0,
+        width: 8,
+    }), // UNP1_FORCED_SHARED_EXP_shared_exp
+    Some(RegField {
+        addr32: 63,
+        shift: 0,
+        width: 32,
+    }), // UNP1_NOP_REG_CLR_VAL_nop_reg_clr_val
+];
 
 /// 32-bit words of Config on WormholeB0 (highest described word + 1, rounded up to 16 bytes).
 pub const CONFIG_WORDS_WORMHOLEB0: usize = 188;
@@ -9148,2441 +9264,2566 @@ impl ThreadCfgField {
     }
 
     /// Where the field lives on `arch`, or `None` where it does not exist.
+    #[inline]
     pub fn on(self, arch: Arch) -> Option<RegField> {
+        // A table per architecture, indexed by the field's position in the
+        // enum: one load, as a configuration decode reads dozens of fields.
         match arch {
-            Arch::WormholeB0 => match self {
-                ThreadCfgField::CFG_STATE_ID_StateID => Some(RegField {
-                    addr32: 0,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::DEST_TARGET_REG_CFG_MATH_Offset => Some(RegField {
-                    addr32: 1,
-                    shift: 0,
-                    width: 12,
-                }),
-                ThreadCfgField::ADDR_MOD_SET_Base => Some(RegField {
-                    addr32: 2,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::SRCA_SET_Base => Some(RegField {
-                    addr32: 3,
-                    shift: 0,
-                    width: 2,
-                }),
-                ThreadCfgField::SRCA_SET_SetOvrdWithAddr => Some(RegField {
-                    addr32: 3,
-                    shift: 2,
-                    width: 1,
-                }),
-                ThreadCfgField::SRCB_SET_Base => Some(RegField {
-                    addr32: 4,
-                    shift: 0,
-                    width: 2,
-                }),
-                ThreadCfgField::CLR_DVALID_SrcA_Disable => Some(RegField {
-                    addr32: 5,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::CLR_DVALID_SrcB_Disable => Some(RegField {
-                    addr32: 5,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::FIDELITY_BASE_Phase => Some(RegField {
-                    addr32: 6,
-                    shift: 0,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_SrcAIncr => Some(RegField {
-                    addr32: 7,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_SrcACR => Some(RegField {
-                    addr32: 7,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_SrcAClear => Some(RegField {
-                    addr32: 7,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_SrcBIncr => Some(RegField {
-                    addr32: 7,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_SrcBCR => Some(RegField {
-                    addr32: 7,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_SrcBClear => Some(RegField {
-                    addr32: 7,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_BiasCntIncr => Some(RegField {
-                    addr32: 8,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_BiasCntClear => Some(RegField {
-                    addr32: 8,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_SrcAIncr => Some(RegField {
-                    addr32: 9,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_SrcACR => Some(RegField {
-                    addr32: 9,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_SrcAClear => Some(RegField {
-                    addr32: 9,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_SrcBIncr => Some(RegField {
-                    addr32: 9,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_SrcBCR => Some(RegField {
-                    addr32: 9,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_SrcBClear => Some(RegField {
-                    addr32: 9,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_BiasCntIncr => Some(RegField {
-                    addr32: 10,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_BiasCntClear => Some(RegField {
-                    addr32: 10,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_SrcAIncr => Some(RegField {
-                    addr32: 11,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_SrcACR => Some(RegField {
-                    addr32: 11,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_SrcAClear => Some(RegField {
-                    addr32: 11,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_SrcBIncr => Some(RegField {
-                    addr32: 11,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_SrcBCR => Some(RegField {
-                    addr32: 11,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_SrcBClear => Some(RegField {
-                    addr32: 11,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_BiasCntIncr => Some(RegField {
-                    addr32: 12,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_BiasCntClear => Some(RegField {
-                    addr32: 12,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_SrcAIncr => Some(RegField {
-                    addr32: 13,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_SrcACR => Some(RegField {
-                    addr32: 13,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_SrcAClear => Some(RegField {
-                    addr32: 13,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_SrcBIncr => Some(RegField {
-                    addr32: 13,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_SrcBCR => Some(RegField {
-                    addr32: 13,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_SrcBClear => Some(RegField {
-                    addr32: 13,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_BiasCntIncr => Some(RegField {
-                    addr32: 14,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_BiasCntClear => Some(RegField {
-                    addr32: 14,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_SrcAIncr => Some(RegField {
-                    addr32: 15,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_SrcACR => Some(RegField {
-                    addr32: 15,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_SrcAClear => Some(RegField {
-                    addr32: 15,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_SrcBIncr => Some(RegField {
-                    addr32: 15,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_SrcBCR => Some(RegField {
-                    addr32: 15,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_SrcBClear => Some(RegField {
-                    addr32: 15,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_BiasCntIncr => Some(RegField {
-                    addr32: 16,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_BiasCntClear => Some(RegField {
-                    addr32: 16,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_SrcAIncr => Some(RegField {
-                    addr32: 17,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_SrcACR => Some(RegField {
-                    addr32: 17,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_SrcAClear => Some(RegField {
-                    addr32: 17,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_SrcBIncr => Some(RegField {
-                    addr32: 17,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_SrcBCR => Some(RegField {
-                    addr32: 17,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_SrcBClear => Some(RegField {
-                    addr32: 17,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_BiasCntIncr => Some(RegField {
-                    addr32: 18,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_BiasCntClear => Some(RegField {
-                    addr32: 18,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_SrcAIncr => Some(RegField {
-                    addr32: 19,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_SrcACR => Some(RegField {
-                    addr32: 19,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_SrcAClear => Some(RegField {
-                    addr32: 19,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_SrcBIncr => Some(RegField {
-                    addr32: 19,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_SrcBCR => Some(RegField {
-                    addr32: 19,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_SrcBClear => Some(RegField {
-                    addr32: 19,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_BiasCntIncr => Some(RegField {
-                    addr32: 20,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_BiasCntClear => Some(RegField {
-                    addr32: 20,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_SrcAIncr => Some(RegField {
-                    addr32: 21,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_SrcACR => Some(RegField {
-                    addr32: 21,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_SrcAClear => Some(RegField {
-                    addr32: 21,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_SrcBIncr => Some(RegField {
-                    addr32: 21,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_SrcBCR => Some(RegField {
-                    addr32: 21,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_SrcBClear => Some(RegField {
-                    addr32: 21,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_BiasCntIncr => Some(RegField {
-                    addr32: 22,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_BiasCntClear => Some(RegField {
-                    addr32: 22,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC0_DestIncr => Some(RegField {
-                    addr32: 23,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC0_DestCR => Some(RegField {
-                    addr32: 23,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC0_DestClear => Some(RegField {
-                    addr32: 23,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC0_DestCToCR => Some(RegField {
-                    addr32: 23,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC0_FidelityIncr => Some(RegField {
-                    addr32: 23,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC0_FidelityClear => Some(RegField {
-                    addr32: 23,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC1_DestIncr => Some(RegField {
-                    addr32: 24,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC1_DestCR => Some(RegField {
-                    addr32: 24,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC1_DestClear => Some(RegField {
-                    addr32: 24,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC1_DestCToCR => Some(RegField {
-                    addr32: 24,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC1_FidelityIncr => Some(RegField {
-                    addr32: 24,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC1_FidelityClear => Some(RegField {
-                    addr32: 24,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC2_DestIncr => Some(RegField {
-                    addr32: 25,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC2_DestCR => Some(RegField {
-                    addr32: 25,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC2_DestClear => Some(RegField {
-                    addr32: 25,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC2_DestCToCR => Some(RegField {
-                    addr32: 25,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC2_FidelityIncr => Some(RegField {
-                    addr32: 25,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC2_FidelityClear => Some(RegField {
-                    addr32: 25,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC3_DestIncr => Some(RegField {
-                    addr32: 26,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC3_DestCR => Some(RegField {
-                    addr32: 26,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC3_DestClear => Some(RegField {
-                    addr32: 26,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC3_DestCToCR => Some(RegField {
-                    addr32: 26,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC3_FidelityIncr => Some(RegField {
-                    addr32: 26,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC3_FidelityClear => Some(RegField {
-                    addr32: 26,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC4_DestIncr => Some(RegField {
-                    addr32: 27,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC4_DestCR => Some(RegField {
-                    addr32: 27,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC4_DestClear => Some(RegField {
-                    addr32: 27,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC4_DestCToCR => Some(RegField {
-                    addr32: 27,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC4_FidelityIncr => Some(RegField {
-                    addr32: 27,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC4_FidelityClear => Some(RegField {
-                    addr32: 27,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC5_DestIncr => Some(RegField {
-                    addr32: 28,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC5_DestCR => Some(RegField {
-                    addr32: 28,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC5_DestClear => Some(RegField {
-                    addr32: 28,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC5_DestCToCR => Some(RegField {
-                    addr32: 28,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC5_FidelityIncr => Some(RegField {
-                    addr32: 28,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC5_FidelityClear => Some(RegField {
-                    addr32: 28,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC6_DestIncr => Some(RegField {
-                    addr32: 29,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC6_DestCR => Some(RegField {
-                    addr32: 29,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC6_DestClear => Some(RegField {
-                    addr32: 29,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC6_DestCToCR => Some(RegField {
-                    addr32: 29,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC6_FidelityIncr => Some(RegField {
-                    addr32: 29,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC6_FidelityClear => Some(RegField {
-                    addr32: 29,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC7_DestIncr => Some(RegField {
-                    addr32: 30,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC7_DestCR => Some(RegField {
-                    addr32: 30,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC7_DestClear => Some(RegField {
-                    addr32: 30,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC7_DestCToCR => Some(RegField {
-                    addr32: 30,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC7_FidelityIncr => Some(RegField {
-                    addr32: 30,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC7_FidelityClear => Some(RegField {
-                    addr32: 30,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_YsrcIncr => Some(RegField {
-                    addr32: 31,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_YsrcCR => Some(RegField {
-                    addr32: 31,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_YsrcClear => Some(RegField {
-                    addr32: 31,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_YdstIncr => Some(RegField {
-                    addr32: 31,
-                    shift: 6,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_YdstCR => Some(RegField {
-                    addr32: 31,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_YdstClear => Some(RegField {
-                    addr32: 31,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_ZsrcIncr => Some(RegField {
-                    addr32: 31,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_ZsrcClear => Some(RegField {
-                    addr32: 31,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_ZdstIncr => Some(RegField {
-                    addr32: 31,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_ZdstClear => Some(RegField {
-                    addr32: 31,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_YsrcIncr => Some(RegField {
-                    addr32: 32,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_YsrcCR => Some(RegField {
-                    addr32: 32,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_YsrcClear => Some(RegField {
-                    addr32: 32,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_YdstIncr => Some(RegField {
-                    addr32: 32,
-                    shift: 6,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_YdstCR => Some(RegField {
-                    addr32: 32,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_YdstClear => Some(RegField {
-                    addr32: 32,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_ZsrcIncr => Some(RegField {
-                    addr32: 32,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_ZsrcClear => Some(RegField {
-                    addr32: 32,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_ZdstIncr => Some(RegField {
-                    addr32: 32,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_ZdstClear => Some(RegField {
-                    addr32: 32,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_YsrcIncr => Some(RegField {
-                    addr32: 33,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_YsrcCR => Some(RegField {
-                    addr32: 33,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_YsrcClear => Some(RegField {
-                    addr32: 33,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_YdstIncr => Some(RegField {
-                    addr32: 33,
-                    shift: 6,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_YdstCR => Some(RegField {
-                    addr32: 33,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_YdstClear => Some(RegField {
-                    addr32: 33,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_ZsrcIncr => Some(RegField {
-                    addr32: 33,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_ZsrcClear => Some(RegField {
-                    addr32: 33,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_ZdstIncr => Some(RegField {
-                    addr32: 33,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_ZdstClear => Some(RegField {
-                    addr32: 33,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_YsrcIncr => Some(RegField {
-                    addr32: 34,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_YsrcCR => Some(RegField {
-                    addr32: 34,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_YsrcClear => Some(RegField {
-                    addr32: 34,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_YdstIncr => Some(RegField {
-                    addr32: 34,
-                    shift: 6,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_YdstCR => Some(RegField {
-                    addr32: 34,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_YdstClear => Some(RegField {
-                    addr32: 34,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_ZsrcIncr => Some(RegField {
-                    addr32: 34,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_ZsrcClear => Some(RegField {
-                    addr32: 34,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_ZdstIncr => Some(RegField {
-                    addr32: 34,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_ZdstClear => Some(RegField {
-                    addr32: 34,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC4_YsrcIncr => Some(RegField {
-                    addr32: 35,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC4_YsrcCR => Some(RegField {
-                    addr32: 35,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC4_YsrcClear => Some(RegField {
-                    addr32: 35,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC4_YdstIncr => Some(RegField {
-                    addr32: 35,
-                    shift: 6,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC4_YdstCR => Some(RegField {
-                    addr32: 35,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC4_YdstClear => Some(RegField {
-                    addr32: 35,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC4_ZsrcIncr => Some(RegField {
-                    addr32: 35,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC4_ZsrcClear => Some(RegField {
-                    addr32: 35,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC4_ZdstIncr => Some(RegField {
-                    addr32: 35,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC4_ZdstClear => Some(RegField {
-                    addr32: 35,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC5_YsrcIncr => Some(RegField {
-                    addr32: 36,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC5_YsrcCR => Some(RegField {
-                    addr32: 36,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC5_YsrcClear => Some(RegField {
-                    addr32: 36,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC5_YdstIncr => Some(RegField {
-                    addr32: 36,
-                    shift: 6,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC5_YdstCR => Some(RegField {
-                    addr32: 36,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC5_YdstClear => Some(RegField {
-                    addr32: 36,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC5_ZsrcIncr => Some(RegField {
-                    addr32: 36,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC5_ZsrcClear => Some(RegField {
-                    addr32: 36,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC5_ZdstIncr => Some(RegField {
-                    addr32: 36,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC5_ZdstClear => Some(RegField {
-                    addr32: 36,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC6_YsrcIncr => Some(RegField {
-                    addr32: 37,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC6_YsrcCR => Some(RegField {
-                    addr32: 37,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC6_YsrcClear => Some(RegField {
-                    addr32: 37,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC6_YdstIncr => Some(RegField {
-                    addr32: 37,
-                    shift: 6,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC6_YdstCR => Some(RegField {
-                    addr32: 37,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC6_YdstClear => Some(RegField {
-                    addr32: 37,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC6_ZsrcIncr => Some(RegField {
-                    addr32: 37,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC6_ZsrcClear => Some(RegField {
-                    addr32: 37,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC6_ZdstIncr => Some(RegField {
-                    addr32: 37,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC6_ZdstClear => Some(RegField {
-                    addr32: 37,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC7_YsrcIncr => Some(RegField {
-                    addr32: 38,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC7_YsrcCR => Some(RegField {
-                    addr32: 38,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC7_YsrcClear => Some(RegField {
-                    addr32: 38,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC7_YdstIncr => Some(RegField {
-                    addr32: 38,
-                    shift: 6,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC7_YdstCR => Some(RegField {
-                    addr32: 38,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC7_YdstClear => Some(RegField {
-                    addr32: 38,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC7_ZsrcIncr => Some(RegField {
-                    addr32: 38,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC7_ZsrcClear => Some(RegField {
-                    addr32: 38,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC7_ZdstIncr => Some(RegField {
-                    addr32: 38,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC7_ZdstClear => Some(RegField {
-                    addr32: 38,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextOffset_0 => Some(RegField {
-                    addr32: 39,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextCntReset_0 => Some(RegField {
-                    addr32: 39,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextCntInc_0 => Some(RegField {
-                    addr32: 39,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextOffset_1 => Some(RegField {
-                    addr32: 39,
-                    shift: 8,
-                    width: 4,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextCntReset_1 => Some(RegField {
-                    addr32: 39,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextCntInc_1 => Some(RegField {
-                    addr32: 39,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::NOC_OVERLAY_MSG_CLEAR_StreamId_0 => Some(RegField {
-                    addr32: 40,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::NOC_OVERLAY_MSG_CLEAR_MsgNum_0 => Some(RegField {
-                    addr32: 40,
-                    shift: 8,
-                    width: 3,
-                }),
-                ThreadCfgField::NOC_OVERLAY_MSG_CLEAR_StreamId_1 => Some(RegField {
-                    addr32: 41,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::NOC_OVERLAY_MSG_CLEAR_MsgNum_1 => Some(RegField {
-                    addr32: 41,
-                    shift: 8,
-                    width: 3,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Regblocks => Some(RegField {
-                    addr32: 42,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Fpu => Some(RegField {
-                    addr32: 42,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Fpu_mtile => Some(RegField {
-                    addr32: 42,
-                    shift: 2,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Fpu_sfpu => Some(RegField {
-                    addr32: 42,
-                    shift: 3,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Move => Some(RegField {
-                    addr32: 42,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Packer => Some(RegField {
-                    addr32: 42,
-                    shift: 5,
-                    width: 4,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Unpacker => Some(RegField {
-                    addr32: 42,
-                    shift: 9,
-                    width: 2,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Xsearch => Some(RegField {
-                    addr32: 42,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Thcon => Some(RegField {
-                    addr32: 42,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Trisc => Some(RegField {
-                    addr32: 42,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Retmux => Some(RegField {
-                    addr32: 42,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Ithread => Some(RegField {
-                    addr32: 42,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_EN_Hyst => Some(RegField {
-                    addr32: 43,
-                    shift: 2,
-                    width: 7,
-                }),
-                ThreadCfgField::CG_CTRL_KICK_Regblocks => Some(RegField {
-                    addr32: 44,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_KICK_Fpu => Some(RegField {
-                    addr32: 44,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_KICK_Move => Some(RegField {
-                    addr32: 44,
-                    shift: 2,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_KICK_Packer => Some(RegField {
-                    addr32: 44,
-                    shift: 3,
-                    width: 4,
-                }),
-                ThreadCfgField::CG_CTRL_KICK_Unpacker => Some(RegField {
-                    addr32: 44,
-                    shift: 7,
-                    width: 2,
-                }),
-                ThreadCfgField::CG_CTRL_KICK_Xsearch => Some(RegField {
-                    addr32: 44,
-                    shift: 9,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_KICK_Thcon => Some(RegField {
-                    addr32: 44,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_KICK_Trisc => Some(RegField {
-                    addr32: 44,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_KICK_Retmux => Some(RegField {
-                    addr32: 44,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::CG_CTRL_KICK_Ithread => Some(RegField {
-                    addr32: 44,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd0Start => Some(RegField {
-                    addr32: 45,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd0Stop => Some(RegField {
-                    addr32: 45,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd1Start => Some(RegField {
-                    addr32: 45,
-                    shift: 2,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd1Stop => Some(RegField {
-                    addr32: 45,
-                    shift: 3,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd2Start => Some(RegField {
-                    addr32: 45,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd2Stop => Some(RegField {
-                    addr32: 45,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd3Start => Some(RegField {
-                    addr32: 45,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd3Stop => Some(RegField {
-                    addr32: 45,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ENABLE_ACC_STATS_Enable => Some(RegField {
-                    addr32: 46,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::FPU_BIAS_SEL_Pointer => Some(RegField {
-                    addr32: 47,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC0_BiasIncr => Some(RegField {
-                    addr32: 48,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC0_BiasClear => Some(RegField {
-                    addr32: 48,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC1_BiasIncr => Some(RegField {
-                    addr32: 49,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC1_BiasClear => Some(RegField {
-                    addr32: 49,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC2_BiasIncr => Some(RegField {
-                    addr32: 50,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC2_BiasClear => Some(RegField {
-                    addr32: 50,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC3_BiasIncr => Some(RegField {
-                    addr32: 51,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC3_BiasClear => Some(RegField {
-                    addr32: 51,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC4_BiasIncr => Some(RegField {
-                    addr32: 52,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC4_BiasClear => Some(RegField {
-                    addr32: 52,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC5_BiasIncr => Some(RegField {
-                    addr32: 53,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC5_BiasClear => Some(RegField {
-                    addr32: 53,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC6_BiasIncr => Some(RegField {
-                    addr32: 54,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC6_BiasClear => Some(RegField {
-                    addr32: 54,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC7_BiasIncr => Some(RegField {
-                    addr32: 55,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC7_BiasClear => Some(RegField {
-                    addr32: 55,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::FP16A_FORCE_Enable => Some(RegField {
-                    addr32: 56,
-                    shift: 0,
-                    width: 1,
-                }),
-                #[allow(unreachable_patterns)]
-                _ => None,
-            },
-            Arch::Blackhole => match self {
-                ThreadCfgField::CFG_STATE_ID_StateID => Some(RegField {
-                    addr32: 0,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::DEST_TARGET_REG_CFG_MATH_Offset => Some(RegField {
-                    addr32: 1,
-                    shift: 0,
-                    width: 12,
-                }),
-                ThreadCfgField::DISABLE_IMPLIED_SRCA_FMT_Base => Some(RegField {
-                    addr32: 2,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::DISABLE_IMPLIED_SRCB_FMT_Base => Some(RegField {
-                    addr32: 3,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::SFPU_DEST_FMT_Enable => Some(RegField {
-                    addr32: 4,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::SFPU_DEST_FMT_Base => Some(RegField {
-                    addr32: 4,
-                    shift: 1,
-                    width: 4,
-                }),
-                ThreadCfgField::SRCA_SET_Base => Some(RegField {
-                    addr32: 5,
-                    shift: 0,
-                    width: 2,
-                }),
-                ThreadCfgField::SRCA_SET_SetOvrdWithAddr => Some(RegField {
-                    addr32: 5,
-                    shift: 2,
-                    width: 1,
-                }),
-                ThreadCfgField::SRCB_SET_Base => Some(RegField {
-                    addr32: 6,
-                    shift: 0,
-                    width: 2,
-                }),
-                ThreadCfgField::CLR_DVALID_SrcA_Disable => Some(RegField {
-                    addr32: 7,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::CLR_DVALID_SrcB_Disable => Some(RegField {
-                    addr32: 7,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::SCBD_BANK_MASK_32b_Enable => Some(RegField {
-                    addr32: 8,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::PACK_SCBD_BANK_MASK_32b_Enable => Some(RegField {
-                    addr32: 9,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::UNPACK_SCBD_BANK_MASK_32b_Enable => Some(RegField {
-                    addr32: 10,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::FIDELITY_BASE_Phase => Some(RegField {
-                    addr32: 11,
-                    shift: 0,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_SrcAIncr => Some(RegField {
-                    addr32: 12,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_SrcACR => Some(RegField {
-                    addr32: 12,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_SrcAClear => Some(RegField {
-                    addr32: 12,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_SrcBIncr => Some(RegField {
-                    addr32: 12,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_SrcBCR => Some(RegField {
-                    addr32: 12,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC0_SrcBClear => Some(RegField {
-                    addr32: 12,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_SrcAIncr => Some(RegField {
-                    addr32: 13,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_SrcACR => Some(RegField {
-                    addr32: 13,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_SrcAClear => Some(RegField {
-                    addr32: 13,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_SrcBIncr => Some(RegField {
-                    addr32: 13,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_SrcBCR => Some(RegField {
-                    addr32: 13,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC1_SrcBClear => Some(RegField {
-                    addr32: 13,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_SrcAIncr => Some(RegField {
-                    addr32: 14,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_SrcACR => Some(RegField {
-                    addr32: 14,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_SrcAClear => Some(RegField {
-                    addr32: 14,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_SrcBIncr => Some(RegField {
-                    addr32: 14,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_SrcBCR => Some(RegField {
-                    addr32: 14,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC2_SrcBClear => Some(RegField {
-                    addr32: 14,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_SrcAIncr => Some(RegField {
-                    addr32: 15,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_SrcACR => Some(RegField {
-                    addr32: 15,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_SrcAClear => Some(RegField {
-                    addr32: 15,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_SrcBIncr => Some(RegField {
-                    addr32: 15,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_SrcBCR => Some(RegField {
-                    addr32: 15,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC3_SrcBClear => Some(RegField {
-                    addr32: 15,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_SrcAIncr => Some(RegField {
-                    addr32: 16,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_SrcACR => Some(RegField {
-                    addr32: 16,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_SrcAClear => Some(RegField {
-                    addr32: 16,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_SrcBIncr => Some(RegField {
-                    addr32: 16,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_SrcBCR => Some(RegField {
-                    addr32: 16,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC4_SrcBClear => Some(RegField {
-                    addr32: 16,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_SrcAIncr => Some(RegField {
-                    addr32: 17,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_SrcACR => Some(RegField {
-                    addr32: 17,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_SrcAClear => Some(RegField {
-                    addr32: 17,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_SrcBIncr => Some(RegField {
-                    addr32: 17,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_SrcBCR => Some(RegField {
-                    addr32: 17,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC5_SrcBClear => Some(RegField {
-                    addr32: 17,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_SrcAIncr => Some(RegField {
-                    addr32: 18,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_SrcACR => Some(RegField {
-                    addr32: 18,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_SrcAClear => Some(RegField {
-                    addr32: 18,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_SrcBIncr => Some(RegField {
-                    addr32: 18,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_SrcBCR => Some(RegField {
-                    addr32: 18,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC6_SrcBClear => Some(RegField {
-                    addr32: 18,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_SrcAIncr => Some(RegField {
-                    addr32: 19,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_SrcACR => Some(RegField {
-                    addr32: 19,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_SrcAClear => Some(RegField {
-                    addr32: 19,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_SrcBIncr => Some(RegField {
-                    addr32: 19,
-                    shift: 8,
-                    width: 6,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_SrcBCR => Some(RegField {
-                    addr32: 19,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB_SEC7_SrcBClear => Some(RegField {
-                    addr32: 19,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC0_SrcAIncr => Some(RegField {
-                    addr32: 20,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC0_SrcBIncr => Some(RegField {
-                    addr32: 20,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC1_SrcAIncr => Some(RegField {
-                    addr32: 21,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC1_SrcBIncr => Some(RegField {
-                    addr32: 21,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC2_SrcAIncr => Some(RegField {
-                    addr32: 22,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC2_SrcBIncr => Some(RegField {
-                    addr32: 22,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC3_SrcAIncr => Some(RegField {
-                    addr32: 23,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC3_SrcBIncr => Some(RegField {
-                    addr32: 23,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC4_SrcAIncr => Some(RegField {
-                    addr32: 24,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC4_SrcBIncr => Some(RegField {
-                    addr32: 24,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC5_SrcAIncr => Some(RegField {
-                    addr32: 25,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC5_SrcBIncr => Some(RegField {
-                    addr32: 25,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC6_SrcAIncr => Some(RegField {
-                    addr32: 26,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC6_SrcBIncr => Some(RegField {
-                    addr32: 26,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC7_SrcAIncr => Some(RegField {
-                    addr32: 27,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_AB2_SEC7_SrcBIncr => Some(RegField {
-                    addr32: 27,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC0_DestIncr => Some(RegField {
-                    addr32: 28,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC0_DestCR => Some(RegField {
-                    addr32: 28,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC0_DestClear => Some(RegField {
-                    addr32: 28,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC0_DestCToCR => Some(RegField {
-                    addr32: 28,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC0_FidelityIncr => Some(RegField {
-                    addr32: 28,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC0_FidelityClear => Some(RegField {
-                    addr32: 28,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC1_DestIncr => Some(RegField {
-                    addr32: 29,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC1_DestCR => Some(RegField {
-                    addr32: 29,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC1_DestClear => Some(RegField {
-                    addr32: 29,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC1_DestCToCR => Some(RegField {
-                    addr32: 29,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC1_FidelityIncr => Some(RegField {
-                    addr32: 29,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC1_FidelityClear => Some(RegField {
-                    addr32: 29,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC2_DestIncr => Some(RegField {
-                    addr32: 30,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC2_DestCR => Some(RegField {
-                    addr32: 30,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC2_DestClear => Some(RegField {
-                    addr32: 30,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC2_DestCToCR => Some(RegField {
-                    addr32: 30,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC2_FidelityIncr => Some(RegField {
-                    addr32: 30,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC2_FidelityClear => Some(RegField {
-                    addr32: 30,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC3_DestIncr => Some(RegField {
-                    addr32: 31,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC3_DestCR => Some(RegField {
-                    addr32: 31,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC3_DestClear => Some(RegField {
-                    addr32: 31,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC3_DestCToCR => Some(RegField {
-                    addr32: 31,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC3_FidelityIncr => Some(RegField {
-                    addr32: 31,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC3_FidelityClear => Some(RegField {
-                    addr32: 31,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC4_DestIncr => Some(RegField {
-                    addr32: 32,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC4_DestCR => Some(RegField {
-                    addr32: 32,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC4_DestClear => Some(RegField {
-                    addr32: 32,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC4_DestCToCR => Some(RegField {
-                    addr32: 32,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC4_FidelityIncr => Some(RegField {
-                    addr32: 32,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC4_FidelityClear => Some(RegField {
-                    addr32: 32,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC5_DestIncr => Some(RegField {
-                    addr32: 33,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC5_DestCR => Some(RegField {
-                    addr32: 33,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC5_DestClear => Some(RegField {
-                    addr32: 33,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC5_DestCToCR => Some(RegField {
-                    addr32: 33,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC5_FidelityIncr => Some(RegField {
-                    addr32: 33,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC5_FidelityClear => Some(RegField {
-                    addr32: 33,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC6_DestIncr => Some(RegField {
-                    addr32: 34,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC6_DestCR => Some(RegField {
-                    addr32: 34,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC6_DestClear => Some(RegField {
-                    addr32: 34,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC6_DestCToCR => Some(RegField {
-                    addr32: 34,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC6_FidelityIncr => Some(RegField {
-                    addr32: 34,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC6_FidelityClear => Some(RegField {
-                    addr32: 34,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC7_DestIncr => Some(RegField {
-                    addr32: 35,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC7_DestCR => Some(RegField {
-                    addr32: 35,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC7_DestClear => Some(RegField {
-                    addr32: 35,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC7_DestCToCR => Some(RegField {
-                    addr32: 35,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC7_FidelityIncr => Some(RegField {
-                    addr32: 35,
-                    shift: 13,
-                    width: 2,
-                }),
-                ThreadCfgField::ADDR_MOD_DST_SEC7_FidelityClear => Some(RegField {
-                    addr32: 35,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::SFPU_STACK_Incr => Some(RegField {
-                    addr32: 36,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_YsrcIncr => Some(RegField {
-                    addr32: 37,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_YsrcCR => Some(RegField {
-                    addr32: 37,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_YsrcClear => Some(RegField {
-                    addr32: 37,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_YdstIncr => Some(RegField {
-                    addr32: 37,
-                    shift: 6,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_YdstCR => Some(RegField {
-                    addr32: 37,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_YdstClear => Some(RegField {
-                    addr32: 37,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_ZsrcIncr => Some(RegField {
-                    addr32: 37,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_ZsrcClear => Some(RegField {
-                    addr32: 37,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_ZdstIncr => Some(RegField {
-                    addr32: 37,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC0_ZdstClear => Some(RegField {
-                    addr32: 37,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_YsrcIncr => Some(RegField {
-                    addr32: 38,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_YsrcCR => Some(RegField {
-                    addr32: 38,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_YsrcClear => Some(RegField {
-                    addr32: 38,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_YdstIncr => Some(RegField {
-                    addr32: 38,
-                    shift: 6,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_YdstCR => Some(RegField {
-                    addr32: 38,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_YdstClear => Some(RegField {
-                    addr32: 38,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_ZsrcIncr => Some(RegField {
-                    addr32: 38,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_ZsrcClear => Some(RegField {
-                    addr32: 38,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_ZdstIncr => Some(RegField {
-                    addr32: 38,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC1_ZdstClear => Some(RegField {
-                    addr32: 38,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_YsrcIncr => Some(RegField {
-                    addr32: 39,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_YsrcCR => Some(RegField {
-                    addr32: 39,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_YsrcClear => Some(RegField {
-                    addr32: 39,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_YdstIncr => Some(RegField {
-                    addr32: 39,
-                    shift: 6,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_YdstCR => Some(RegField {
-                    addr32: 39,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_YdstClear => Some(RegField {
-                    addr32: 39,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_ZsrcIncr => Some(RegField {
-                    addr32: 39,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_ZsrcClear => Some(RegField {
-                    addr32: 39,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_ZdstIncr => Some(RegField {
-                    addr32: 39,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC2_ZdstClear => Some(RegField {
-                    addr32: 39,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_YsrcIncr => Some(RegField {
-                    addr32: 40,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_YsrcCR => Some(RegField {
-                    addr32: 40,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_YsrcClear => Some(RegField {
-                    addr32: 40,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_YdstIncr => Some(RegField {
-                    addr32: 40,
-                    shift: 6,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_YdstCR => Some(RegField {
-                    addr32: 40,
-                    shift: 10,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_YdstClear => Some(RegField {
-                    addr32: 40,
-                    shift: 11,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_ZsrcIncr => Some(RegField {
-                    addr32: 40,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_ZsrcClear => Some(RegField {
-                    addr32: 40,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_ZdstIncr => Some(RegField {
-                    addr32: 40,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_PACK_SEC3_ZdstClear => Some(RegField {
-                    addr32: 40,
-                    shift: 15,
-                    width: 1,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextOffset_0 => Some(RegField {
-                    addr32: 41,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextCntReset_0 => Some(RegField {
-                    addr32: 41,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextCntInc_0 => Some(RegField {
-                    addr32: 41,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextOffset_1 => Some(RegField {
-                    addr32: 41,
-                    shift: 8,
-                    width: 4,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextCntReset_1 => Some(RegField {
-                    addr32: 41,
-                    shift: 12,
-                    width: 1,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextCntInc_1 => Some(RegField {
-                    addr32: 41,
-                    shift: 13,
-                    width: 1,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextCntReset_metadata => Some(RegField {
-                    addr32: 41,
-                    shift: 14,
-                    width: 1,
-                }),
-                ThreadCfgField::UNPACK_MISC_CFG_CfgContextCntReset_metadata_zstart => {
-                    Some(RegField {
-                        addr32: 41,
-                        shift: 15,
-                        width: 1,
-                    })
-                }
-                ThreadCfgField::NOC_OVERLAY_MSG_CLEAR_StreamId_0 => Some(RegField {
-                    addr32: 42,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::NOC_OVERLAY_MSG_CLEAR_MsgNum_0 => Some(RegField {
-                    addr32: 42,
-                    shift: 8,
-                    width: 3,
-                }),
-                ThreadCfgField::NOC_OVERLAY_MSG_CLEAR_StreamId_1 => Some(RegField {
-                    addr32: 43,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::NOC_OVERLAY_MSG_CLEAR_MsgNum_1 => Some(RegField {
-                    addr32: 43,
-                    shift: 8,
-                    width: 3,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd0Start => Some(RegField {
-                    addr32: 44,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd0Stop => Some(RegField {
-                    addr32: 44,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd1Start => Some(RegField {
-                    addr32: 44,
-                    shift: 2,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd1Stop => Some(RegField {
-                    addr32: 44,
-                    shift: 3,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd2Start => Some(RegField {
-                    addr32: 44,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd2Stop => Some(RegField {
-                    addr32: 44,
-                    shift: 5,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd3Start => Some(RegField {
-                    addr32: 44,
-                    shift: 6,
-                    width: 1,
-                }),
-                ThreadCfgField::PERF_CNT_CMD_Cmd3Stop => Some(RegField {
-                    addr32: 44,
-                    shift: 7,
-                    width: 1,
-                }),
-                ThreadCfgField::ENABLE_ACC_STATS_Enable => Some(RegField {
-                    addr32: 45,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::FPU_BIAS_SEL_Pointer => Some(RegField {
-                    addr32: 46,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC0_BiasIncr => Some(RegField {
-                    addr32: 47,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC0_BiasClear => Some(RegField {
-                    addr32: 47,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC1_BiasIncr => Some(RegField {
-                    addr32: 48,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC1_BiasClear => Some(RegField {
-                    addr32: 48,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC2_BiasIncr => Some(RegField {
-                    addr32: 49,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC2_BiasClear => Some(RegField {
-                    addr32: 49,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC3_BiasIncr => Some(RegField {
-                    addr32: 50,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC3_BiasClear => Some(RegField {
-                    addr32: 50,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC4_BiasIncr => Some(RegField {
-                    addr32: 51,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC4_BiasClear => Some(RegField {
-                    addr32: 51,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC5_BiasIncr => Some(RegField {
-                    addr32: 52,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC5_BiasClear => Some(RegField {
-                    addr32: 52,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC6_BiasIncr => Some(RegField {
-                    addr32: 53,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC6_BiasClear => Some(RegField {
-                    addr32: 53,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC7_BiasIncr => Some(RegField {
-                    addr32: 54,
-                    shift: 0,
-                    width: 4,
-                }),
-                ThreadCfgField::ADDR_MOD_BIAS_SEC7_BiasClear => Some(RegField {
-                    addr32: 54,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::FP16A_FORCE_Enable => Some(RegField {
-                    addr32: 55,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::TENSIX_TRISC_SYNC_TrackGlobalCfg => Some(RegField {
-                    addr32: 56,
-                    shift: 0,
-                    width: 1,
-                }),
-                ThreadCfgField::TENSIX_TRISC_SYNC_EnSubdividedCfgForUnpacr => Some(RegField {
-                    addr32: 56,
-                    shift: 1,
-                    width: 1,
-                }),
-                ThreadCfgField::TENSIX_TRISC_SYNC_TrackGPR => Some(RegField {
-                    addr32: 56,
-                    shift: 2,
-                    width: 1,
-                }),
-                ThreadCfgField::TENSIX_TRISC_SYNC_TrackTDMARegs => Some(RegField {
-                    addr32: 56,
-                    shift: 3,
-                    width: 1,
-                }),
-                ThreadCfgField::TENSIX_TRISC_SYNC_TrackTensixInstructions => Some(RegField {
-                    addr32: 56,
-                    shift: 4,
-                    width: 1,
-                }),
-                ThreadCfgField::STREAMWAIT_PHASE_HI_Val => Some(RegField {
-                    addr32: 57,
-                    shift: 0,
-                    width: 10,
-                }),
-                ThreadCfgField::STREAMWAIT_NUM_MSGS_HI_Val => Some(RegField {
-                    addr32: 58,
-                    shift: 0,
-                    width: 7,
-                }),
-                ThreadCfgField::STREAM_ID_SYNC_SEC0_BankSel => Some(RegField {
-                    addr32: 59,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::STREAM_ID_SYNC_SEC1_BankSel => Some(RegField {
-                    addr32: 60,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::STREAM_ID_SYNC_SEC2_BankSel => Some(RegField {
-                    addr32: 61,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::STREAM_ID_SYNC_SEC3_BankSel => Some(RegField {
-                    addr32: 62,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::STREAM_ID_TRISC_SEC0_BankSel => Some(RegField {
-                    addr32: 63,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::STREAM_ID_TRISC_SEC1_BankSel => Some(RegField {
-                    addr32: 64,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::STREAM_ID_TRISC_SEC2_BankSel => Some(RegField {
-                    addr32: 65,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::STREAM_ID_TRISC_SEC3_BankSel => Some(RegField {
-                    addr32: 66,
-                    shift: 0,
-                    width: 6,
-                }),
-                ThreadCfgField::TENSIX_CSR_CONFIG_RawBusyStatus => Some(RegField {
-                    addr32: 67,
-                    shift: 0,
-                    width: 1,
-                }),
-                #[allow(unreachable_patterns)]
-                _ => None,
-            },
+            Arch::WormholeB0 => THREADCFGFIELD_WORMHOLEB0[self as usize],
+            Arch::Blackhole => THREADCFGFIELD_BLACKHOLE[self as usize],
         }
     }
 }
+
+/// [`ThreadCfgField::on`] for WormholeB0, in enum order.
+const THREADCFGFIELD_WORMHOLEB0: [Option<RegField>; 303] = [
+    None, // ADDR_MOD_AB2_SEC0_SrcAIncr
+    None, // ADDR_MOD_AB2_SEC0_SrcBIncr
+    None, // ADDR_MOD_AB2_SEC1_SrcAIncr
+    None, // ADDR_MOD_AB2_SEC1_SrcBIncr
+    None, // ADDR_MOD_AB2_SEC2_SrcAIncr
+    None, // ADDR_MOD_AB2_SEC2_SrcBIncr
+    None, // ADDR_MOD_AB2_SEC3_SrcAIncr
+    None, // ADDR_MOD_AB2_SEC3_SrcBIncr
+    None, // ADDR_MOD_AB2_SEC4_SrcAIncr
+    None, // ADDR_MOD_AB2_SEC4_SrcBIncr
+    None, // ADDR_MOD_AB2_SEC5_SrcAIncr
+    None, // ADDR_MOD_AB2_SEC5_SrcBIncr
+    None, // ADDR_MOD_AB2_SEC6_SrcAIncr
+    None, // ADDR_MOD_AB2_SEC6_SrcBIncr
+    None, // ADDR_MOD_AB2_SEC7_SrcAIncr
+    None, // ADDR_MOD_AB2_SEC7_SrcBIncr
+    Some(RegField {
+        addr32: 8,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC0_BiasCntClear
+    Some(RegField {
+        addr32: 8,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_AB_SEC0_BiasCntIncr
+    Some(RegField {
+        addr32: 7,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC0_SrcACR
+    Some(RegField {
+        addr32: 7,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC0_SrcAClear
+    Some(RegField {
+        addr32: 7,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC0_SrcAIncr
+    Some(RegField {
+        addr32: 7,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC0_SrcBCR
+    Some(RegField {
+        addr32: 7,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC0_SrcBClear
+    Some(RegField {
+        addr32: 7,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC0_SrcBIncr
+    Some(RegField {
+        addr32: 10,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC1_BiasCntClear
+    Some(RegField {
+        addr32: 10,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_AB_SEC1_BiasCntIncr
+    Some(RegField {
+        addr32: 9,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC1_SrcACR
+    Some(RegField {
+        addr32: 9,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC1_SrcAClear
+    Some(RegField {
+        addr32: 9,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC1_SrcAIncr
+    Some(RegField {
+        addr32: 9,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC1_SrcBCR
+    Some(RegField {
+        addr32: 9,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC1_SrcBClear
+    Some(RegField {
+        addr32: 9,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC1_SrcBIncr
+    Some(RegField {
+        addr32: 12,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC2_BiasCntClear
+    Some(RegField {
+        addr32: 12,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_AB_SEC2_BiasCntIncr
+    Some(RegField {
+        addr32: 11,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC2_SrcACR
+    Some(RegField {
+        addr32: 11,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC2_SrcAClear
+    Some(RegField {
+        addr32: 11,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC2_SrcAIncr
+    Some(RegField {
+        addr32: 11,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC2_SrcBCR
+    Some(RegField {
+        addr32: 11,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC2_SrcBClear
+    Some(RegField {
+        addr32: 11,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC2_SrcBIncr
+    Some(RegField {
+        addr32: 14,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC3_BiasCntClear
+    Some(RegField {
+        addr32: 14,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_AB_SEC3_BiasCntIncr
+    Some(RegField {
+        addr32: 13,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC3_SrcACR
+    Some(RegField {
+        addr32: 13,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC3_SrcAClear
+    Some(RegField {
+        addr32: 13,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC3_SrcAIncr
+    Some(RegField {
+        addr32: 13,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC3_SrcBCR
+    Some(RegField {
+        addr32: 13,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC3_SrcBClear
+    Some(RegField {
+        addr32: 13,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC3_SrcBIncr
+    Some(RegField {
+        addr32: 16,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC4_BiasCntClear
+    Some(RegField {
+        addr32: 16,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_AB_SEC4_BiasCntIncr
+    Some(RegField {
+        addr32: 15,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC4_SrcACR
+    Some(RegField {
+        addr32: 15,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC4_SrcAClear
+    Some(RegField {
+        addr32: 15,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC4_SrcAIncr
+    Some(RegField {
+        addr32: 15,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC4_SrcBCR
+    Some(RegField {
+        addr32: 15,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC4_SrcBClear
+    Some(RegField {
+        addr32: 15,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC4_SrcBIncr
+    Some(RegField {
+        addr32: 18,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC5_BiasCntClear
+    Some(RegField {
+        addr32: 18,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_AB_SEC5_BiasCntIncr
+    Some(RegField {
+        addr32: 17,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC5_SrcACR
+    Some(RegField {
+        addr32: 17,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC5_SrcAClear
+    Some(RegField {
+        addr32: 17,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC5_SrcAIncr
+    Some(RegField {
+        addr32: 17,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC5_SrcBCR
+    Some(RegField {
+        addr32: 17,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC5_SrcBClear
+    Some(RegField {
+        addr32: 17,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC5_SrcBIncr
+    Some(RegField {
+        addr32: 20,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC6_BiasCntClear
+    Some(RegField {
+        addr32: 20,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_AB_SEC6_BiasCntIncr
+    Some(RegField {
+        addr32: 19,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC6_SrcACR
+    Some(RegField {
+        addr32: 19,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC6_SrcAClear
+    Some(RegField {
+        addr32: 19,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC6_SrcAIncr
+    Some(RegField {
+        addr32: 19,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC6_SrcBCR
+    Some(RegField {
+        addr32: 19,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC6_SrcBClear
+    Some(RegField {
+        addr32: 19,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC6_SrcBIncr
+    Some(RegField {
+        addr32: 22,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC7_BiasCntClear
+    Some(RegField {
+        addr32: 22,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_AB_SEC7_BiasCntIncr
+    Some(RegField {
+        addr32: 21,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC7_SrcACR
+    Some(RegField {
+        addr32: 21,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC7_SrcAClear
+    Some(RegField {
+        addr32: 21,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC7_SrcAIncr
+    Some(RegField {
+        addr32: 21,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC7_SrcBCR
+    Some(RegField {
+        addr32: 21,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC7_SrcBClear
+    Some(RegField {
+        addr32: 21,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC7_SrcBIncr
+    Some(RegField {
+        addr32: 48,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC0_BiasClear
+    Some(RegField {
+        addr32: 48,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC0_BiasIncr
+    Some(RegField {
+        addr32: 49,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC1_BiasClear
+    Some(RegField {
+        addr32: 49,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC1_BiasIncr
+    Some(RegField {
+        addr32: 50,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC2_BiasClear
+    Some(RegField {
+        addr32: 50,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC2_BiasIncr
+    Some(RegField {
+        addr32: 51,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC3_BiasClear
+    Some(RegField {
+        addr32: 51,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC3_BiasIncr
+    Some(RegField {
+        addr32: 52,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC4_BiasClear
+    Some(RegField {
+        addr32: 52,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC4_BiasIncr
+    Some(RegField {
+        addr32: 53,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC5_BiasClear
+    Some(RegField {
+        addr32: 53,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC5_BiasIncr
+    Some(RegField {
+        addr32: 54,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC6_BiasClear
+    Some(RegField {
+        addr32: 54,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC6_BiasIncr
+    Some(RegField {
+        addr32: 55,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC7_BiasClear
+    Some(RegField {
+        addr32: 55,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC7_BiasIncr
+    Some(RegField {
+        addr32: 23,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC0_DestCR
+    Some(RegField {
+        addr32: 23,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC0_DestCToCR
+    Some(RegField {
+        addr32: 23,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC0_DestClear
+    Some(RegField {
+        addr32: 23,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC0_DestIncr
+    Some(RegField {
+        addr32: 23,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC0_FidelityClear
+    Some(RegField {
+        addr32: 23,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC0_FidelityIncr
+    Some(RegField {
+        addr32: 24,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC1_DestCR
+    Some(RegField {
+        addr32: 24,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC1_DestCToCR
+    Some(RegField {
+        addr32: 24,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC1_DestClear
+    Some(RegField {
+        addr32: 24,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC1_DestIncr
+    Some(RegField {
+        addr32: 24,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC1_FidelityClear
+    Some(RegField {
+        addr32: 24,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC1_FidelityIncr
+    Some(RegField {
+        addr32: 25,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC2_DestCR
+    Some(RegField {
+        addr32: 25,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC2_DestCToCR
+    Some(RegField {
+        addr32: 25,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC2_DestClear
+    Some(RegField {
+        addr32: 25,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC2_DestIncr
+    Some(RegField {
+        addr32: 25,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC2_FidelityClear
+    Some(RegField {
+        addr32: 25,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC2_FidelityIncr
+    Some(RegField {
+        addr32: 26,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC3_DestCR
+    Some(RegField {
+        addr32: 26,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC3_DestCToCR
+    Some(RegField {
+        addr32: 26,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC3_DestClear
+    Some(RegField {
+        addr32: 26,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC3_DestIncr
+    Some(RegField {
+        addr32: 26,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC3_FidelityClear
+    Some(RegField {
+        addr32: 26,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC3_FidelityIncr
+    Some(RegField {
+        addr32: 27,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC4_DestCR
+    Some(RegField {
+        addr32: 27,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC4_DestCToCR
+    Some(RegField {
+        addr32: 27,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC4_DestClear
+    Some(RegField {
+        addr32: 27,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC4_DestIncr
+    Some(RegField {
+        addr32: 27,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC4_FidelityClear
+    Some(RegField {
+        addr32: 27,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC4_FidelityIncr
+    Some(RegField {
+        addr32: 28,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC5_DestCR
+    Some(RegField {
+        addr32: 28,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC5_DestCToCR
+    Some(RegField {
+        addr32: 28,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC5_DestClear
+    Some(RegField {
+        addr32: 28,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC5_DestIncr
+    Some(RegField {
+        addr32: 28,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC5_FidelityClear
+    Some(RegField {
+        addr32: 28,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC5_FidelityIncr
+    Some(RegField {
+        addr32: 29,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC6_DestCR
+    Some(RegField {
+        addr32: 29,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC6_DestCToCR
+    Some(RegField {
+        addr32: 29,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC6_DestClear
+    Some(RegField {
+        addr32: 29,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC6_DestIncr
+    Some(RegField {
+        addr32: 29,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC6_FidelityClear
+    Some(RegField {
+        addr32: 29,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC6_FidelityIncr
+    Some(RegField {
+        addr32: 30,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC7_DestCR
+    Some(RegField {
+        addr32: 30,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC7_DestCToCR
+    Some(RegField {
+        addr32: 30,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC7_DestClear
+    Some(RegField {
+        addr32: 30,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC7_DestIncr
+    Some(RegField {
+        addr32: 30,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC7_FidelityClear
+    Some(RegField {
+        addr32: 30,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC7_FidelityIncr
+    Some(RegField {
+        addr32: 31,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_YdstCR
+    Some(RegField {
+        addr32: 31,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_YdstClear
+    Some(RegField {
+        addr32: 31,
+        shift: 6,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC0_YdstIncr
+    Some(RegField {
+        addr32: 31,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_YsrcCR
+    Some(RegField {
+        addr32: 31,
+        shift: 5,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_YsrcClear
+    Some(RegField {
+        addr32: 31,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC0_YsrcIncr
+    Some(RegField {
+        addr32: 31,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_ZdstClear
+    Some(RegField {
+        addr32: 31,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_ZdstIncr
+    Some(RegField {
+        addr32: 31,
+        shift: 13,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_ZsrcClear
+    Some(RegField {
+        addr32: 31,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_ZsrcIncr
+    Some(RegField {
+        addr32: 32,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_YdstCR
+    Some(RegField {
+        addr32: 32,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_YdstClear
+    Some(RegField {
+        addr32: 32,
+        shift: 6,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC1_YdstIncr
+    Some(RegField {
+        addr32: 32,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_YsrcCR
+    Some(RegField {
+        addr32: 32,
+        shift: 5,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_YsrcClear
+    Some(RegField {
+        addr32: 32,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC1_YsrcIncr
+    Some(RegField {
+        addr32: 32,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_ZdstClear
+    Some(RegField {
+        addr32: 32,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_ZdstIncr
+    Some(RegField {
+        addr32: 32,
+        shift: 13,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_ZsrcClear
+    Some(RegField {
+        addr32: 32,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_ZsrcIncr
+    Some(RegField {
+        addr32: 33,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_YdstCR
+    Some(RegField {
+        addr32: 33,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_YdstClear
+    Some(RegField {
+        addr32: 33,
+        shift: 6,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC2_YdstIncr
+    Some(RegField {
+        addr32: 33,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_YsrcCR
+    Some(RegField {
+        addr32: 33,
+        shift: 5,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_YsrcClear
+    Some(RegField {
+        addr32: 33,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC2_YsrcIncr
+    Some(RegField {
+        addr32: 33,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_ZdstClear
+    Some(RegField {
+        addr32: 33,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_ZdstIncr
+    Some(RegField {
+        addr32: 33,
+        shift: 13,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_ZsrcClear
+    Some(RegField {
+        addr32: 33,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_ZsrcIncr
+    Some(RegField {
+        addr32: 34,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_YdstCR
+    Some(RegField {
+        addr32: 34,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_YdstClear
+    Some(RegField {
+        addr32: 34,
+        shift: 6,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC3_YdstIncr
+    Some(RegField {
+        addr32: 34,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_YsrcCR
+    Some(RegField {
+        addr32: 34,
+        shift: 5,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_YsrcClear
+    Some(RegField {
+        addr32: 34,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC3_YsrcIncr
+    Some(RegField {
+        addr32: 34,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_ZdstClear
+    Some(RegField {
+        addr32: 34,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_ZdstIncr
+    Some(RegField {
+        addr32: 34,
+        shift: 13,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_ZsrcClear
+    Some(RegField {
+        addr32: 34,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_ZsrcIncr
+    Some(RegField {
+        addr32: 35,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC4_YdstCR
+    Some(RegField {
+        addr32: 35,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC4_YdstClear
+    Some(RegField {
+        addr32: 35,
+        shift: 6,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC4_YdstIncr
+    Some(RegField {
+        addr32: 35,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC4_YsrcCR
+    Some(RegField {
+        addr32: 35,
+        shift: 5,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC4_YsrcClear
+    Some(RegField {
+        addr32: 35,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC4_YsrcIncr
+    Some(RegField {
+        addr32: 35,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC4_ZdstClear
+    Some(RegField {
+        addr32: 35,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC4_ZdstIncr
+    Some(RegField {
+        addr32: 35,
+        shift: 13,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC4_ZsrcClear
+    Some(RegField {
+        addr32: 35,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC4_ZsrcIncr
+    Some(RegField {
+        addr32: 36,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC5_YdstCR
+    Some(RegField {
+        addr32: 36,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC5_YdstClear
+    Some(RegField {
+        addr32: 36,
+        shift: 6,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC5_YdstIncr
+    Some(RegField {
+        addr32: 36,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC5_YsrcCR
+    Some(RegField {
+        addr32: 36,
+        shift: 5,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC5_YsrcClear
+    Some(RegField {
+        addr32: 36,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC5_YsrcIncr
+    Some(RegField {
+        addr32: 36,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC5_ZdstClear
+    Some(RegField {
+        addr32: 36,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC5_ZdstIncr
+    Some(RegField {
+        addr32: 36,
+        shift: 13,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC5_ZsrcClear
+    Some(RegField {
+        addr32: 36,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC5_ZsrcIncr
+    Some(RegField {
+        addr32: 37,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC6_YdstCR
+    Some(RegField {
+        addr32: 37,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC6_YdstClear
+    Some(RegField {
+        addr32: 37,
+        shift: 6,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC6_YdstIncr
+    Some(RegField {
+        addr32: 37,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC6_YsrcCR
+    Some(RegField {
+        addr32: 37,
+        shift: 5,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC6_YsrcClear
+    Some(RegField {
+        addr32: 37,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC6_YsrcIncr
+    Some(RegField {
+        addr32: 37,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC6_ZdstClear
+    Some(RegField {
+        addr32: 37,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC6_ZdstIncr
+    Some(RegField {
+        addr32: 37,
+        shift: 13,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC6_ZsrcClear
+    Some(RegField {
+        addr32: 37,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC6_ZsrcIncr
+    Some(RegField {
+        addr32: 38,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC7_YdstCR
+    Some(RegField {
+        addr32: 38,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC7_YdstClear
+    Some(RegField {
+        addr32: 38,
+        shift: 6,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC7_YdstIncr
+    Some(RegField {
+        addr32: 38,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC7_YsrcCR
+    Some(RegField {
+        addr32: 38,
+        shift: 5,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC7_YsrcClear
+    Some(RegField {
+        addr32: 38,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC7_YsrcIncr
+    Some(RegField {
+        addr32: 38,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC7_ZdstClear
+    Some(RegField {
+        addr32: 38,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC7_ZdstIncr
+    Some(RegField {
+        addr32: 38,
+        shift: 13,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC7_ZsrcClear
+    Some(RegField {
+        addr32: 38,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC7_ZsrcIncr
+    Some(RegField {
+        addr32: 2,
+        shift: 0,
+        width: 1,
+    }), // ADDR_MOD_SET_Base
+    Some(RegField {
+        addr32: 0,
+        shift: 0,
+        width: 1,
+    }), // CFG_STATE_ID_StateID
+    Some(RegField {
+        addr32: 42,
+        shift: 1,
+        width: 1,
+    }), // CG_CTRL_EN_Fpu
+    Some(RegField {
+        addr32: 42,
+        shift: 2,
+        width: 1,
+    }), // CG_CTRL_EN_Fpu_mtile
+    Some(RegField {
+        addr32: 42,
+        shift: 3,
+        width: 1,
+    }), // CG_CTRL_EN_Fpu_sfpu
+    Some(RegField {
+        addr32: 43,
+        shift: 2,
+        width: 7,
+    }), // CG_CTRL_EN_Hyst
+    Some(RegField {
+        addr32: 42,
+        shift: 15,
+        width: 1,
+    }), // CG_CTRL_EN_Ithread
+    Some(RegField {
+        addr32: 42,
+        shift: 4,
+        width: 1,
+    }), // CG_CTRL_EN_Move
+    Some(RegField {
+        addr32: 42,
+        shift: 5,
+        width: 4,
+    }), // CG_CTRL_EN_Packer
+    Some(RegField {
+        addr32: 42,
+        shift: 0,
+        width: 1,
+    }), // CG_CTRL_EN_Regblocks
+    Some(RegField {
+        addr32: 42,
+        shift: 14,
+        width: 1,
+    }), // CG_CTRL_EN_Retmux
+    Some(RegField {
+        addr32: 42,
+        shift: 12,
+        width: 1,
+    }), // CG_CTRL_EN_Thcon
+    Some(RegField {
+        addr32: 42,
+        shift: 13,
+        width: 1,
+    }), // CG_CTRL_EN_Trisc
+    Some(RegField {
+        addr32: 42,
+        shift: 9,
+        width: 2,
+    }), // CG_CTRL_EN_Unpacker
+    Some(RegField {
+        addr32: 42,
+        shift: 11,
+        width: 1,
+    }), // CG_CTRL_EN_Xsearch
+    Some(RegField {
+        addr32: 44,
+        shift: 1,
+        width: 1,
+    }), // CG_CTRL_KICK_Fpu
+    Some(RegField {
+        addr32: 44,
+        shift: 13,
+        width: 1,
+    }), // CG_CTRL_KICK_Ithread
+    Some(RegField {
+        addr32: 44,
+        shift: 2,
+        width: 1,
+    }), // CG_CTRL_KICK_Move
+    Some(RegField {
+        addr32: 44,
+        shift: 3,
+        width: 4,
+    }), // CG_CTRL_KICK_Packer
+    Some(RegField {
+        addr32: 44,
+        shift: 0,
+        width: 1,
+    }), // CG_CTRL_KICK_Regblocks
+    Some(RegField {
+        addr32: 44,
+        shift: 12,
+        width: 1,
+    }), // CG_CTRL_KICK_Retmux
+    Some(RegField {
+        addr32: 44,
+        shift: 10,
+        width: 1,
+    }), // CG_CTRL_KICK_Thcon
+    Some(RegField {
+        addr32: 44,
+        shift: 11,
+        width: 1,
+    }), // CG_CTRL_KICK_Trisc
+    Some(RegField {
+        addr32: 44,
+        shift: 7,
+        width: 2,
+    }), // CG_CTRL_KICK_Unpacker
+    Some(RegField {
+        addr32: 44,
+        shift: 9,
+        width: 1,
+    }), // CG_CTRL_KICK_Xsearch
+    Some(RegField {
+        addr32: 5,
+        shift: 0,
+        width: 1,
+    }), // CLR_DVALID_SrcA_Disable
+    Some(RegField {
+        addr32: 5,
+        shift: 1,
+        width: 1,
+    }), // CLR_DVALID_SrcB_Disable
+    Some(RegField {
+        addr32: 1,
+        shift: 0,
+        width: 12,
+    }), // DEST_TARGET_REG_CFG_MATH_Offset
+    None, // DISABLE_IMPLIED_SRCA_FMT_Base
+    None, // DISABLE_IMPLIED_SRCB_FMT_Base
+    Some(RegField {
+        addr32: 46,
+        shift: 0,
+        width: 1,
+    }), // ENABLE_ACC_STATS_Enable
+    Some(RegField {
+        addr32: 6,
+        shift: 0,
+        width: 2,
+    }), // FIDELITY_BASE_Phase
+    Some(RegField {
+        addr32: 56,
+        shift: 0,
+        width: 1,
+    }), // FP16A_FORCE_Enable
+    Some(RegField {
+        addr32: 47,
+        shift: 0,
+        width: 1,
+    }), // FPU_BIAS_SEL_Pointer
+    Some(RegField {
+        addr32: 40,
+        shift: 8,
+        width: 3,
+    }), // NOC_OVERLAY_MSG_CLEAR_MsgNum_0
+    Some(RegField {
+        addr32: 41,
+        shift: 8,
+        width: 3,
+    }), // NOC_OVERLAY_MSG_CLEAR_MsgNum_1
+    Some(RegField {
+        addr32: 40,
+        shift: 0,
+        width: 6,
+    }), // NOC_OVERLAY_MSG_CLEAR_StreamId_0
+    Some(RegField {
+        addr32: 41,
+        shift: 0,
+        width: 6,
+    }), // NOC_OVERLAY_MSG_CLEAR_StreamId_1
+    None, // PACK_SCBD_BANK_MASK_32b_Enable
+    Some(RegField {
+        addr32: 45,
+        shift: 0,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd0Start
+    Some(RegField {
+        addr32: 45,
+        shift: 1,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd0Stop
+    Some(RegField {
+        addr32: 45,
+        shift: 2,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd1Start
+    Some(RegField {
+        addr32: 45,
+        shift: 3,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd1Stop
+    Some(RegField {
+        addr32: 45,
+        shift: 4,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd2Start
+    Some(RegField {
+        addr32: 45,
+        shift: 5,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd2Stop
+    Some(RegField {
+        addr32: 45,
+        shift: 6,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd3Start
+    Some(RegField {
+        addr32: 45,
+        shift: 7,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd3Stop
+    None, // SCBD_BANK_MASK_32b_Enable
+    None, // SFPU_DEST_FMT_Base
+    None, // SFPU_DEST_FMT_Enable
+    None, // SFPU_STACK_Incr
+    Some(RegField {
+        addr32: 3,
+        shift: 0,
+        width: 2,
+    }), // SRCA_SET_Base
+    Some(RegField {
+        addr32: 3,
+        shift: 2,
+        width: 1,
+    }), // SRCA_SET_SetOvrdWithAddr
+    Some(RegField {
+        addr32: 4,
+        shift: 0,
+        width: 2,
+    }), // SRCB_SET_Base
+    None, // STREAMWAIT_NUM_MSGS_HI_Val
+    None, // STREAMWAIT_PHASE_HI_Val
+    None, // STREAM_ID_SYNC_SEC0_BankSel
+    None, // STREAM_ID_SYNC_SEC1_BankSel
+    None, // STREAM_ID_SYNC_SEC2_BankSel
+    None, // STREAM_ID_SYNC_SEC3_BankSel
+    None, // STREAM_ID_TRISC_SEC0_BankSel
+    None, // STREAM_ID_TRISC_SEC1_BankSel
+    None, // STREAM_ID_TRISC_SEC2_BankSel
+    None, // STREAM_ID_TRISC_SEC3_BankSel
+    None, // TENSIX_CSR_CONFIG_RawBusyStatus
+    None, // TENSIX_TRISC_SYNC_EnSubdividedCfgForUnpacr
+    None, // TENSIX_TRISC_SYNC_TrackGPR
+    None, // TENSIX_TRISC_SYNC_TrackGlobalCfg
+    None, // TENSIX_TRISC_SYNC_TrackTDMARegs
+    None, // TENSIX_TRISC_SYNC_TrackTensixInstructions
+    Some(RegField {
+        addr32: 39,
+        shift: 5,
+        width: 1,
+    }), // UNPACK_MISC_CFG_CfgContextCntInc_0
+    Some(RegField {
+        addr32: 39,
+        shift: 13,
+        width: 1,
+    }), // UNPACK_MISC_CFG_CfgContextCntInc_1
+    Some(RegField {
+        addr32: 39,
+        shift: 4,
+        width: 1,
+    }), // UNPACK_MISC_CFG_CfgContextCntReset_0
+    Some(RegField {
+        addr32: 39,
+        shift: 12,
+        width: 1,
+    }), // UNPACK_MISC_CFG_CfgContextCntReset_1
+    None, // UNPACK_MISC_CFG_CfgContextCntReset_metadata
+    None, // UNPACK_MISC_CFG_CfgContextCntReset_metadata_zstart
+    Some(RegField {
+        addr32: 39,
+        shift: 0,
+        width: 4,
+    }), // UNPACK_MISC_CFG_CfgContextOffset_0
+    Some(RegField {
+        addr32: 39,
+        shift: 8,
+        width: 4,
+    }), // UNPACK_MISC_CFG_CfgContextOffset_1
+    None, // UNPACK_SCBD_BANK_MASK_32b_Enable
+];
+
+/// [`ThreadCfgField::on`] for Blackhole, in enum order.
+const THREADCFGFIELD_BLACKHOLE: [Option<RegField>; 303] = [
+    Some(RegField {
+        addr32: 20,
+        shift: 0,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC0_SrcAIncr
+    Some(RegField {
+        addr32: 20,
+        shift: 1,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC0_SrcBIncr
+    Some(RegField {
+        addr32: 21,
+        shift: 0,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC1_SrcAIncr
+    Some(RegField {
+        addr32: 21,
+        shift: 1,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC1_SrcBIncr
+    Some(RegField {
+        addr32: 22,
+        shift: 0,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC2_SrcAIncr
+    Some(RegField {
+        addr32: 22,
+        shift: 1,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC2_SrcBIncr
+    Some(RegField {
+        addr32: 23,
+        shift: 0,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC3_SrcAIncr
+    Some(RegField {
+        addr32: 23,
+        shift: 1,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC3_SrcBIncr
+    Some(RegField {
+        addr32: 24,
+        shift: 0,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC4_SrcAIncr
+    Some(RegField {
+        addr32: 24,
+        shift: 1,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC4_SrcBIncr
+    Some(RegField {
+        addr32: 25,
+        shift: 0,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC5_SrcAIncr
+    Some(RegField {
+        addr32: 25,
+        shift: 1,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC5_SrcBIncr
+    Some(RegField {
+        addr32: 26,
+        shift: 0,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC6_SrcAIncr
+    Some(RegField {
+        addr32: 26,
+        shift: 1,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC6_SrcBIncr
+    Some(RegField {
+        addr32: 27,
+        shift: 0,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC7_SrcAIncr
+    Some(RegField {
+        addr32: 27,
+        shift: 1,
+        width: 1,
+    }), // ADDR_MOD_AB2_SEC7_SrcBIncr
+    None, // ADDR_MOD_AB_SEC0_BiasCntClear
+    None, // ADDR_MOD_AB_SEC0_BiasCntIncr
+    Some(RegField {
+        addr32: 12,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC0_SrcACR
+    Some(RegField {
+        addr32: 12,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC0_SrcAClear
+    Some(RegField {
+        addr32: 12,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC0_SrcAIncr
+    Some(RegField {
+        addr32: 12,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC0_SrcBCR
+    Some(RegField {
+        addr32: 12,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC0_SrcBClear
+    Some(RegField {
+        addr32: 12,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC0_SrcBIncr
+    None, // ADDR_MOD_AB_SEC1_BiasCntClear
+    None, // ADDR_MOD_AB_SEC1_BiasCntIncr
+    Some(RegField {
+        addr32: 13,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC1_SrcACR
+    Some(RegField {
+        addr32: 13,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC1_SrcAClear
+    Some(RegField {
+        addr32: 13,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC1_SrcAIncr
+    Some(RegField {
+        addr32: 13,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC1_SrcBCR
+    Some(RegField {
+        addr32: 13,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC1_SrcBClear
+    Some(RegField {
+        addr32: 13,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC1_SrcBIncr
+    None, // ADDR_MOD_AB_SEC2_BiasCntClear
+    None, // ADDR_MOD_AB_SEC2_BiasCntIncr
+    Some(RegField {
+        addr32: 14,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC2_SrcACR
+    Some(RegField {
+        addr32: 14,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC2_SrcAClear
+    Some(RegField {
+        addr32: 14,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC2_SrcAIncr
+    Some(RegField {
+        addr32: 14,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC2_SrcBCR
+    Some(RegField {
+        addr32: 14,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC2_SrcBClear
+    Some(RegField {
+        addr32: 14,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC2_SrcBIncr
+    None, // ADDR_MOD_AB_SEC3_BiasCntClear
+    None, // ADDR_MOD_AB_SEC3_BiasCntIncr
+    Some(RegField {
+        addr32: 15,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC3_SrcACR
+    Some(RegField {
+        addr32: 15,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC3_SrcAClear
+    Some(RegField {
+        addr32: 15,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC3_SrcAIncr
+    Some(RegField {
+        addr32: 15,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC3_SrcBCR
+    Some(RegField {
+        addr32: 15,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC3_SrcBClear
+    Some(RegField {
+        addr32: 15,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC3_SrcBIncr
+    None, // ADDR_MOD_AB_SEC4_BiasCntClear
+    None, // ADDR_MOD_AB_SEC4_BiasCntIncr
+    Some(RegField {
+        addr32: 16,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC4_SrcACR
+    Some(RegField {
+        addr32: 16,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC4_SrcAClear
+    Some(RegField {
+        addr32: 16,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC4_SrcAIncr
+    Some(RegField {
+        addr32: 16,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC4_SrcBCR
+    Some(RegField {
+        addr32: 16,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC4_SrcBClear
+    Some(RegField {
+        addr32: 16,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC4_SrcBIncr
+    None, // ADDR_MOD_AB_SEC5_BiasCntClear
+    None, // ADDR_MOD_AB_SEC5_BiasCntIncr
+    Some(RegField {
+        addr32: 17,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC5_SrcACR
+    Some(RegField {
+        addr32: 17,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC5_SrcAClear
+    Some(RegField {
+        addr32: 17,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC5_SrcAIncr
+    Some(RegField {
+        addr32: 17,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC5_SrcBCR
+    Some(RegField {
+        addr32: 17,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC5_SrcBClear
+    Some(RegField {
+        addr32: 17,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC5_SrcBIncr
+    None, // ADDR_MOD_AB_SEC6_BiasCntClear
+    None, // ADDR_MOD_AB_SEC6_BiasCntIncr
+    Some(RegField {
+        addr32: 18,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC6_SrcACR
+    Some(RegField {
+        addr32: 18,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC6_SrcAClear
+    Some(RegField {
+        addr32: 18,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC6_SrcAIncr
+    Some(RegField {
+        addr32: 18,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC6_SrcBCR
+    Some(RegField {
+        addr32: 18,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC6_SrcBClear
+    Some(RegField {
+        addr32: 18,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC6_SrcBIncr
+    None, // ADDR_MOD_AB_SEC7_BiasCntClear
+    None, // ADDR_MOD_AB_SEC7_BiasCntIncr
+    Some(RegField {
+        addr32: 19,
+        shift: 6,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC7_SrcACR
+    Some(RegField {
+        addr32: 19,
+        shift: 7,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC7_SrcAClear
+    Some(RegField {
+        addr32: 19,
+        shift: 0,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC7_SrcAIncr
+    Some(RegField {
+        addr32: 19,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC7_SrcBCR
+    Some(RegField {
+        addr32: 19,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_AB_SEC7_SrcBClear
+    Some(RegField {
+        addr32: 19,
+        shift: 8,
+        width: 6,
+    }), // ADDR_MOD_AB_SEC7_SrcBIncr
+    Some(RegField {
+        addr32: 47,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC0_BiasClear
+    Some(RegField {
+        addr32: 47,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC0_BiasIncr
+    Some(RegField {
+        addr32: 48,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC1_BiasClear
+    Some(RegField {
+        addr32: 48,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC1_BiasIncr
+    Some(RegField {
+        addr32: 49,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC2_BiasClear
+    Some(RegField {
+        addr32: 49,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC2_BiasIncr
+    Some(RegField {
+        addr32: 50,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC3_BiasClear
+    Some(RegField {
+        addr32: 50,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC3_BiasIncr
+    Some(RegField {
+        addr32: 51,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC4_BiasClear
+    Some(RegField {
+        addr32: 51,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC4_BiasIncr
+    Some(RegField {
+        addr32: 52,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC5_BiasClear
+    Some(RegField {
+        addr32: 52,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC5_BiasIncr
+    Some(RegField {
+        addr32: 53,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC6_BiasClear
+    Some(RegField {
+        addr32: 53,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC6_BiasIncr
+    Some(RegField {
+        addr32: 54,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_BIAS_SEC7_BiasClear
+    Some(RegField {
+        addr32: 54,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_BIAS_SEC7_BiasIncr
+    Some(RegField {
+        addr32: 28,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC0_DestCR
+    Some(RegField {
+        addr32: 28,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC0_DestCToCR
+    Some(RegField {
+        addr32: 28,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC0_DestClear
+    Some(RegField {
+        addr32: 28,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC0_DestIncr
+    Some(RegField {
+        addr32: 28,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC0_FidelityClear
+    Some(RegField {
+        addr32: 28,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC0_FidelityIncr
+    Some(RegField {
+        addr32: 29,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC1_DestCR
+    Some(RegField {
+        addr32: 29,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC1_DestCToCR
+    Some(RegField {
+        addr32: 29,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC1_DestClear
+    Some(RegField {
+        addr32: 29,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC1_DestIncr
+    Some(RegField {
+        addr32: 29,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC1_FidelityClear
+    Some(RegField {
+        addr32: 29,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC1_FidelityIncr
+    Some(RegField {
+        addr32: 30,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC2_DestCR
+    Some(RegField {
+        addr32: 30,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC2_DestCToCR
+    Some(RegField {
+        addr32: 30,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC2_DestClear
+    Some(RegField {
+        addr32: 30,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC2_DestIncr
+    Some(RegField {
+        addr32: 30,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC2_FidelityClear
+    Some(RegField {
+        addr32: 30,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC2_FidelityIncr
+    Some(RegField {
+        addr32: 31,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC3_DestCR
+    Some(RegField {
+        addr32: 31,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC3_DestCToCR
+    Some(RegField {
+        addr32: 31,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC3_DestClear
+    Some(RegField {
+        addr32: 31,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC3_DestIncr
+    Some(RegField {
+        addr32: 31,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC3_FidelityClear
+    Some(RegField {
+        addr32: 31,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC3_FidelityIncr
+    Some(RegField {
+        addr32: 32,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC4_DestCR
+    Some(RegField {
+        addr32: 32,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC4_DestCToCR
+    Some(RegField {
+        addr32: 32,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC4_DestClear
+    Some(RegField {
+        addr32: 32,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC4_DestIncr
+    Some(RegField {
+        addr32: 32,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC4_FidelityClear
+    Some(RegField {
+        addr32: 32,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC4_FidelityIncr
+    Some(RegField {
+        addr32: 33,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC5_DestCR
+    Some(RegField {
+        addr32: 33,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC5_DestCToCR
+    Some(RegField {
+        addr32: 33,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC5_DestClear
+    Some(RegField {
+        addr32: 33,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC5_DestIncr
+    Some(RegField {
+        addr32: 33,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC5_FidelityClear
+    Some(RegField {
+        addr32: 33,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC5_FidelityIncr
+    Some(RegField {
+        addr32: 34,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC6_DestCR
+    Some(RegField {
+        addr32: 34,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC6_DestCToCR
+    Some(RegField {
+        addr32: 34,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC6_DestClear
+    Some(RegField {
+        addr32: 34,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC6_DestIncr
+    Some(RegField {
+        addr32: 34,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC6_FidelityClear
+    Some(RegField {
+        addr32: 34,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC6_FidelityIncr
+    Some(RegField {
+        addr32: 35,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC7_DestCR
+    Some(RegField {
+        addr32: 35,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC7_DestCToCR
+    Some(RegField {
+        addr32: 35,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC7_DestClear
+    Some(RegField {
+        addr32: 35,
+        shift: 0,
+        width: 10,
+    }), // ADDR_MOD_DST_SEC7_DestIncr
+    Some(RegField {
+        addr32: 35,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_DST_SEC7_FidelityClear
+    Some(RegField {
+        addr32: 35,
+        shift: 13,
+        width: 2,
+    }), // ADDR_MOD_DST_SEC7_FidelityIncr
+    Some(RegField {
+        addr32: 37,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_YdstCR
+    Some(RegField {
+        addr32: 37,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_YdstClear
+    Some(RegField {
+        addr32: 37,
+        shift: 6,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC0_YdstIncr
+    Some(RegField {
+        addr32: 37,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_YsrcCR
+    Some(RegField {
+        addr32: 37,
+        shift: 5,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_YsrcClear
+    Some(RegField {
+        addr32: 37,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC0_YsrcIncr
+    Some(RegField {
+        addr32: 37,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_ZdstClear
+    Some(RegField {
+        addr32: 37,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_ZdstIncr
+    Some(RegField {
+        addr32: 37,
+        shift: 13,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_ZsrcClear
+    Some(RegField {
+        addr32: 37,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC0_ZsrcIncr
+    Some(RegField {
+        addr32: 38,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_YdstCR
+    Some(RegField {
+        addr32: 38,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_YdstClear
+    Some(RegField {
+        addr32: 38,
+        shift: 6,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC1_YdstIncr
+    Some(RegField {
+        addr32: 38,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_YsrcCR
+    Some(RegField {
+        addr32: 38,
+        shift: 5,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_YsrcClear
+    Some(RegField {
+        addr32: 38,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC1_YsrcIncr
+    Some(RegField {
+        addr32: 38,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_ZdstClear
+    Some(RegField {
+        addr32: 38,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_ZdstIncr
+    Some(RegField {
+        addr32: 38,
+        shift: 13,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_ZsrcClear
+    Some(RegField {
+        addr32: 38,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC1_ZsrcIncr
+    Some(RegField {
+        addr32: 39,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_YdstCR
+    Some(RegField {
+        addr32: 39,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_YdstClear
+    Some(RegField {
+        addr32: 39,
+        shift: 6,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC2_YdstIncr
+    Some(RegField {
+        addr32: 39,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_YsrcCR
+    Some(RegField {
+        addr32: 39,
+        shift: 5,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_YsrcClear
+    Some(RegField {
+        addr32: 39,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC2_YsrcIncr
+    Some(RegField {
+        addr32: 39,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_ZdstClear
+    Some(RegField {
+        addr32: 39,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_ZdstIncr
+    Some(RegField {
+        addr32: 39,
+        shift: 13,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_ZsrcClear
+    Some(RegField {
+        addr32: 39,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC2_ZsrcIncr
+    Some(RegField {
+        addr32: 40,
+        shift: 10,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_YdstCR
+    Some(RegField {
+        addr32: 40,
+        shift: 11,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_YdstClear
+    Some(RegField {
+        addr32: 40,
+        shift: 6,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC3_YdstIncr
+    Some(RegField {
+        addr32: 40,
+        shift: 4,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_YsrcCR
+    Some(RegField {
+        addr32: 40,
+        shift: 5,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_YsrcClear
+    Some(RegField {
+        addr32: 40,
+        shift: 0,
+        width: 4,
+    }), // ADDR_MOD_PACK_SEC3_YsrcIncr
+    Some(RegField {
+        addr32: 40,
+        shift: 15,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_ZdstClear
+    Some(RegField {
+        addr32: 40,
+        shift: 14,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_ZdstIncr
+    Some(RegField {
+        addr32: 40,
+        shift: 13,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_ZsrcClear
+    Some(RegField {
+        addr32: 40,
+        shift: 12,
+        width: 1,
+    }), // ADDR_MOD_PACK_SEC3_ZsrcIncr
+    None, // ADDR_MOD_PACK_SEC4_YdstCR
+    None, // ADDR_MOD_PACK_SEC4_YdstClear
+    None, // ADDR_MOD_PACK_SEC4_YdstIncr
+    None, // ADDR_MOD_PACK_SEC4_YsrcCR
+    None, // ADDR_MOD_PACK_SEC4_YsrcClear
+    None, // ADDR_MOD_PACK_SEC4_YsrcIncr
+    None, // ADDR_MOD_PACK_SEC4_ZdstClear
+    None, // ADDR_MOD_PACK_SEC4_ZdstIncr
+    None, // ADDR_MOD_PACK_SEC4_ZsrcClear
+    None, // ADDR_MOD_PACK_SEC4_ZsrcIncr
+    None, // ADDR_MOD_PACK_SEC5_YdstCR
+    None, // ADDR_MOD_PACK_SEC5_YdstClear
+    None, // ADDR_MOD_PACK_SEC5_YdstIncr
+    None, // ADDR_MOD_PACK_SEC5_YsrcCR
+    None, // ADDR_MOD_PACK_SEC5_YsrcClear
+    None, // ADDR_MOD_PACK_SEC5_YsrcIncr
+    None, // ADDR_MOD_PACK_SEC5_ZdstClear
+    None, // ADDR_MOD_PACK_SEC5_ZdstIncr
+    None, // ADDR_MOD_PACK_SEC5_ZsrcClear
+    None, // ADDR_MOD_PACK_SEC5_ZsrcIncr
+    None, // ADDR_MOD_PACK_SEC6_YdstCR
+    None, // ADDR_MOD_PACK_SEC6_YdstClear
+    None, // ADDR_MOD_PACK_SEC6_YdstIncr
+    None, // ADDR_MOD_PACK_SEC6_YsrcCR
+    None, // ADDR_MOD_PACK_SEC6_YsrcClear
+    None, // ADDR_MOD_PACK_SEC6_YsrcIncr
+    None, // ADDR_MOD_PACK_SEC6_ZdstClear
+    None, // ADDR_MOD_PACK_SEC6_ZdstIncr
+    None, // ADDR_MOD_PACK_SEC6_ZsrcClear
+    None, // ADDR_MOD_PACK_SEC6_ZsrcIncr
+    None, // ADDR_MOD_PACK_SEC7_YdstCR
+    None, // ADDR_MOD_PACK_SEC7_YdstClear
+    None, // ADDR_MOD_PACK_SEC7_YdstIncr
+    None, // ADDR_MOD_PACK_SEC7_YsrcCR
+    None, // ADDR_MOD_PACK_SEC7_YsrcClear
+    None, // ADDR_MOD_PACK_SEC7_YsrcIncr
+    None, // ADDR_MOD_PACK_SEC7_ZdstClear
+    None, // ADDR_MOD_PACK_SEC7_ZdstIncr
+    None, // ADDR_MOD_PACK_SEC7_ZsrcClear
+    None, // ADDR_MOD_PACK_SEC7_ZsrcIncr
+    None, // ADDR_MOD_SET_Base
+    Some(RegField {
+        addr32: 0,
+        shift: 0,
+        width: 1,
+    }), // CFG_STATE_ID_StateID
+    None, // CG_CTRL_EN_Fpu
+    None, // CG_CTRL_EN_Fpu_mtile
+    None, // CG_CTRL_EN_Fpu_sfpu
+    None, // CG_CTRL_EN_Hyst
+    None, // CG_CTRL_EN_Ithread
+    None, // CG_CTRL_EN_Move
+    None, // CG_CTRL_EN_Packer
+    None, // CG_CTRL_EN_Regblocks
+    None, // CG_CTRL_EN_Retmux
+    None, // CG_CTRL_EN_Thcon
+    None, // CG_CTRL_EN_Trisc
+    None, // CG_CTRL_EN_Unpacker
+    None, // CG_CTRL_EN_Xsearch
+    None, // CG_CTRL_KICK_Fpu
+    None, // CG_CTRL_KICK_Ithread
+    None, // CG_CTRL_KICK_Move
+    None, // CG_CTRL_KICK_Packer
+    None, // CG_CTRL_KICK_Regblocks
+    None, // CG_CTRL_KICK_Retmux
+    None, // CG_CTRL_KICK_Thcon
+    None, // CG_CTRL_KICK_Trisc
+    None, // CG_CTRL_KICK_Unpacker
+    None, // CG_CTRL_KICK_Xsearch
+    Some(RegField {
+        addr32: 7,
+        shift: 0,
+        width: 1,
+    }), // CLR_DVALID_SrcA_Disable
+    Some(RegField {
+        addr32: 7,
+        shift: 1,
+        width: 1,
+    }), // CLR_DVALID_SrcB_Disable
+    Some(RegField {
+        addr32: 1,
+        shift: 0,
+        width: 12,
+    }), // DEST_TARGET_REG_CFG_MATH_Offset
+    Some(RegField {
+        addr32: 2,
+        shift: 0,
+        width: 1,
+    }), // DISABLE_IMPLIED_SRCA_FMT_Base
+    Some(RegField {
+        addr32: 3,
+        shift: 0,
+        width: 1,
+    }), // DISABLE_IMPLIED_SRCB_FMT_Base
+    Some(RegField {
+        addr32: 45,
+        shift: 0,
+        width: 1,
+    }), // ENABLE_ACC_STATS_Enable
+    Some(RegField {
+        addr32: 11,
+        shift: 0,
+        width: 2,
+    }), // FIDELITY_BASE_Phase
+    Some(RegField {
+        addr32: 55,
+        shift: 0,
+        width: 1,
+    }), // FP16A_FORCE_Enable
+    Some(RegField {
+        addr32: 46,
+        shift: 0,
+        width: 1,
+    }), // FPU_BIAS_SEL_Pointer
+    Some(RegField {
+        addr32: 42,
+        shift: 8,
+        width: 3,
+    }), // NOC_OVERLAY_MSG_CLEAR_MsgNum_0
+    Some(RegField {
+        addr32: 43,
+        shift: 8,
+        width: 3,
+    }), // NOC_OVERLAY_MSG_CLEAR_MsgNum_1
+    Some(RegField {
+        addr32: 42,
+        shift: 0,
+        width: 6,
+    }), // NOC_OVERLAY_MSG_CLEAR_StreamId_0
+    Some(RegField {
+        addr32: 43,
+        shift: 0,
+        width: 6,
+    }), // NOC_OVERLAY_MSG_CLEAR_StreamId_1
+    Some(RegField {
+        addr32: 9,
+        shift: 0,
+        width: 1,
+    }), // PACK_SCBD_BANK_MASK_32b_Enable
+    Some(RegField {
+        addr32: 44,
+        shift: 0,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd0Start
+    Some(RegField {
+        addr32: 44,
+        shift: 1,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd0Stop
+    Some(RegField {
+        addr32: 44,
+        shift: 2,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd1Start
+    Some(RegField {
+        addr32: 44,
+        shift: 3,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd1Stop
+    Some(RegField {
+        addr32: 44,
+        shift: 4,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd2Start
+    Some(RegField {
+        addr32: 44,
+        shift: 5,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd2Stop
+    Some(RegField {
+        addr32: 44,
+        shift: 6,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd3Start
+    Some(RegField {
+        addr32: 44,
+        shift: 7,
+        width: 1,
+    }), // PERF_CNT_CMD_Cmd3Stop
+    Some(RegField {
+        addr32: 8,
+        shift: 0,
+        width: 1,
+    }), // SCBD_BANK_MASK_32b_Enable
+    Some(RegField {
+        addr32: 4,
+        shift: 1,
+        width: 4,
+    }), // SFPU_DEST_FMT_Base
+    Some(RegField {
+        addr32: 4,
+        shift: 0,
+        width: 1,
+    }), // SFPU_DEST_FMT_Enable
+    Some(RegField {
+        addr32: 36,
+        shift: 0,
+        width: 10,
+    }), // SFPU_STACK_Incr
+    Some(RegField {
+        addr32: 5,
+        shift: 0,
+        width: 2,
+    }), // SRCA_SET_Base
+    Some(RegField {
+        addr32: 5,
+        shift: 2,
+        width: 1,
+    }), // SRCA_SET_SetOvrdWithAddr
+    Some(RegField {
+        addr32: 6,
+        shift: 0,
+        width: 2,
+    }), // SRCB_SET_Base
+    Some(RegField {
+        addr32: 58,
+        shift: 0,
+        width: 7,
+    }), // STREAMWAIT_NUM_MSGS_HI_Val
+    Some(RegField {
+        addr32: 57,
+        shift: 0,
+        width: 10,
+    }), // STREAMWAIT_PHASE_HI_Val
+    Some(RegField {
+        addr32: 59,
+        shift: 0,
+        width: 6,
+    }), // STREAM_ID_SYNC_SEC0_BankSel
+    Some(RegField {
+        addr32: 60,
+        shift: 0,
+        width: 6,
+    }), // STREAM_ID_SYNC_SEC1_BankSel
+    Some(RegField {
+        addr32: 61,
+        shift: 0,
+        width: 6,
+    }), // STREAM_ID_SYNC_SEC2_BankSel
+    Some(RegField {
+        addr32: 62,
+        shift: 0,
+        width: 6,
+    }), // STREAM_ID_SYNC_SEC3_BankSel
+    Some(RegField {
+        addr32: 63,
+        shift: 0,
+        width: 6,
+    }), // STREAM_ID_TRISC_SEC0_BankSel
+    Some(RegField {
+        addr32: 64,
+        shift: 0,
+        width: 6,
+    }), // STREAM_ID_TRISC_SEC1_BankSel
+    Some(RegField {
+        addr32: 65,
+        shift: 0,
+        width: 6,
+    }), // STREAM_ID_TRISC_SEC2_BankSel
+    Some(RegField {
+        addr32: 66,
+        shift: 0,
+        width: 6,
+    }), // STREAM_ID_TRISC_SEC3_BankSel
+    Some(RegField {
+        addr32: 67,
+        shift: 0,
+        width: 1,
+    }), // TENSIX_CSR_CONFIG_RawBusyStatus
+    Some(RegField {
+        addr32: 56,
+        shift: 1,
+        width: 1,
+    }), // TENSIX_TRISC_SYNC_EnSubdividedCfgForUnpacr
+    Some(RegField {
+        addr32: 56,
+        shift: 2,
+        width: 1,
+    }), // TENSIX_TRISC_SYNC_TrackGPR
+    Some(RegField {
+        addr32: 56,
+        shift: 0,
+        width: 1,
+    }), // TENSIX_TRISC_SYNC_TrackGlobalCfg
+    Some(RegField {
+        addr32: 56,
+        shift: 3,
+        width: 1,
+    }), // TENSIX_TRISC_SYNC_TrackTDMARegs
+    Some(RegField {
+        addr32: 56,
+        shift: 4,
+        width: 1,
+    }), // TENSIX_TRISC_SYNC_TrackTensixInstructions
+    Some(RegField {
+        addr32: 41,
+        shift: 5,
+        width: 1,
+    }), // UNPACK_MISC_CFG_CfgContextCntInc_0
+    Some(RegField {
+        addr32: 41,
+        shift: 13,
+        width: 1,
+    }), // UNPACK_MISC_CFG_CfgContextCntInc_1
+    Some(RegField {
+        addr32: 41,
+        shift: 4,
+        width: 1,
+    }), // UNPACK_MISC_CFG_CfgContextCntReset_0
+    Some(RegField {
+        addr32: 41,
+        shift: 12,
+        width: 1,
+    }), // UNPACK_MISC_CFG_CfgContextCntReset_1
+    Some(RegField {
+        addr32: 41,
+        shift: 14,
+        width: 1,
+    }), // UNPACK_MISC_CFG_CfgContextCntReset_metadata
+    Some(RegField {
+        addr32: 41,
+        shift: 15,
+        width: 1,
+    }), // UNPACK_MISC_CFG_CfgContextCntReset_metadata_zstart
+    Some(RegField {
+        addr32: 41,
+        shift: 0,
+        width: 4,
+    }), // UNPACK_MISC_CFG_CfgContextOffset_0
+    Some(RegField {
+        addr32: 41,
+        shift: 8,
+        width: 4,
+    }), // UNPACK_MISC_CFG_CfgContextOffset_1
+    Some(RegField {
+        addr32: 10,
+        shift: 0,
+        width: 1,
+    }), // UNPACK_SCBD_BANK_MASK_32b_Enable
+];
 
 /// 32-bit words of ThreadConfig on WormholeB0 (highest described word + 1).
 pub const THREADCONFIG_WORDS_WORMHOLEB0: usize = 57;

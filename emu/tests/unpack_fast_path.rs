@@ -114,7 +114,9 @@ fn case(arch: Arch, seed: u64) -> (Machine, ThreadProgram) {
             m.config.set(
                 0,
                 sec(C::UNP0_ADDR_BASE_REG_1_Base, C::UNP1_ADDR_BASE_REG_1_Base),
-                (r() % 0x800) as u32 * 4,
+                // Any byte: 8-bit outputs then start mid-row, and a
+                // 2- or 4-bit input row mid-byte.
+                (r() % 0x2000) as u32,
             );
         }
         5 => {

@@ -101,7 +101,8 @@ struct Job<'a> {
 
 impl Job<'_> {
     /// Datums one at a time up to the first register row boundary, then a
-    /// whole row (16 datums) at a time, then the rest one at a time.
+    /// whole row (16 datums) at a time while rows start on a byte of L1,
+    /// then the rest one at a time.
     fn run<const BITS: usize>(&self, r: &mut Registers<'_>) -> Result<()> {
         let n = self.n as usize;
         let mut k = 0;
@@ -109,7 +110,9 @@ impl Job<'_> {
             self.one::<BITS>(r, k)?;
             k += 1;
         }
-        while k + 16 <= n {
+        // A row of 2- or 4-bit datums must start on a byte; otherwise every
+        // datum goes alone.
+        while k + 16 <= n && (k * BITS) % 8 == 0 {
             let at = self.start + k * BITS / 8;
             let raw = raw_row::<BITS>(&self.l1[at..at + 2 * BITS]);
             let exps = self.row_exponents(k);

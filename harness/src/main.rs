@@ -1131,6 +1131,7 @@ fn diff(args: DiffArgs) -> ExitCode {
     }
     let resumed = store.records.len();
     let date = record::today();
+    let mut bench = tensix_harness::run::Workbench::new();
     for (done, &index) in indices.iter().enumerate() {
         let pending: Vec<usize> = (0..engines.len())
             .filter(|&e| !store.done(index, &engines[e].0))
@@ -1148,11 +1149,16 @@ fn diff(args: DiffArgs) -> ExitCode {
             if *arch != case.arch() {
                 continue;
             }
-            let (class, verdict) =
-                diff::classify(&v, case.result_in_registers(), eng as &mut dyn Engine);
+            let (class, verdict) = diff::classify(
+                &mut bench,
+                &v,
+                case.result_in_registers(),
+                eng as &mut dyn Engine,
+            );
             let mut vector_file = None;
             if let (Class::Differ(_), Some(verdict)) = (&class, verdict) {
                 let (small, small_class, small_verdict) = diff::shrink(
+                    &mut bench,
                     case.clone(),
                     class.clone(),
                     verdict,

@@ -17,7 +17,7 @@ use crate::generators::program::{PackProgram, ProgramCase, Unit, UnpackProgram};
 use crate::generators::tile::{pack_tags, PackTileCase, UnpackTileCase};
 use crate::generators::{from_seed, seeded_bytes};
 use crate::repro::{pack_candidates, program_candidates, unpack_candidates};
-use crate::run;
+use crate::run::{self, Workbench};
 use crate::vector::{Arch, ExpectedFault, FaultKind, Vector};
 use std::fmt;
 
@@ -252,12 +252,16 @@ pub enum EmulatorRun {
 }
 
 /// Run `v` on the emulator and state its result as the vector's `expect`.
-pub fn emulator_run(v: &Vector) -> EmulatorRun {
-    let before = match run::prepare(v) {
+/// `bench` lends the machines.
+pub fn emulator_run(bench: &mut Workbench, v: &Vector) -> EmulatorRun {
+    let before = match bench.prepare(v) {
         Ok(m) => m,
         Err(e) => return EmulatorRun::Final(Class::Unmodelled(format!("emulator setup: {e}"))),
     };
-    let (m, fault) = run::execute(v, &before);
+    let (m, fault) = bench.execute(v, &before);
+    let changed = run::changed_between(&before.l1, &m.l1);
+    bench.give_back(before);
+    bench.give_back(m);
     let mut expected = v.clone();
     match fault {
         Some(f) if f.kind == FaultKind::UndefinedBehavior => {
@@ -272,7 +276,7 @@ pub fn emulator_run(v: &Vector) -> EmulatorRun {
             return EmulatorRun::Final(Class::Unmodelled(f.to_string()))
         }
         Some(f) => expected.expect.fault = Some(ExpectedFault { kind: f.kind }),
-        None => expected.expect.l1 = Some(run::changed_l1(before.l1.bytes(), m.l1.bytes())),
+        None => expected.expect.l1 = Some(changed),
     }
     EmulatorRun::Expected(Box::new(expected))
 }
@@ -281,11 +285,12 @@ pub fn emulator_run(v: &Vector) -> EmulatorRun {
 /// emulator's. The verdict comes back too (`None` when the engine was not
 /// asked), for recording a difference.
 pub fn classify(
+    bench: &mut Workbench,
     v: &Vector,
     result_in_registers: bool,
     engine: &mut dyn Engine,
 ) -> (Class, Option<Verdict>) {
-    let expected = match emulator_run(v) {
+    let expected = match emulator_run(bench, v) {
         EmulatorRun::Final(c) => return (c, None),
         EmulatorRun::Expected(e) => e,
     };
@@ -316,6 +321,7 @@ pub fn classify(
 /// `budget` engine runs. Returns the smallest job found, its class and the
 /// engine's verdict on it.
 pub fn shrink(
+    bench: &mut Workbench,
     case: Case,
     class: Class,
     verdict: Verdict,
@@ -332,7 +338,7 @@ pub fn shrink(
             runs += 1;
             let v = c.vector("shrinking");
             if let (cl @ Class::Differ(_), Some(verdict)) =
-                classify(&v, c.result_in_registers(), engine)
+                classify(bench, &v, c.result_in_registers(), engine)
             {
                 best = (c, cl, verdict);
                 continue 'outer;
@@ -414,7 +420,12 @@ mod tests {
     fn first(jobs: Jobs, want: &str, engine: &mut dyn Engine) -> (Case, Class) {
         for i in 0..200 {
             let c = Case::draw(jobs, 11, i, &[Arch::Blackhole]).expect("a job");
-            let (class, _) = classify(&c.vector("t"), c.result_in_registers(), engine);
+            let (class, _) = classify(
+                &mut Workbench::new(),
+                &c.vector("t"),
+                c.result_in_registers(),
+                engine,
+            );
             if class.name() == want {
                 return (c, class);
             }
@@ -439,7 +450,7 @@ mod tests {
         };
         for i in 0..50 {
             let c = Case::draw(Jobs::Unpack, 3, i, &[Arch::Blackhole]).expect("a job");
-            let (class, _) = classify(&c.vector("t"), true, &mut same);
+            let (class, _) = classify(&mut Workbench::new(), &c.vector("t"), true, &mut same);
             assert_ne!(class, Class::Agree, "job {i}");
         }
         first(Jobs::Unpack, "uncompared", &mut same);
@@ -458,6 +469,7 @@ mod tests {
         let v = case.vector("t");
         let Some(Class::Differ(text)) = Some(
             classify(
+                &mut Workbench::new(),
                 &v,
                 false,
                 &mut Fake {
@@ -471,6 +483,7 @@ mod tests {
         };
         assert!(text.contains("0x30") || text.contains("48"), "{text}");
         let (class, _) = classify(
+            &mut Workbench::new(),
             &v,
             false,
             &mut Fake {
@@ -496,10 +509,17 @@ mod tests {
             refuse: false,
         };
         let v = case.vector("t");
-        let (class, verdict) = classify(&v, false, &mut flipping);
+        let (class, verdict) = classify(&mut Workbench::new(), &v, false, &mut flipping);
         let verdict = verdict.expect("asked");
         assert_eq!(class.name(), "differ");
-        let (small, class, _) = shrink(case.clone(), class, verdict, &mut flipping, 400);
+        let (small, class, _) = shrink(
+            &mut Workbench::new(),
+            case.clone(),
+            class,
+            verdict,
+            &mut flipping,
+            400,
+        );
         assert_eq!(class.name(), "differ");
         let Case::Pack(small) = small else {
             panic!("a pack job shrank into another kind")

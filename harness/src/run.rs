@@ -309,13 +309,7 @@ fn judge_run(
     }
 
     // Determinism: the same vector run again gives the same state.
-    if fault_again != fault
-        || !again.l1.same_bytes(&m.l1)
-        || again.dst != m.dst
-        || again.srca != m.srca
-        || again.srcb != m.srcb
-        || again.adcs != m.adcs
-    {
+    if !same_result(m, &fault, again, &fault_again) {
         mismatches.push(Mismatch::Invariant(
             "running the vector twice gave different results".into(),
         ));
@@ -331,52 +325,41 @@ fn judge_run(
     }
 }
 
-/// Whether `after`'s L1 is `before`'s with `v.expect.l1` laid over it (later
-/// ranges over earlier ones), looking only at the expected ranges and at
-/// the blocks either machine wrote.
+/// Whether `after`'s L1 is `before`'s with `v.expect.l1` laid over it
+/// (whose ranges do not overlap: the parser refuses that), looking only at
+/// the expected ranges and at the blocks either machine wrote.
 fn l1_as_expected(v: &Vector, before: &Machine, after: &Machine) -> bool {
-    let ranges: Vec<std::ops::Range<usize>> = v
+    let (was, now) = (before.l1.bytes(), after.l1.bytes());
+    let stated: Vec<&vector::L1Range> = v
         .expect
         .l1
         .iter()
         .flatten()
-        .filter(|r| r.addr as usize + r.bytes.len() <= after.l1.len())
-        .map(|r| r.addr as usize..r.addr as usize + r.bytes.len())
+        .filter(|r| r.end() <= now.len() as u64)
         .collect();
-    let overlap = ranges.iter().enumerate().any(|(i, a)| {
-        ranges[..i]
+    let expected_at = |i: usize| {
+        stated
             .iter()
-            .any(|b| a.start < b.end && b.start < a.end)
-    });
-    if overlap {
-        // Later ranges win where they overlap: compare the composed image.
-        let mut expected = before.l1.bytes().to_vec();
-        for r in v.expect.l1.iter().flatten() {
-            let start = r.addr as usize;
-            if let Some(dst) = expected.get_mut(start..start + r.bytes.len()) {
-                dst.copy_from_slice(&r.bytes);
-            }
-        }
-        return expected == after.l1.bytes();
-    }
-    let (now, was) = (after.l1.bytes(), before.l1.bytes());
-    let stated = v
-        .expect
-        .l1
-        .iter()
-        .flatten()
-        .filter(|r| r.addr as usize + r.bytes.len() <= now.len())
-        .all(|r| now[r.addr as usize..][..r.bytes.len()] == r.bytes[..]);
-    let expected_at = |i: usize| ranges.iter().any(|r| r.contains(&i));
+            .find_map(|r| r.bytes.get(i.checked_sub(r.addr as usize)?))
+            .copied()
+            .unwrap_or(was[i])
+    };
     stated
-        && after
-            .l1
-            .ranges_differing_from(&before.l1)
-            .into_iter()
-            .all(|r| {
-                now[r.clone()] == was[r.clone()]
-                    || r.into_iter().all(|i| expected_at(i) || now[i] == was[i])
-            })
+        .iter()
+        .map(|r| r.addr as usize..r.end() as usize)
+        .chain(after.l1.ranges_differing_from(&before.l1))
+        .all(|r| r.into_iter().all(|i| now[i] == expected_at(i)))
+}
+
+/// Whether two runs of one vector left the same result: the fault, L1 (its
+/// bytes and the order of its writes), `Dst`, `SrcA`, `SrcB` and the ADCs.
+pub fn same_result(a: &Machine, fa: &Option<Fault>, b: &Machine, fb: &Option<Fault>) -> bool {
+    fa == fb
+        && a.l1 == b.l1
+        && a.dst == b.dst
+        && a.srca == b.srca
+        && a.srcb == b.srcb
+        && a.adcs == b.adcs
 }
 
 /// Packer 0's exponent section, as the output address generator places it
@@ -484,6 +467,36 @@ pub fn changed_between(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `expect.l1` laid over the setup: a run that changes nothing passes
+    /// when every stated byte is its setup value, and fails when one is
+    /// not, inside a range or just past the setup bytes.
+    #[test]
+    fn expected_l1_is_the_setup_with_the_stated_bytes_over_it() {
+        let vector = |first: &str, second: &str| {
+            let text = [
+                "schema: tensix-vector/1",
+                "arch: blackhole",
+                "provenance: {source: isa-spec}",
+                "setup:",
+                "  l1:",
+                "    - {addr: 0x100, hex: '0102030405'}",
+                "program: []",
+                "expect:",
+                "  l1:",
+                &format!("    - {{addr: 0x100, hex: '{first}'}}"),
+                &format!("    - {{addr: 0x104, hex: '{second}'}}"),
+            ]
+            .join("\n");
+            Vector::from_yaml_str(&text, "t.yaml").unwrap()
+        };
+        let passes = |v: &Vector| run_vector(v).unwrap().passed();
+        assert!(passes(&vector("01020304", "05")));
+        assert!(!passes(&vector("0102ff04", "05")));
+        // Past the setup bytes L1 holds zero.
+        assert!(passes(&vector("01020304", "050000")));
+        assert!(!passes(&vector("01020304", "0500ff")));
+    }
 
     /// The block-wise form finds exactly the runs the byte-wise one finds,
     /// including a run across a block edge and one at the end of L1.

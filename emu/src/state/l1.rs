@@ -151,10 +151,8 @@ impl L1 {
             self.fill(0);
             return;
         }
-        for block in dirty_blocks(&self.dirty) {
-            let start = block * BLOCK;
-            let end = (start + BLOCK).min(self.bytes.len());
-            self.bytes[start..end].fill(0);
+        for r in block_ranges(&self.dirty, self.bytes.len()) {
+            self.bytes[r].fill(0);
         }
         self.dirty.fill(0);
     }
@@ -171,10 +169,8 @@ impl L1 {
             for (mine, theirs) in self.dirty.iter_mut().zip(&other.dirty) {
                 *mine |= *theirs;
             }
-            for block in dirty_blocks(&self.dirty) {
-                let start = block * BLOCK;
-                let end = (start + BLOCK).min(self.bytes.len());
-                self.bytes[start..end].copy_from_slice(&other.bytes[start..end]);
+            for r in block_ranges(&self.dirty, self.bytes.len()) {
+                self.bytes[r.clone()].copy_from_slice(&other.bytes[r]);
             }
             self.dirty.copy_from_slice(&other.dirty);
         }
@@ -184,23 +180,11 @@ impl L1 {
     /// Whether `self` and `other` hold the same bytes, comparing only the
     /// blocks either has written when they share a fill.
     pub fn same_bytes(&self, other: &L1) -> bool {
-        if self.bytes.len() != other.bytes.len() {
-            return false;
-        }
-        if self.fill != other.fill {
-            return self.bytes == other.bytes;
-        }
-        self.dirty
-            .iter()
-            .zip(&other.dirty)
-            .enumerate()
-            .all(|(w, (a, b))| {
-                dirty_blocks(&[a | b]).all(|i| {
-                    let start = (w * 64 + i) * BLOCK;
-                    let end = (start + BLOCK).min(self.bytes.len());
-                    self.bytes[start..end] == other.bytes[start..end]
-                })
-            })
+        self.bytes.len() == other.bytes.len()
+            && self
+                .ranges_differing_from(other)
+                .into_iter()
+                .all(|r| self.bytes[r.clone()] == other.bytes[r])
     }
 
     /// The byte ranges that may differ from `other`'s (the blocks either
@@ -211,18 +195,17 @@ impl L1 {
         if len != other.bytes.len() || self.fill != other.fill {
             return std::iter::once(0..len.max(other.bytes.len())).collect();
         }
-        let mut out: Vec<std::ops::Range<usize>> = Vec::new();
         let union: Vec<u64> = self
             .dirty
             .iter()
             .zip(&other.dirty)
             .map(|(a, b)| a | b)
             .collect();
-        for block in dirty_blocks(&union) {
-            let (start, end) = (block * BLOCK, ((block + 1) * BLOCK).min(len));
+        let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+        for r in block_ranges(&union, len) {
             match out.last_mut() {
-                Some(r) if r.end == start => r.end = end,
-                _ => out.push(start..end),
+                Some(last) if last.end == r.start => last.end = r.end,
+                _ => out.push(r),
             }
         }
         out
@@ -333,15 +316,16 @@ impl L1 {
     }
 }
 
-/// The indices of the set bits of `words`, lowest first.
-fn dirty_blocks(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    words.iter().enumerate().flat_map(|(w, &bits)| {
+/// The byte ranges of the blocks whose bits are set in `words`, lowest
+/// first, in an L1 of `len` bytes.
+fn block_ranges(words: &[u64], len: usize) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    words.iter().enumerate().flat_map(move |(w, &bits)| {
         let mut rest = bits;
         std::iter::from_fn(move || {
             (rest != 0).then(|| {
-                let i = rest.trailing_zeros() as usize;
+                let start = (w * 64 + rest.trailing_zeros() as usize) * BLOCK;
                 rest &= rest - 1;
-                w * 64 + i
+                start..(start + BLOCK).min(len)
             })
         })
     })

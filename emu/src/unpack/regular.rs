@@ -183,10 +183,7 @@ fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Iss
             in_format: s.in_format,
             out_format: s.out_format,
             first_datum_bit: in_plan.datums,
-            exponent_byte: in_plan
-                .exponents
-                .filter(|_| s.in_format.is_bfp() && !s.force_shared_exp)
-                .map(|e| e.div_euclid(16)),
+            exponent_byte: in_plan.exponents.map(|e| e.div_euclid(16)),
             zero_runs_bit: in_plan.deltas,
             input_datums: in_plan.input_datums,
             drop: in_plan.drop,

@@ -157,19 +157,6 @@ pub fn execute(v: &Vector, m: &mut Machine) -> Option<Fault> {
     .err()
 }
 
-/// Whether two runs left the same state where the determinism check looks:
-/// every L1 write in order (every packer write goes through the logged
-/// 16-byte path, so equal logs mean equal L1), the registers, the ADCs and
-/// the fault.
-fn same_run(a: &Machine, fa: &Option<Fault>, b: &Machine, fb: &Option<Fault>) -> bool {
-    fa == fb
-        && a.l1.log() == b.l1.log()
-        && a.dst == b.dst
-        && a.srca == b.srca
-        && a.srcb == b.srcb
-        && a.adcs == b.adcs
-}
-
 /// The faults that end a comparison without a finding, whatever the input.
 fn legal_fault(f: &Fault) -> Option<Verdict> {
     match f.kind {
@@ -224,7 +211,7 @@ pub fn check_determinism(
 ) -> Result<(), Finding> {
     let mut m = prepare(bench, v)?;
     let fault = execute(v, &mut m);
-    let same = same_run(first, first_fault, &m, &fault);
+    let same = crate::run::same_result(first, first_fault, &m, &fault);
     let again = (m.l1.log().len(), fault);
     bench.give_back(m);
     if same {

@@ -38,8 +38,12 @@ fn setdmareg_then_wrcfg_moves_a_gpr_into_config() {
 }
 
 #[test]
-fn trisc_stores_and_setc16_use_the_threads_state() {
+fn trisc_stores_name_their_config_state_whatever_the_threads_state() {
+    // BackendConfiguration.md: `Config[2][..]` is mapped state after state
+    // from TENSIX_CFG_BASE, so the store's address picks the state; the
+    // thread's CFG_STATE_ID (set here to 1 by SETC16) does not.
     let arch = Arch::WormholeB0;
+    let words = tensix_emu::regs::config_words(arch) as u32;
     let mut m = Machine::new(arch);
     let state_reg = ThreadCfgField::CFG_STATE_ID_StateID
         .on(arch)
@@ -56,13 +60,29 @@ fn trisc_stores_and_setc16_use_the_threads_state() {
                 addr32: 5,
                 value: 0xfeed,
             },
+            Step::Cfg {
+                addr32: words + 6,
+                value: 0xbeef,
+            },
             Step::Gpr { index: 3, value: 7 },
         ],
     );
     m.run(&[p], Limits::default()).unwrap();
-    assert_eq!(m.config.read_addr32(1, 5), Some(0xfeed));
-    assert_eq!(m.config.read_addr32(0, 5), Some(0));
+    assert_eq!(m.config.read_addr32(0, 5), Some(0xfeed));
+    assert_eq!(m.config.read_addr32(1, 5), Some(0));
+    assert_eq!(m.config.read_addr32(1, 6), Some(0xbeef));
+    assert_eq!(m.config.read_addr32(0, 6), Some(0));
     assert_eq!(m.gprs.get(0, 3), Some(7));
+    // Past both states lies ThreadConfig, which RISC-V cannot write.
+    let mut m = Machine::new(arch);
+    let past = program(
+        0,
+        vec![Step::Cfg {
+            addr32: 2 * words,
+            value: 1,
+        }],
+    );
+    assert!(m.run(&[past], Limits::default()).is_err());
 }
 
 #[test]

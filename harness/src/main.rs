@@ -996,7 +996,10 @@ fn record_from(dir: &Path, out_dir: &Path, force: bool) -> ExitCode {
                 continue;
             }
         };
-        let verdict = umd::verdict_of_reply(&reply, v.arch, None);
+        // The image is rebuilt (it is a function of the vector) to find
+        // what it read back where.
+        let image = tensix_harness::engine::image_for(&v).ok();
+        let verdict = umd::verdict_of_reply(&reply, v.arch, image.as_ref());
         let recorded = if reply["engine"].is_object() {
             recorded(
                 &v,
@@ -1149,12 +1152,7 @@ fn diff(args: DiffArgs) -> ExitCode {
             if *arch != case.arch() {
                 continue;
             }
-            let (class, verdict) = diff::classify(
-                &mut bench,
-                &v,
-                case.result_in_registers(),
-                eng as &mut dyn Engine,
-            );
+            let (class, verdict) = diff::classify(&mut bench, &v, eng as &mut dyn Engine);
             let mut vector_file = None;
             if let (Class::Differ(_), Some(verdict)) = (&class, verdict) {
                 let (small, small_class, small_verdict) = diff::shrink(

@@ -184,6 +184,108 @@ fn unpack_vectors_leave_l1_as_ttsim_recorded_it() {
     }
 }
 
+/// A vector that only sets `Dst` rows and expects them back unchanged: the
+/// image loads them, runs nothing, and packs them back out.
+fn dst_round_trip(arch: &str, format: &str, rows: &[(u16, [u32; 16])]) -> Vector {
+    let name = if arch == "bh" {
+        "blackhole"
+    } else {
+        "wormhole_b0"
+    };
+    let wide = format == "fp32" || format == "int32";
+    let list: Vec<String> = rows
+        .iter()
+        .map(|(r, cells)| {
+            let cells: Vec<String> = cells
+                .iter()
+                .map(|c| format!("{:#x}", if wide { *c } else { c & 0xffff }))
+                .collect();
+            format!("      - [{r}, [{}]]\n", cells.join(", "))
+        })
+        .collect();
+    let mode = if wide { "32b" } else { "16b" };
+    let dst = format!(
+        "  dst:\n    mode: {mode}\n    format: {format}\n    rows:\n{}",
+        list.concat()
+    );
+    Vector::from_yaml_str(
+        &format!(
+            "schema: tensix-vector/1\nname: dst-round-trip\narch: {name}\n\
+             provenance: {{source: isa-spec}}\nsetup:\n{dst}program:\n  - thread: 2\n    \
+             run: [0x02000000]\nexpect:\n  l1: []\n{dst}"
+        ),
+        "t.yaml",
+    )
+    .unwrap()
+}
+
+/// `Dst` is read back from ttsim: rows the vector sets come back as set on
+/// both architectures, in 16- and 32-bit modes, and one wrong expected cell
+/// is a difference naming `Dst`. Then ttsim's own unpack-to-Dst vectors,
+/// whose rows only the unpacker wrote, agree row for row.
+#[test]
+fn dst_rows_read_back_from_ttsim() {
+    let cells = |k: u32| -> [u32; 16] {
+        std::array::from_fn(|c| {
+            (0x3f80_0000 ^ (k << 20) ^ (c as u32 * 0x0101_0101)) | (c as u32 & 1) << 31
+        })
+    };
+    for arch in ["bh", "wh"] {
+        let Some(mut engine) = ttsim(arch) else {
+            return;
+        };
+        for format in ["fp32", "bf16", "int32"] {
+            let rows: Vec<(u16, [u32; 16])> = [0u16, 9, 63, 64, 130]
+                .iter()
+                .map(|&r| (r, cells(u32::from(r))))
+                .collect();
+            let v = dst_round_trip(arch, format, &rows);
+            let what = format!("{arch} {format} Dst round trip");
+            assert_class(&mut Emulator, &v, "agree", &what);
+            let verdict = engine.run(&v);
+            let c = compare(&v, &verdict);
+            assert!(
+                c.compared && c.mismatches.is_empty(),
+                "{what} on ttsim: {c:?}"
+            );
+            assert!(
+                !c.not_compared.iter().any(|n| n.contains("dst")),
+                "{what}: {:?}",
+                c.not_compared
+            );
+            let mut wrong = v.clone();
+            wrong.expect.dst.as_mut().unwrap().rows[3].cells[5] ^= 0x0100;
+            let c = compare(&wrong, &verdict);
+            assert!(
+                c.mismatches
+                    .iter()
+                    .any(|m| format!("{m:?}").contains("Dst")),
+                "{what} with a wrong cell: {c:?}"
+            );
+        }
+    }
+    let Some(mut engine) = ttsim("bh") else {
+        return;
+    };
+    for rel in [
+        "ttsim/blackhole/unpack/fp32-to-dst-0506.yaml",
+        "ttsim/blackhole/unpack/fp32-to-dst-tf32-0513.yaml",
+        "ttsim/blackhole/unpack/int32-to-dst-0521.yaml",
+    ] {
+        let v = load(rel);
+        assert!(v.expect.dst.as_ref().is_some_and(|d| !d.rows.is_empty()));
+        assert_class(&mut engine, &v, "agree", rel);
+        let mut wrong = v.clone();
+        wrong.expect.dst.as_mut().unwrap().rows[0].cells[0] ^= 1;
+        assert_class(
+            &mut engine,
+            &wrong,
+            "differ",
+            &format!("{rel} with a wrong cell"),
+        );
+    }
+}
+
 #[test]
 fn a_simulator_that_stops_is_a_verdict_and_the_next_vector_runs() {
     let Some(mut engine) = ttsim("bh") else {

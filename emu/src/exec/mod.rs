@@ -486,8 +486,18 @@ impl Machine {
     fn trisc_store(&mut self, t: usize, step: &Step) -> Result<()> {
         match *step {
             Step::Cfg { addr32, value } => {
-                let state = config_unit::state_of(&self.thread_config, t);
-                if !self.config.write_addr32(state, addr32 as usize, value) {
+                // A RISC-V store names the state itself: `Config[2][..]` is
+                // mapped one state after the other from `TENSIX_CFG_BASE`
+                // (`BackendConfiguration.md`), whatever the thread's
+                // `CFG_STATE_ID` (ttsim `tensix_cfg_wr32` likewise writes
+                // bank 0 for the first state's words).
+                let words = crate::regs::config_words(self.arch()) as u32;
+                let (state, word) = (addr32 / words, addr32 % words);
+                if state >= crate::regs::CONFIG_STATES as u32
+                    || !self
+                        .config
+                        .write_addr32(state as usize, word as usize, value)
+                {
                     return Err(Fault::undefined(format!(
                         "TRISC store to Config word {addr32}, which does not exist on {}",
                         self.arch()

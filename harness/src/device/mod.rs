@@ -25,7 +25,9 @@
 //! 3. runs its program: each Tensix word inline, rotated
 //!    (`BabyRISCV/PushTensixInstruction.md`), each `{cfg}` / `{gpr}` store
 //!    after draining the queue, as the vector schema says;
-//! 4. drains its queue once more and writes its done flag.
+//! 4. drains its queue once more and writes its done flag; TRISC2 first
+//!    waits for the other two and, where the vector expects `Dst` rows,
+//!    packs them into L1 scratch ([`dst_readback`]).
 //!
 //! What the image cannot do is refused with a reason, never guessed: SrcA
 //! and SrcB setup (no RISC-V path writes them), Config state 1 writes,
@@ -34,11 +36,14 @@
 
 pub mod bundle;
 pub mod dst_loader;
+pub mod dst_readback;
 pub mod rv32;
 
 use crate::vector::Vector;
+use dst_readback::DstReadback;
 use rv32::{Asm, Reg};
 use std::ops::Range;
+use tensix_emu::state::dst::DstAddressing;
 use tensix_emu::{Arch, Step};
 
 /// Reset PCs of TRISC0, TRISC1 and TRISC2.
@@ -83,6 +88,43 @@ pub struct Image {
     pub flags: [u32; 3],
     /// The L1 bytes the image owns.
     pub region: Range<u32>,
+    /// Whether and where TRISC2 packs `Dst` into L1 after the run.
+    pub dst: DstPlan,
+}
+
+/// The image's part in observing `Dst`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DstPlan {
+    /// The vector expects no `Dst` rows.
+    NotAsked,
+    /// TRISC2 packs the rows into L1 scratch.
+    Read(DstReadback),
+    /// The vector expects rows that the image cannot read back, and why.
+    Unread(String),
+}
+
+/// What the emulator's run of a vector tells its image: the L1 it writes,
+/// and the state the `Dst` readback must clear first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunFacts {
+    /// L1 ranges the run writes; the image keeps clear of them.
+    pub written: Vec<Range<u64>>,
+    /// Config words (state 0) non-zero when the run ends.
+    pub config: Vec<u32>,
+    /// TRISC2's ThreadConfig registers non-zero when the run ends.
+    pub thread2_regs: Vec<u8>,
+    /// The `Dst` addressing in force when the run ends.
+    pub dst_addressing: DstAddressing,
+}
+
+impl RunFacts {
+    /// A run known only by the L1 it writes.
+    pub fn writing(written: &[Range<u64>]) -> RunFacts {
+        RunFacts {
+            written: written.to_vec(),
+            ..RunFacts::default()
+        }
+    }
 }
 
 /// Why a vector cannot be made into an image.
@@ -99,10 +141,9 @@ fn overlaps(a: &Range<u64>, b: &Range<u32>) -> bool {
     a.start < u64::from(b.end) && u64::from(b.start) < a.end
 }
 
-/// Build the image for `v`. `written` are the L1 ranges the run is expected
-/// to write (for example the emulator's write log), which must also stay
-/// clear of [`REGION`].
-pub fn build(v: &Vector, written: &[Range<u64>]) -> Result<Image, Refusal> {
+/// Build the image for `v`, given what its run does (`run`: for example
+/// the emulator's), whose writes must also stay clear of [`REGION`].
+pub fn build(v: &Vector, run: &RunFacts) -> Result<Image, Refusal> {
     let s = &v.setup;
     if !s.srca.is_empty() || !s.srcb.is_empty() {
         return Err(Refusal(
@@ -124,11 +165,32 @@ pub fn build(v: &Vector, written: &[Range<u64>]) -> Result<Image, Refusal> {
         .map(|r| u64::from(r.addr)..r.end());
     let used: Vec<Range<u64>> = setup_ranges
         .chain(expect_ranges)
-        .chain(written.iter().cloned())
+        .chain(run.written.iter().cloned())
         .collect();
+    let (readback, mut dst) = plan_readback(v, run, &used);
+    let mut used = used;
+    if let Some((rb, _)) = &readback {
+        let w = rb.window();
+        used.push(u64::from(w.start)..u64::from(w.end));
+    }
     let free = |r: &Range<u32>| !used.iter().any(|u| overlaps(u, r));
-    let at_reset_pcs = lay_out(v, FLAGS, TRISC_RESET_PC)?;
+    // With the readback, unless TRISC2's code then outgrows its area.
+    let place = |flags_at: u32, pcs: [u32; 3]| match &readback {
+        Some((rb, steps)) => match lay_out(v, flags_at, pcs, steps) {
+            Err(Refusal(why)) if why.starts_with("TRISC2's code") => lay_out(v, flags_at, pcs, &[])
+                .map(|i| {
+                    (
+                        i,
+                        DstPlan::Unread(format!("the readback does not fit: {why}")),
+                    )
+                }),
+            other => other.map(|i| (i, DstPlan::Read(rb.clone()))),
+        },
+        None => lay_out(v, flags_at, pcs, &[]).map(|i| (i, dst.clone())),
+    };
+    let (at_reset_pcs, plan) = place(FLAGS, TRISC_RESET_PC)?;
     let image = if free(&at_reset_pcs.region) {
+        dst = plan;
         at_reset_pcs
     } else if v.arch == Arch::Blackhole {
         // Blackhole TRISCs take their reset PCs from debug registers
@@ -147,7 +209,9 @@ pub fn build(v: &Vector, written: &[Range<u64>]) -> Result<Image, Refusal> {
         };
         let b = base.start;
         let pcs = [0x100, 0x100 + CODE_BYTES, 0x100 + 2 * CODE_BYTES].map(|o| b + o);
-        lay_out(v, b, pcs)?
+        let (image, plan) = place(b, pcs)?;
+        dst = plan;
+        image
     } else {
         let r = used
             .iter()
@@ -164,21 +228,84 @@ pub fn build(v: &Vector, written: &[Range<u64>]) -> Result<Image, Refusal> {
     };
     let mut l1: Vec<(u32, Vec<u8>)> = s.l1.iter().map(|r| (r.addr, r.bytes.clone())).collect();
     l1.extend(image.l1);
-    Ok(Image { l1, ..image })
+    Ok(Image { l1, dst, ..image })
+}
+
+/// The `Dst` readback `v` needs, with TRISC2's steps for it, placed in the
+/// highest 4 KiB-aligned window of L1 clear of `used` and of everything an
+/// image may own; or why there is none.
+fn plan_readback(
+    v: &Vector,
+    run: &RunFacts,
+    used: &[Range<u64>],
+) -> (Option<(DstReadback, Vec<Step>)>, DstPlan) {
+    let Some(want) = v.expect.dst.as_ref().filter(|d| !d.rows.is_empty()) else {
+        return (None, DstPlan::NotAsked);
+    };
+    let tiles = DstReadback::tiles_for(v.arch, run.dst_addressing, want);
+    let len = tiles.len() as u32 * dst_readback::TILE_BYTES;
+    let l1 = v.arch.l1_size() as u32;
+    let clear = |w: &Range<u32>| {
+        !overlaps(&(u64::from(REGION.start)..u64::from(REGION.end)), w)
+            && !used.iter().any(|u| overlaps(u, w))
+    };
+    let Some(at) = (1..l1 / 0x1000)
+        .rev()
+        .map(|k| k * 0x1000)
+        .find(|&a| a + len <= l1 && clear(&(a..a + len)))
+    else {
+        return (
+            None,
+            DstPlan::Unread(format!("no free {len} bytes of L1 hold the Dst readback")),
+        );
+    };
+    let rb = DstReadback {
+        at,
+        tiles,
+        addressing: run.dst_addressing,
+    };
+    let s = &v.setup;
+    let mut config: Vec<u32> = run.config.clone();
+    config.extend(s.config.iter().filter(|w| w.state == 0).map(|w| w.addr));
+    for p in &v.program {
+        config.extend(p.run.iter().filter_map(|step| match step {
+            Step::Cfg { addr32, .. } => Some(*addr32),
+            _ => None,
+        }));
+    }
+    config.sort_unstable();
+    config.dedup();
+    let mut regs = run.thread2_regs.clone();
+    regs.extend(
+        s.thread_config
+            .iter()
+            .filter(|w| w.thread == 2)
+            .map(|w| w.reg),
+    );
+    regs.sort_unstable();
+    regs.dedup();
+    match rb.steps(v.arch, &config, &regs) {
+        Ok(steps) => (Some((rb, steps)), DstPlan::NotAsked),
+        Err(Refusal(why)) => (None, DstPlan::Unread(why)),
+    }
 }
 
 /// The image's own bytes with its flags at `flags_at` and the TRISCs
 /// starting at `reset_pcs`: flags, code, and the datums of `setup.dst`
 /// after the code of TRISC1 or TRISC2, whichever is shorter. Its region
 /// runs from the flags to the last byte it uses.
-fn lay_out(v: &Vector, flags_at: u32, reset_pcs: [u32; 3]) -> Result<Image, Refusal> {
+fn lay_out(
+    v: &Vector,
+    flags_at: u32,
+    reset_pcs: [u32; 3],
+    readback: &[Step],
+) -> Result<Image, Refusal> {
     let s = &v.setup;
     let mut l1: Vec<(u32, Vec<u8>)> = vec![(flags_at, vec![0; 48])];
     let flags = [flags_at, flags_at + 16, flags_at + 32];
     let mut code: [Vec<u8>; 3] = Default::default();
-    for t in [1, 2] {
-        code[t] = thread_code(v, t, reset_pcs[t], &flags, &[])?;
-    }
+    code[1] = thread_code(v, 1, reset_pcs[1], &flags, &[], &[])?;
+    code[2] = thread_code(v, 2, reset_pcs[2], &flags, &[], readback)?;
     let mut loader = Vec::new();
     if let Some(d) = s.dst.as_ref().filter(|d| !d.rows.is_empty()) {
         let t = if code[2].len() < code[1].len() { 2 } else { 1 };
@@ -193,7 +320,7 @@ fn lay_out(v: &Vector, flags_at: u32, reset_pcs: [u32; 3]) -> Result<Image, Refu
         l1.push((at, load.data));
         loader = load.steps;
     }
-    code[0] = thread_code(v, 0, reset_pcs[0], &flags, &loader)?;
+    code[0] = thread_code(v, 0, reset_pcs[0], &flags, &loader, &[])?;
     for (pc, bytes) in reset_pcs.into_iter().zip(code) {
         l1.push((pc, bytes));
     }
@@ -209,6 +336,7 @@ fn lay_out(v: &Vector, flags_at: u32, reset_pcs: [u32; 3]) -> Result<Image, Refu
         reset_pcs,
         flags,
         region: flags_at..end,
+        dst: DstPlan::NotAsked,
     })
 }
 
@@ -251,13 +379,15 @@ fn steps(a: &mut Asm, run: &[Step]) {
 }
 
 /// The code of TRISC `t`. `loader` are steps it runs before its setup
-/// (TRISC0 only: the [`dst_loader`]).
+/// (TRISC0 only: the [`dst_loader`]); `readback` are steps it runs once every
+/// thread's program is done (TRISC2 only: the [`dst_readback`]).
 fn thread_code(
     v: &Vector,
     t: usize,
     pc: u32,
     flags: &[u32; 3],
     loader: &[Step],
+    readback: &[Step],
 ) -> Result<Vec<u8>, Refusal> {
     let s = &v.setup;
     let mut a = Asm::new(pc);
@@ -300,6 +430,17 @@ fn thread_code(
         steps(&mut a, &step.run);
     }
     drain(&mut a);
+    if !readback.is_empty() {
+        a.li(Reg::S1, RUN_DONE);
+        for f in flags.iter().filter(|f| **f != flags[t]) {
+            a.li(Reg::S0, f + 4);
+            let spin = a.here();
+            a.lw(Reg::T2, Reg::S0, 0);
+            a.bne(Reg::T2, Reg::S1, spin);
+        }
+        steps(&mut a, readback);
+        drain(&mut a);
+    }
     store(&mut a, flags[t] + 4, RUN_DONE);
     let end = a.here();
     a.j(end);
@@ -346,7 +487,7 @@ mod tests {
             reg: 37,
             value: 0x0104,
         });
-        let image = build(&v, &[]).unwrap();
+        let image = build(&v, &RunFacts::default()).unwrap();
         assert_eq!(image.reset_pcs, [0x6000, 0xA000, 0xE000]);
         assert!(image.l1.contains(&(FLAGS, vec![0; 48])));
         // TRISC2 issues SETC16 37, 0x0104 rotated as the reference README
@@ -382,9 +523,12 @@ mod tests {
                 .collect(),
         };
         v.setup.dst = Some(full(0..1024));
-        assert!(build(&v, &[]).unwrap_err().0.contains("setup.dst"));
+        assert!(build(&v, &RunFacts::default())
+            .unwrap_err()
+            .0
+            .contains("setup.dst"));
         v.setup.dst = Some(full(10..12));
-        let image = build(&v, &[]).unwrap();
+        let image = build(&v, &RunFacts::default()).unwrap();
         let data = image.l1.iter().find(|(_, b)| b.len() == 128).unwrap();
         assert_eq!(data.0 % 16, 0);
         assert!(REGION.contains(&data.0) && REGION.contains(&(data.0 + 127)));
@@ -400,7 +544,10 @@ mod tests {
             value: 2,
             state: 1,
         });
-        assert!(build(&v, &[]).unwrap_err().0.contains("state 1"));
+        assert!(build(&v, &RunFacts::default())
+            .unwrap_err()
+            .0
+            .contains("state 1"));
 
         // Data on the image's code: on Blackhole the image moves to the
         // first free 4 KiB-aligned window and says so in its reset PCs...
@@ -409,7 +556,7 @@ mod tests {
             addr: 0xDFF0,
             bytes: vec![0; 32],
         });
-        let moved = build(&v, &[]).unwrap();
+        let moved = build(&v, &RunFacts::default()).unwrap();
         assert_eq!(moved.region.start, 0x1000);
         assert!(moved.region.end <= 0x1000 + 0x100 + 3 * CODE_BYTES);
         assert_eq!(moved.reset_pcs, [0x1100, 0x5100, 0x9100]);
@@ -417,7 +564,10 @@ mod tests {
         assert!(moved.l1.iter().any(|(a, _)| *a == 0x5100));
         // ...and on Wormhole B0 it is refused.
         v.arch = Arch::WormholeB0;
-        assert!(build(&v, &[]).unwrap_err().0.contains("overlaps"));
+        assert!(build(&v, &RunFacts::default())
+            .unwrap_err()
+            .0
+            .contains("overlaps"));
         v.arch = Arch::Blackhole;
         // The region ends after TRISC2's code: bytes just below the flags,
         // and past the end of that code, are the vector's; a write the run
@@ -427,7 +577,7 @@ mod tests {
             addr: REGION.start - 16,
             bytes: vec![0; 16],
         });
-        let image = build(&v, &[]).unwrap();
+        let image = build(&v, &RunFacts::default()).unwrap();
         assert_eq!(image.region.start, FLAGS);
         let code2 = image.l1.iter().find(|(a, _)| *a == 0xE000).unwrap();
         assert_eq!(image.region.end, (0xE000 + code2.1.len() as u32 + 15) & !15);
@@ -435,11 +585,15 @@ mod tests {
         let on_code = 0xE000..0xE010;
         let after = u64::from(image.region.end)..u64::from(image.region.end) + 16;
         assert_ne!(
-            build(&v, std::slice::from_ref(&on_code)).unwrap().region,
+            build(&v, &RunFacts::writing(std::slice::from_ref(&on_code)))
+                .unwrap()
+                .region,
             image.region
         );
         assert_eq!(
-            build(&v, std::slice::from_ref(&after)).unwrap().region,
+            build(&v, &RunFacts::writing(std::slice::from_ref(&after)))
+                .unwrap()
+                .region,
             image.region
         );
     }
@@ -448,7 +602,7 @@ mod tests {
     fn a_program_too_long_for_its_code_area_is_refused() {
         let mut v = vector();
         v.program[0].run = vec![Step::Instruction(0x0200_0000); CODE_BYTES as usize / 4];
-        assert!(build(&v, &[])
+        assert!(build(&v, &RunFacts::default())
             .unwrap_err()
             .0
             .contains("TRISC2's code takes"));

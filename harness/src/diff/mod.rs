@@ -13,13 +13,15 @@ pub mod report;
 pub mod store;
 
 use crate::engine::{self, Engine, Verdict};
-use crate::generators::program::{PackProgram, ProgramCase, Unit, UnpackProgram};
+use crate::generators::program::{PackProgram, ProgramCase, UnpackProgram};
 use crate::generators::tile::{pack_tags, PackTileCase, UnpackTileCase};
 use crate::generators::{from_seed, seeded_bytes};
 use crate::repro::{pack_candidates, program_candidates, unpack_candidates};
 use crate::run::{self, Workbench};
-use crate::vector::{Arch, ExpectedFault, FaultKind, Vector};
+use crate::vector::{Arch, Dst, DstFormat, DstRow, ExpectedFault, FaultKind, Vector};
 use std::fmt;
+use tensix_emu::state::dst::{adj16, DstView, ROWS};
+use tensix_emu::Machine;
 
 /// Which generator a campaign draws from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -119,16 +121,6 @@ impl Case {
             Case::Pack(c) => c.job.arch,
             Case::Unpack(c) => c.job.arch,
             Case::Program(c) => c.arch,
-        }
-    }
-
-    /// Whether the job's result lives in registers (SrcA, SrcB, Dst) rather
-    /// than in L1: an unpack.
-    pub fn result_in_registers(&self) -> bool {
-        match self {
-            Case::Pack(_) => false,
-            Case::Unpack(_) => true,
-            Case::Program(c) => c.unit == Unit::Unpack,
         }
     }
 
@@ -244,11 +236,35 @@ impl Class {
 
 /// The emulator's run of a job.
 pub enum EmulatorRun {
-    /// `v` with `expect` holding the emulator's result: the L1 bytes it
-    /// changed, or the fault it stopped with.
-    Expected(Box<Vector>),
+    /// `v` with `expect` holding the emulator's result: the L1 bytes and
+    /// `Dst` rows it changed, or the fault it stopped with.
+    Expected {
+        vector: Box<Vector>,
+        /// Whether the run changed SrcA or SrcB, which no engine reads back.
+        src_changed: bool,
+    },
     /// Nothing an engine can be compared with.
     Final(Class),
+}
+
+/// The `Dst16b` rows whose storage (bits or valid flag) differs between
+/// `before` and `after`, raw, as `after`'s addressing names them.
+fn changed_dst(before: &Machine, after: &Machine) -> Option<Dst> {
+    let a = tensix_emu::exec::dst_addressing(&after.config, 0);
+    let rows: Vec<DstRow> = (0..ROWS as u32)
+        .filter(|&r| {
+            let s = adj16(after.arch(), a, r);
+            before.dst.row(s) != after.dst.row(s) || before.dst.is_valid(s) != after.dst.is_valid(s)
+        })
+        .map(|r| DstRow {
+            row: r as u16,
+            cells: after.read_dst_row(DstView::Raw16, r),
+        })
+        .collect();
+    (!rows.is_empty()).then_some(Dst {
+        format: DstFormat::Raw16,
+        rows,
+    })
 }
 
 /// Run `v` on the emulator and state its result as the vector's `expect`.
@@ -260,6 +276,8 @@ pub fn emulator_run(bench: &mut Workbench, v: &Vector) -> EmulatorRun {
     };
     let (m, fault) = bench.execute(v, &before);
     let changed = run::changed_between(&before.l1, &m.l1);
+    let dst = changed_dst(&before, &m);
+    let src_changed = before.srca != m.srca || before.srcb != m.srcb;
     bench.give_back(before);
     bench.give_back(m);
     let mut expected = v.clone();
@@ -276,9 +294,15 @@ pub fn emulator_run(bench: &mut Workbench, v: &Vector) -> EmulatorRun {
             return EmulatorRun::Final(Class::Unmodelled(f.to_string()))
         }
         Some(f) => expected.expect.fault = Some(ExpectedFault { kind: f.kind }),
-        None => expected.expect.l1 = Some(changed),
+        None => {
+            expected.expect.l1 = Some(changed);
+            expected.expect.dst = dst;
+        }
     }
-    EmulatorRun::Expected(Box::new(expected))
+    EmulatorRun::Expected {
+        vector: Box::new(expected),
+        src_changed,
+    }
 }
 
 /// Run `v` on `engine` and class the engine's verdict against the
@@ -287,12 +311,14 @@ pub fn emulator_run(bench: &mut Workbench, v: &Vector) -> EmulatorRun {
 pub fn classify(
     bench: &mut Workbench,
     v: &Vector,
-    result_in_registers: bool,
     engine: &mut dyn Engine,
 ) -> (Class, Option<Verdict>) {
-    let expected = match emulator_run(bench, v) {
+    let (expected, src_changed) = match emulator_run(bench, v) {
         EmulatorRun::Final(c) => return (c, None),
-        EmulatorRun::Expected(e) => e,
+        EmulatorRun::Expected {
+            vector,
+            src_changed,
+        } => (vector, src_changed),
     };
     let verdict = engine.run(&expected);
     let cmp = engine::compare(&expected, &verdict);
@@ -307,9 +333,9 @@ pub fn classify(
                 .join(""),
         ),
         _ if !cmp.compared => Class::Uncompared(cmp.not_compared.join("; ")),
-        Verdict::Observed(_) if result_in_registers => Class::Uncompared(
-            "the job's result is in SrcA, SrcB or Dst, which engines do not read back yet; \
-             L1 and the absence of a fault matched"
+        Verdict::Observed(_) if src_changed => Class::Uncompared(
+            "the job's result is in SrcA or SrcB, which engines do not read back yet; \
+             L1, Dst and the absence of a fault matched"
                 .into(),
         ),
         _ => Class::Agree,
@@ -337,9 +363,7 @@ pub fn shrink(
             }
             runs += 1;
             let v = c.vector("shrinking");
-            if let (cl @ Class::Differ(_), Some(verdict)) =
-                classify(bench, &v, c.result_in_registers(), engine)
-            {
+            if let (cl @ Class::Differ(_), Some(verdict)) = classify(bench, &v, engine) {
                 best = (c, cl, verdict);
                 continue 'outer;
             }
@@ -392,6 +416,29 @@ mod tests {
         refuse: bool,
     }
 
+    /// An engine that does what the emulator does but flips one bit of
+    /// every `Dst` row it shows.
+    struct DstFlip;
+
+    impl Engine for DstFlip {
+        fn info(&self) -> EngineInfo {
+            EngineInfo {
+                kind: "ttsim".into(),
+                detail: "fake".into(),
+            }
+        }
+
+        fn run(&mut self, v: &Vector) -> Verdict {
+            let Verdict::Observed(mut o) = crate::engine::Emulator.run(v) else {
+                return Verdict::Refused("the emulator gave no observation".into());
+            };
+            if let Ok(d) = &mut o.dst {
+                d.rows.iter_mut().for_each(|(_, cells)| cells[3] ^= 0x10);
+            }
+            Verdict::Observed(o)
+        }
+    }
+
     impl Engine for Fake {
         fn info(&self) -> EngineInfo {
             EngineInfo {
@@ -404,15 +451,21 @@ mod tests {
             if self.refuse {
                 return Verdict::Refused("no".into());
             }
-            let before = run::prepare(v).expect("setup");
-            let (m, _) = run::execute(v, &before);
-            let mut l1 = m.l1.bytes().to_vec();
+            let Verdict::Observed(Observation {
+                mut l1,
+                l1_unobserved,
+                dst,
+            }) = crate::engine::Emulator.run(v)
+            else {
+                return Verdict::Refused("the emulator gave no observation".into());
+            };
             if let Some(a) = self.flip {
                 l1[a as usize] ^= 0x40;
             }
             Verdict::Observed(Observation {
                 l1,
-                l1_unobserved: Vec::new(),
+                l1_unobserved,
+                dst,
             })
         }
     }
@@ -420,12 +473,7 @@ mod tests {
     fn first(jobs: Jobs, want: &str, engine: &mut dyn Engine) -> (Case, Class) {
         for i in 0..200 {
             let c = Case::draw(jobs, 11, i, &[Arch::Blackhole]).expect("a job");
-            let (class, _) = classify(
-                &mut Workbench::new(),
-                &c.vector("t"),
-                c.result_in_registers(),
-                engine,
-            );
+            let (class, _) = classify(&mut Workbench::new(), &c.vector("t"), engine);
             if class.name() == want {
                 return (c, class);
             }
@@ -443,17 +491,35 @@ mod tests {
     }
 
     #[test]
-    fn an_unpack_is_uncompared_not_agreed_while_registers_are_not_read_back() {
+    fn an_unpack_to_src_is_uncompared_and_one_to_dst_is_compared_by_its_rows() {
         let mut same = Fake {
             flip: None,
             refuse: false,
         };
-        for i in 0..50 {
+        let (mut to_src, mut to_dst) = (0, 0);
+        for i in 0..80 {
             let c = Case::draw(Jobs::Unpack, 3, i, &[Arch::Blackhole]).expect("a job");
-            let (class, _) = classify(&mut Workbench::new(), &c.vector("t"), true, &mut same);
-            assert_ne!(class, Class::Agree, "job {i}");
+            let Case::Unpack(u) = &c else {
+                unreachable!("an unpack draw is an unpack")
+            };
+            let v = c.vector("t");
+            let (class, _) = classify(&mut Workbench::new(), &v, &mut same);
+            let (flipped, _) = classify(&mut Workbench::new(), &v, &mut DstFlip);
+            if u.job.target == crate::golden::UnpackTarget::Dst {
+                // Only jobs the emulator completes are compared at all.
+                if class == Class::Agree {
+                    to_dst += 1;
+                    assert_eq!(flipped.name(), "differ", "job {i}");
+                    assert!(flipped.reason().contains("dst row"), "{}", flipped.reason());
+                }
+            } else {
+                assert_ne!(class, Class::Agree, "job {i}: SrcA/SrcB are not read back");
+                if class.name() == "uncompared" {
+                    to_src += 1;
+                }
+            }
         }
-        first(Jobs::Unpack, "uncompared", &mut same);
+        assert!(to_src > 0 && to_dst > 0, "{to_src} to Src, {to_dst} to Dst");
     }
 
     #[test]
@@ -471,7 +537,6 @@ mod tests {
             classify(
                 &mut Workbench::new(),
                 &v,
-                false,
                 &mut Fake {
                     flip: Some(0x30),
                     refuse: false,
@@ -485,7 +550,6 @@ mod tests {
         let (class, _) = classify(
             &mut Workbench::new(),
             &v,
-            false,
             &mut Fake {
                 flip: None,
                 refuse: true,
@@ -509,7 +573,7 @@ mod tests {
             refuse: false,
         };
         let v = case.vector("t");
-        let (class, verdict) = classify(&mut Workbench::new(), &v, false, &mut flipping);
+        let (class, verdict) = classify(&mut Workbench::new(), &v, &mut flipping);
         let verdict = verdict.expect("asked");
         assert_eq!(class.name(), "differ");
         let (small, class, _) = shrink(

@@ -11,10 +11,11 @@ pub mod known;
 pub mod record;
 pub mod umd;
 
-use crate::device;
+use crate::device::{self, dst_readback::ObservedDst, RunFacts};
 use crate::run;
 use crate::vector::{FaultKind, Vector};
 use std::ops::Range;
+use tensix_emu::regs::thread_config_words;
 
 /// What an engine is, for reports and provenance.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,8 +47,11 @@ pub enum Verdict {
 pub struct Observation {
     /// All of L1.
     pub l1: Vec<u8>,
-    /// L1 bytes the engine used for itself (code, flags); not compared.
+    /// L1 bytes the engine used for itself (code, flags, scratch); not
+    /// compared.
     pub l1_unobserved: Vec<Range<u32>>,
+    /// The `Dst` rows read back, or why there are none.
+    pub dst: Result<ObservedDst, String>,
 }
 
 /// An engine.
@@ -109,7 +113,7 @@ pub fn compare(v: &Vector, verdict: &Verdict) -> Comparison {
                     e.copy_from_slice(a);
                 }
                 not_compared.push(format!(
-                    "L1 {:#x}..{:#x}: used by the engine itself (program image, parked cores)",
+                    "L1 {:#x}..{:#x}: used by the engine itself (program image, Dst readback, parked cores)",
                     r.start, r.end
                 ));
             }
@@ -117,13 +121,15 @@ pub fn compare(v: &Vector, verdict: &Verdict) -> Comparison {
                 actual.truncate(expected.len());
                 mismatches.push(run::Mismatch::L1 { expected, actual });
             }
+            if let Some(d) = &v.expect.dst {
+                compare_dst(d, &obs.dst, &mut mismatches, &mut not_compared);
+            }
             let asked = [
-                ("dst", v.expect.dst.is_some()),
                 ("srca", v.expect.srca.is_some()),
                 ("srcb", v.expect.srcb.is_some()),
                 ("adc", v.expect.adc.is_some()),
             ];
-            // No engine reads Dst, SrcA, SrcB or the ADCs back yet.
+            // No engine reads SrcA, SrcB or the ADCs back yet.
             for (part, is_expected) in asked {
                 if is_expected {
                     not_compared.push(format!("expect.{part}: not read back from engines yet"));
@@ -160,6 +166,43 @@ pub fn compare(v: &Vector, verdict: &Verdict) -> Comparison {
     }
 }
 
+/// Hold the `Dst` rows an engine showed against `expect.dst`; rows it did
+/// not show are named, never passed.
+fn compare_dst(
+    want: &crate::vector::Dst,
+    seen: &Result<ObservedDst, String>,
+    mismatches: &mut Vec<run::Mismatch>,
+    not_compared: &mut Vec<String>,
+) {
+    let seen = match seen {
+        Ok(d) => d,
+        Err(why) => {
+            not_compared.push(format!("expect.dst: {why}"));
+            return;
+        }
+    };
+    let view = want.format.view();
+    let mut missing = Vec::new();
+    for r in &want.rows {
+        match seen.row(view, u32::from(r.row)) {
+            Some(actual) if actual == r.cells => {}
+            Some(actual) => mismatches.push(run::Mismatch::Dst {
+                format: want.format,
+                row: r.row,
+                expected: r.cells,
+                actual,
+            }),
+            None => missing.push(r.row.to_string()),
+        }
+    }
+    if !missing.is_empty() {
+        not_compared.push(format!(
+            "expect.dst rows {}: not read back",
+            missing.join(", ")
+        ));
+    }
+}
+
 fn put(image: &mut [u8], addr: u32, bytes: &[u8]) {
     let start = addr as usize;
     if let Some(d) = image.get_mut(start..start + bytes.len()) {
@@ -167,28 +210,47 @@ fn put(image: &mut [u8], addr: u32, bytes: &[u8]) {
     }
 }
 
-/// The L1 ranges the emulator writes when it runs `v` (16-byte units),
-/// merged; the program image keeps clear of them.
-pub fn emulator_writes(v: &Vector) -> Result<Vec<Range<u64>>, String> {
+/// What the emulator's run of `v` tells its program image: the L1 it
+/// writes (16-byte units, merged), and the Config, TRISC2 ThreadConfig and
+/// `Dst` addressing it ends with.
+pub fn emulator_facts(v: &Vector) -> Result<RunFacts, String> {
     let before = run::prepare(v)?;
     let (m, _) = run::execute(v, &before);
-    let mut out: Vec<Range<u64>> = Vec::new();
+    let mut written: Vec<Range<u64>> = Vec::new();
     let mut starts: Vec<u64> = m.l1.log().iter().map(|w| u64::from(w.addr)).collect();
     starts.sort_unstable();
     starts.dedup();
     for s in starts {
-        match out.last_mut() {
+        match written.last_mut() {
             Some(r) if r.end >= s => r.end = r.end.max(s + 16),
-            _ => out.push(s..s + 16),
+            _ => written.push(s..s + 16),
         }
     }
-    Ok(out)
+    let config = m
+        .config
+        .state_words(0)
+        .unwrap_or(&[])
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| **w != 0)
+        .map(|(a, _)| a as u32)
+        .collect();
+    let thread2_regs = (0..thread_config_words(v.arch))
+        .filter(|&r| m.thread_config.read(2, r).is_some_and(|w| w != 0))
+        .map(|r| r as u8)
+        .collect();
+    Ok(RunFacts {
+        written,
+        config,
+        thread2_regs,
+        dst_addressing: tensix_emu::exec::dst_addressing(&m.config, 0),
+    })
 }
 
 /// The program image for `v`, clear of everything the emulator writes.
 pub fn image_for(v: &Vector) -> Result<device::Image, device::Refusal> {
-    let written = emulator_writes(v).map_err(device::Refusal)?;
-    device::build(v, &written)
+    let run = emulator_facts(v).map_err(device::Refusal)?;
+    device::build(v, &run)
 }
 
 /// The emulator as an engine: what the gate runs, seen through the same
@@ -219,6 +281,10 @@ impl Engine for Emulator {
             None => Verdict::Observed(Observation {
                 l1: m.l1.bytes().to_vec(),
                 l1_unobserved: Vec::new(),
+                dst: Ok(ObservedDst::of_machine(
+                    &m,
+                    tensix_emu::exec::dst_addressing(&m.config, 0),
+                )),
             }),
         }
     }

@@ -2,12 +2,13 @@
 //! `expect` is the engine's result and whose provenance names the engine.
 //!
 //! Only what the engine observed is recorded: L1 (as the 16-byte blocks that
-//! differ from the setup image, outside the program image's own region) or
-//! the fault it stopped with. Parts it cannot read back are left out of
+//! differ from the setup image, outside the program image's own region), the
+//! `Dst` rows the vector expects where the engine read them back, or the
+//! fault it stopped with. Parts it cannot read back are left out of
 //! `expect` (absent means "not checked") and named in `provenance.detail`.
 
 use super::{EngineInfo, Verdict};
-use crate::vector::{Expect, ExpectedFault, L1Range, Source, Vector};
+use crate::vector::{Dst, DstRow, Expect, ExpectedFault, L1Range, Source, Vector};
 
 /// The vector `v` with `expect` replaced by what `verdict` observed.
 /// `date` is the day of the run (`YYYY-MM-DD`). A refusal or a time-out
@@ -56,11 +57,37 @@ pub fn recorded(
                 .iter()
                 .map(|r| format!("L1 {:#x}..{:#x} (the program image)", r.start, r.end))
                 .collect();
-            let mut unobserved = vec!["Dst, SrcA, SrcB and the ADCs".to_string()];
+            let mut unobserved = vec!["SrcA, SrcB and the ADCs".to_string()];
+            let dst = match (&v.expect.dst, &obs.dst) {
+                (None, _) => None,
+                (Some(want), Ok(seen)) => {
+                    let view = want.format.view();
+                    let rows: Option<Vec<DstRow>> = want
+                        .rows
+                        .iter()
+                        .map(|r| {
+                            seen.row(view, u32::from(r.row))
+                                .map(|cells| DstRow { row: r.row, cells })
+                        })
+                        .collect();
+                    if rows.is_none() {
+                        unobserved.push("some of the Dst rows".into());
+                    }
+                    rows.map(|rows| Dst {
+                        format: want.format,
+                        rows,
+                    })
+                }
+                (Some(_), Err(why)) => {
+                    unobserved.push(format!("Dst ({why})"));
+                    None
+                }
+            };
             unobserved.extend(regions);
             (
                 Expect {
                     l1: Some(l1),
+                    dst,
                     ..Expect::default()
                 },
                 unobserved,
@@ -145,6 +172,7 @@ mod tests {
         let verdict = Verdict::Observed(Observation {
             l1,
             l1_unobserved: vec![crate::device::REGION],
+            dst: Err("not read back".into()),
         });
         let info = EngineInfo {
             kind: "ttsim".into(),

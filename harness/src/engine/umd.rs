@@ -8,7 +8,7 @@
 //! that does not answer in time is killed the same way.
 
 use super::{Engine, EngineInfo, Observation, Verdict};
-use crate::device::{self, Image};
+use crate::device::{self, DstPlan, Image};
 use crate::vector::{FaultKind, Vector};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
@@ -347,10 +347,25 @@ pub fn verdict_of_reply(
                 (_, Value::Array(changes), Some(image)) => apply_changes(image, changes),
                 _ => None,
             };
+            let dst = match image.map(|i| &i.dst) {
+                Some(DstPlan::Read(rb)) => {
+                    let w = rb.window();
+                    unobserved.push(w.start..w.end.min(arch.l1_size() as u32));
+                    l1.as_deref()
+                        .and_then(|l1| rb.read(arch, l1))
+                        .ok_or_else(|| "the Dst readback lies outside L1".to_string())
+                }
+                Some(DstPlan::Unread(why)) => Err(why.clone()),
+                Some(DstPlan::NotAsked) => {
+                    Err("not read back: the vector expected no Dst rows".into())
+                }
+                None => Err("not read back: no program image to find it by".into()),
+            };
             match l1 {
                 Some(l1) if l1.len() == arch.l1_size() => Verdict::Observed(Observation {
                     l1,
                     l1_unobserved: unobserved,
+                    dst,
                 }),
                 _ => Verdict::Refused("the runner's L1 read-back is not the whole L1".into()),
             }
@@ -533,6 +548,7 @@ mod tests {
             reset_pcs: [0x6000, 0xa000, 0xe000],
             flags: [0x5f00, 0x5f10, 0x5f20],
             region: 0x5f00..0x6000,
+            dst: DstPlan::NotAsked,
         };
         let reply = |changes: Value| {
             let r = json!({"status": "ok", "region": [0x5f00, 0x6000], "l1_changes": changes});

@@ -31,14 +31,18 @@ last words from standard error and reports them as the verdict.
 from __future__ import annotations
 
 import argparse
+import atexit
 import datetime
+import functools
 import json
 import os
 import pathlib
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -50,6 +54,11 @@ BH_TRISC_RESET_PC_OVERRIDE = 0xFFB12234
 # are bits 12..14 (tt-isa-documentation WormholeB0 SoftReset.md).
 SOFT_RESET_0 = 0xFFB121B0
 TRISC_RESET_BITS = 0b111 << 12
+# NCRISC is bit 18 (ttsim src/tile.cpp soft_reset_bits: 0x40000).
+NCRISC_RESET_BIT = 1 << 18
+# Blackhole NCRISC reset-PC override (tt-metal blackhole tensix.h).
+BH_NCRISC_RESET_PC = 0xFFB12238
+BH_NCRISC_RESET_PC_OVERRIDE = 0xFFB1223C
 # `j .` (RV32I jal x0, 0): where Wolfpine's BRISC is parked.
 JUMP_TO_SELF = 0x0000006F
 
@@ -91,12 +100,56 @@ class Target:
 def wolfpine_dir(where: str) -> str:
     """Wolfpine's simulator directory: `where` itself, or for `wormhole` /
     `blackhole` (and by default) the one the installed package ships (the
-    wolfpine package installs as `framework`)."""
+    wolfpine package installs as `framework`). A Blackhole directory is
+    given through a copy whose SoC descriptor tt-umd accepts
+    ([`umd_blackhole_dir`])."""
     if where and where not in ("wormhole", "blackhole"):
-        return where
+        return umd_blackhole_dir(where)
     from framework import sim  # noqa: PLC0415 (optional dependency)
 
-    return str(sim.simulator_dir(where or "wormhole"))
+    return umd_blackhole_dir(str(sim.simulator_dir(where or "wormhole")))
+
+
+def umd_blackhole_descriptor(text: str) -> str | None:
+    """Wolfpine's Blackhole SoC descriptor as tt-umd 0.9.14 accepts it, or
+    None if `text` is not the one this was written against.
+
+    tt-umd takes a descriptor with two PCIe cores and 14 ETH cores for a full
+    Blackhole, whose harvesting it then insists on ("Exactly 2 or 14 ETH
+    cores should be harvested on full Blackhole"); a simulator reports none
+    harvested. ttsim's Blackhole descriptor, which tt-umd accepts, lists one
+    PCIe core (11-0) with 2-0 router-only. The copy does the same and leaves
+    out two ETH cores (7-1, 10-1), which Wolfpine does not model."""
+    edits = [
+        ("pcie:\n  [ 2-0, 11-0 ]", "pcie:\n  [ 11-0 ]"),
+        ("router_only:\n  [\n   1-0, 3-0,", "router_only:\n  [\n   1-0, 2-0, 3-0,"),
+        (" 6-1, 11-1, 7-1, 10-1,\n", " 6-1, 11-1,\n"),
+    ]
+    if "arch_name: BLACKHOLE" not in text or not all(old in text for old, _ in edits):
+        return None
+    for old, new in edits:
+        text = text.replace(old, new, 1)
+    return text
+
+
+@functools.cache
+def umd_blackhole_dir(sim_dir: str) -> str:
+    """`sim_dir`, or for a Wolfpine Blackhole directory a private copy of it
+    for tt-umd: its `run.sh` (a link: the script finds Wolfpine through its
+    own real path) and the accepted descriptor. One copy per process,
+    removed when it ends."""
+    path = pathlib.Path(sim_dir)
+    try:
+        fixed = umd_blackhole_descriptor((path / "soc_descriptor.yaml").read_text())
+    except OSError:
+        return sim_dir
+    if fixed is None:
+        return sim_dir
+    copy = pathlib.Path(tempfile.mkdtemp(prefix="tensix-wolfpine-blackhole-"))
+    atexit.register(shutil.rmtree, copy, True)
+    (copy / "run.sh").symlink_to((path / "run.sh").resolve())
+    (copy / "soc_descriptor.yaml").write_text(fixed)
+    return str(copy)
 
 
 def open_device(target: Target):
@@ -187,11 +240,15 @@ class Runner:
             image[addr : addr + len(data)] = data
         self.dev.noc_write(x, y, 0, bytes(image))
         moved = list(req["reset_pcs"]) != list(DEFAULT_RESET_PCS)
-        if moved:
-            if self.arch != "blackhole":
-                return {"status": "refused", "message": f"the image moved its reset PCs, which {self.arch} cannot"}
-            # Blackhole TRISC reset-PC override debug registers (ttsim
-            # src/tile.cpp riscv_debug_regs_wr32; tt-metal blackhole tensix.h).
+        if moved and self.arch != "blackhole":
+            return {"status": "refused", "message": f"the image moved its reset PCs, which {self.arch} cannot"}
+        # Blackhole TRISC reset-PC override debug registers (ttsim
+        # src/tile.cpp riscv_debug_regs_wr32; tt-metal blackhole tensix.h),
+        # set even where the image sits at the usual PCs: without them
+        # Wolfpine boots its TRISCs at tt-metal's firmware bases
+        # (framework/arch/blackhole.py, trisc0_firmware_base = 0x65E0).
+        overridden = self.arch == "blackhole"
+        if overridden:
             for reg, pc in zip(BH_TRISC_RESET_PC_REGS, req["reset_pcs"], strict=True):
                 self.dev.noc_write32(x, y, reg, pc)
             self.dev.noc_write32(x, y, BH_TRISC_RESET_PC_OVERRIDE, 0b111)
@@ -207,7 +264,7 @@ class Runner:
                 return {"status": "timeout", "message": f"TRISC{threads} did not finish in {req.get('timeout', 10)} s"}
         seconds = time.monotonic() - start
         self.dev.assert_risc_reset(self.core, risc.ALL)
-        if moved:
+        if overridden:
             self.dev.noc_write32(x, y, BH_TRISC_RESET_PC_OVERRIDE, 0)
         l1 = bytes(self.dev.noc_read(x, y, 0, self.l1_size))
         reply = {"status": "ok", "seconds": seconds, "region": req["region"]}
@@ -235,9 +292,15 @@ class Runner:
         # then names as not observed, and the TRISCs leave reset through the
         # soft-reset register itself.
         self.dev.noc_write32(x, y, 0, JUMP_TO_SELF)
+        if self.arch == "blackhole":
+            # Wolfpine's Blackhole lets NCRISC out with BRISC (it ran the L1
+            # fill from its firmware base, 0x5BE0); should it start, it
+            # starts on the same `j .`.
+            self.dev.noc_write32(x, y, BH_NCRISC_RESET_PC, 0)
+            self.dev.noc_write32(x, y, BH_NCRISC_RESET_PC_OVERRIDE, 1)
         self.dev.deassert_risc_reset(self.core, risc.TRISC0)
         held = self.dev.noc_read32(x, y, SOFT_RESET_0)
-        self.dev.noc_write32(x, y, SOFT_RESET_0, held & ~TRISC_RESET_BITS)
+        self.dev.noc_write32(x, y, SOFT_RESET_0, (held | NCRISC_RESET_BIT) & ~TRISC_RESET_BITS)
         return [[0, 4]]
 
 

@@ -125,3 +125,63 @@ def test_a_forked_run_that_does_not_answer_is_killed_at_its_deadline():
 
     reply = runner.run_forked(lambda: time.sleep(60), 0.5)
     assert reply["status"] == "timeout"
+
+
+BH_DESCRIPTOR = """grid:
+  x_size: 17
+  y_size: 12
+
+pcie:
+  [ 2-0, 11-0 ]
+
+eth:
+  [
+   1-1, 16-1, 2-1, 15-1, 3-1, 14-1, 4-1, 13-1, 5-1, 12-1, 6-1, 11-1, 7-1, 10-1,
+  ]
+
+router_only:
+  [
+   1-0, 3-0, 4-0,
+  ]
+
+arch_name: BLACKHOLE
+"""
+
+
+def test_wolfpine_blackhole_descriptor_gets_one_pcie_core_and_twelve_eth_cores():
+    fixed = runner.umd_blackhole_descriptor(BH_DESCRIPTOR)
+    assert "pcie:\n  [ 11-0 ]" in fixed
+    assert "router_only:\n  [\n   1-0, 2-0, 3-0, 4-0," in fixed
+    eth = fixed.split("eth:\n  [\n")[1].split("]")[0]
+    assert [c.strip() for c in eth.split(",") if c.strip()] == [
+        "1-1",
+        "16-1",
+        "2-1",
+        "15-1",
+        "3-1",
+        "14-1",
+        "4-1",
+        "13-1",
+        "5-1",
+        "12-1",
+        "6-1",
+        "11-1",
+    ]
+    # Anything else is left alone: a Wormhole descriptor, or a Blackhole one
+    # this was not written against.
+    assert runner.umd_blackhole_descriptor(BH_DESCRIPTOR.replace("BLACKHOLE", "WORMHOLE")) is None
+    assert runner.umd_blackhole_descriptor(BH_DESCRIPTOR.replace("[ 2-0, 11-0 ]", "[ 11-0 ]")) is None
+
+
+def test_a_blackhole_simulator_directory_is_given_through_a_copy(tmp_path):
+    (tmp_path / "run.sh").write_text("#!/bin/sh\n")
+    (tmp_path / "soc_descriptor.yaml").write_text(BH_DESCRIPTOR)
+    copy = pathlib.Path(runner.umd_blackhole_dir(str(tmp_path)))
+    assert copy != tmp_path
+    assert (copy / "run.sh").resolve() == (tmp_path / "run.sh").resolve()
+    assert "pcie:\n  [ 11-0 ]" in (copy / "soc_descriptor.yaml").read_text()
+    assert runner.umd_blackhole_dir(str(tmp_path)) == str(copy), "one copy per process"
+    other = tmp_path / "wh"
+    other.mkdir()
+    (other / "soc_descriptor.yaml").write_text("arch_name: WORMHOLE_B0\n")
+    assert runner.umd_blackhole_dir(str(other)) == str(other)

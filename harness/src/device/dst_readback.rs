@@ -255,7 +255,7 @@ mod tests {
     /// machine's `Dst` held it before the readback.
     fn check(v: &Vector) {
         let run: RunFacts = emulator_facts(v).unwrap();
-        let (Some((rb, steps)), _) = plan_readback(v, &run, &run.written) else {
+        let (Some((rb, steps)), _) = plan_readback(v, &run, &run.touched) else {
             panic!("{}: no readback planned", v.name)
         };
         // Dst as ttsim and silicon leave it at reset: every row valid (see

@@ -107,8 +107,10 @@ pub enum DstPlan {
 /// and the state the `Dst` readback must clear first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunFacts {
-    /// L1 ranges the run writes; the image keeps clear of them.
-    pub written: Vec<Range<u64>>,
+    /// L1 ranges the run reads or writes; the image keeps clear of them (a
+    /// byte the run reads must hold on the engine what it holds on the
+    /// emulator, the setup's or the fill, not the image's code).
+    pub touched: Vec<Range<u64>>,
     /// Config words (state 0) non-zero when the run ends.
     pub config: Vec<u32>,
     /// TRISC2's ThreadConfig registers non-zero when the run ends.
@@ -118,10 +120,10 @@ pub struct RunFacts {
 }
 
 impl RunFacts {
-    /// A run known only by the L1 it writes.
-    pub fn writing(written: &[Range<u64>]) -> RunFacts {
+    /// A run known only by the L1 it touches.
+    pub fn touching(touched: &[Range<u64>]) -> RunFacts {
         RunFacts {
-            written: written.to_vec(),
+            touched: touched.to_vec(),
             ..RunFacts::default()
         }
     }
@@ -142,7 +144,8 @@ fn overlaps(a: &Range<u64>, b: &Range<u32>) -> bool {
 }
 
 /// Build the image for `v`, given what its run does (`run`: for example
-/// the emulator's), whose writes must also stay clear of [`REGION`].
+/// the emulator's), whose L1 reads and writes must also stay clear of
+/// [`REGION`].
 pub fn build(v: &Vector, run: &RunFacts) -> Result<Image, Refusal> {
     let s = &v.setup;
     if !s.srca.is_empty() || !s.srcb.is_empty() {
@@ -165,7 +168,7 @@ pub fn build(v: &Vector, run: &RunFacts) -> Result<Image, Refusal> {
         .map(|r| u64::from(r.addr)..r.end());
     let used: Vec<Range<u64>> = setup_ranges
         .chain(expect_ranges)
-        .chain(run.written.iter().cloned())
+        .chain(run.touched.iter().cloned())
         .collect();
     let (readback, mut dst) = plan_readback(v, run, &used);
     let mut used = used;
@@ -585,13 +588,13 @@ mod tests {
         let on_code = 0xE000..0xE010;
         let after = u64::from(image.region.end)..u64::from(image.region.end) + 16;
         assert_ne!(
-            build(&v, &RunFacts::writing(std::slice::from_ref(&on_code)))
+            build(&v, &RunFacts::touching(std::slice::from_ref(&on_code)))
                 .unwrap()
                 .region,
             image.region
         );
         assert_eq!(
-            build(&v, &RunFacts::writing(std::slice::from_ref(&after)))
+            build(&v, &RunFacts::touching(std::slice::from_ref(&after)))
                 .unwrap()
                 .region,
             image.region

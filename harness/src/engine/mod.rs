@@ -15,6 +15,7 @@ use crate::device::{self, dst_readback::ObservedDst, RunFacts};
 use crate::run;
 use crate::vector::{FaultKind, Vector};
 use std::ops::Range;
+use tensix_emu::observe::{ExponentSource, PackSource};
 use tensix_emu::regs::thread_config_words;
 
 /// What an engine is, for reports and provenance.
@@ -210,20 +211,50 @@ fn put(image: &mut [u8], addr: u32, bytes: &[u8]) {
     }
 }
 
-/// What the emulator's run of `v` tells its program image: the L1 it
-/// writes (16-byte units, merged), and the Config, TRISC2 ThreadConfig and
-/// `Dst` addressing it ends with.
+/// What the emulator's run of `v` tells its program image: the L1 it reads
+/// or writes (16-byte units, merged), and the Config, TRISC2 ThreadConfig
+/// and `Dst` addressing it ends with.
 pub fn emulator_facts(v: &Vector) -> Result<RunFacts, String> {
-    let before = run::prepare(v)?;
+    let mut before = run::prepare(v)?;
+    before.observer = Some(Box::default());
     let (m, _) = run::execute(v, &before);
-    let mut written: Vec<Range<u64>> = Vec::new();
-    let mut starts: Vec<u64> = m.l1.log().iter().map(|w| u64::from(w.addr)).collect();
-    starts.sort_unstable();
-    starts.dedup();
-    for s in starts {
-        match written.last_mut() {
-            Some(r) if r.end >= s => r.end = r.end.max(s + 16),
-            _ => written.push(s..s + 16),
+    let mut bytes: Vec<Range<u64>> =
+        m.l1.log()
+            .iter()
+            .map(|w| u64::from(w.addr)..u64::from(w.addr) + 16)
+            .collect();
+    if let Some(o) = m.observer.as_deref() {
+        let bits = |bit: i64, n: u32| {
+            let first = bit.max(0) as u64;
+            first / 8..(first + u64::from(n)).div_ceil(8)
+        };
+        for d in &o.unpack {
+            bytes.push(bits(d.l1_bit, d.datum_bits.max(1)));
+            if let ExponentSource::L1(b) = d.exp_from {
+                bytes.push(bits(b * 8, 8));
+            }
+            if let Some(z) = d.zeroes_bit {
+                bytes.push(bits(z, 16));
+            }
+        }
+        for p in &o.pack {
+            if let PackSource::L1 { addr } = p.source {
+                bytes.push(u64::from(addr)..u64::from(addr) + 4);
+            }
+        }
+    }
+    // To 16-byte units, merged.
+    let mut units: Vec<Range<u64>> = bytes
+        .into_iter()
+        .filter(|r| r.start < r.end)
+        .map(|r| r.start & !15..r.end.div_ceil(16) * 16)
+        .collect();
+    units.sort_unstable_by_key(|r| r.start);
+    let mut touched: Vec<Range<u64>> = Vec::new();
+    for r in units {
+        match touched.last_mut() {
+            Some(t) if t.end >= r.start => t.end = t.end.max(r.end),
+            _ => touched.push(r),
         }
     }
     let config = m
@@ -240,7 +271,7 @@ pub fn emulator_facts(v: &Vector) -> Result<RunFacts, String> {
         .map(|r| r as u8)
         .collect();
     Ok(RunFacts {
-        written,
+        touched,
         config,
         thread2_regs,
         dst_addressing: tensix_emu::exec::dst_addressing(&m.config, 0),
@@ -338,4 +369,43 @@ pub fn run_files(
         out.push(entry);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A campaign job (program seed 1, job 296, shrunk) whose unpacker reads
+    /// L1 that neither its setup nor its run writes, at the program image's
+    /// usual place: on ttsim it read the image's code into `Dst`.
+    fn reads_under_the_image() -> Vector {
+        Vector::from_yaml_str(
+            "schema: tensix-vector/1\nname: reads\narch: blackhole\nprovenance: {source: isa-spec}\n\
+             setup:\n  config:\n    - [64, 0x00000018]\n    - [65, 0x00040001]\n    - [72, 0x00000028]\n\
+             \x20   - [73, 0x00000013]\n    - [76, 0x000005e1]\n    - [84, 0x00400440]\n    - [86, 0x00400040]\n\
+             program:\n  - thread: 0\n    run: [0x42008081, 0x42000081]\n",
+            "t.yaml",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_image_keeps_clear_of_the_l1_a_run_reads() {
+        let v = reads_under_the_image();
+        let run = emulator_facts(&v).unwrap();
+        let region = u64::from(device::REGION.start)..u64::from(device::REGION.end);
+        let overlaps = |a: &Range<u64>, b: &Range<u64>| a.start < b.end && b.start < a.end;
+        // The run writes no L1, so what lies under the usual region is read.
+        assert!(
+            run.touched.iter().any(|t| overlaps(t, &region)),
+            "{:?}",
+            run.touched
+        );
+        let image = device::build(&v, &run).unwrap();
+        let own = u64::from(image.region.start)..u64::from(image.region.end);
+        assert_ne!(image.region.start, device::REGION.start, "the image moved");
+        for t in &run.touched {
+            assert!(!overlaps(t, &own), "{t:?} under the image {own:?}");
+        }
+    }
 }

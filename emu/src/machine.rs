@@ -7,7 +7,7 @@ use crate::arch::Arch;
 use crate::exec::frontend::FrontEnd;
 use crate::exec::sync_unit::Semaphores;
 use crate::regs::{Config, ThreadConfig, THREADS};
-use crate::state::dst::{adj16, adj32, DstAddressing, DstView, COLS};
+use crate::state::dst::{DstAddressing, DstView, COLS};
 use crate::state::{Dst, Gprs, SrcReg, L1};
 
 /// Why a setup write was refused.
@@ -223,7 +223,7 @@ impl Machine {
     }
 
     /// The Dst addressing the current Config selects (state 0).
-    fn dst_addressing(&self) -> DstAddressing {
+    pub fn dst_addressing(&self) -> DstAddressing {
         crate::exec::dst_addressing(&self.config, 0)
     }
 
@@ -240,7 +240,7 @@ impl Machine {
             if row as usize >= crate::state::dst::ROWS_32B {
                 return Err(SetupError(format!("Dst32b row {row} is not below 512")));
             }
-            let s = adj32(self.arch, a, row);
+            let s = view.storage_row(self.arch, a, row);
             for (c, v) in values.iter().enumerate() {
                 self.dst.write32_at(s, c, view.store32(*v));
             }
@@ -254,7 +254,7 @@ impl Machine {
                     "Dst16b value {v:#x} is wider than 16 bits"
                 )));
             }
-            let s = adj16(self.arch, a, row);
+            let s = view.storage_row(self.arch, a, row);
             for (c, v) in values.iter().enumerate() {
                 self.dst.row_mut(s)[c] = view.store16(*v as u16);
             }
@@ -265,13 +265,7 @@ impl Machine {
 
     /// Read one `Dst` row back in `view` (the inverse of [`Machine::write_dst_row`]).
     pub fn read_dst_row(&self, view: DstView, row: u32) -> [u32; COLS] {
-        let a = self.dst_addressing();
-        if view.is_32b() {
-            let s = adj32(self.arch, a, row);
-            std::array::from_fn(|c| view.load32(self.dst.read32_at(s, c)))
-        } else {
-            let s = adj16(self.arch, a, row);
-            std::array::from_fn(|c| view.load16(self.dst.row(s)[c]) as u32)
-        }
+        self.dst
+            .read_row(self.arch, self.dst_addressing(), view, row)
     }
 }

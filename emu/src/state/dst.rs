@@ -102,6 +102,17 @@ impl Dst {
         self.bits[storage_row % ROWS][col % COLS] = (value >> 16) as u16;
         self.bits[(storage_row + 8) % ROWS][col % COLS] = value as u16;
     }
+
+    /// Row `row` in `view` under addressing `a` (`Load16` / `Load32`); the
+    /// valid flags are not consulted.
+    pub fn read_row(&self, arch: Arch, a: DstAddressing, view: DstView, row: u32) -> [u32; COLS] {
+        let s = view.storage_row(arch, a, row);
+        if view.is_32b() {
+            std::array::from_fn(|c| view.load32(self.read32_at(s, c)))
+        } else {
+            std::array::from_fn(|c| u32::from(view.load16(self.row(s)[c])))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -163,6 +174,16 @@ pub enum DstView {
 impl DstView {
     pub fn is_32b(self) -> bool {
         matches!(self, DstView::Fp32 | DstView::Int32 | DstView::Raw32)
+    }
+
+    /// The storage row of row `row` in this view: `Adj16`, or for a
+    /// 32-bit view `Adj32` (the high half; the low half is eight on).
+    pub fn storage_row(self, arch: Arch, a: DstAddressing, row: u32) -> usize {
+        if self.is_32b() {
+            adj32(arch, a, row)
+        } else {
+            adj16(arch, a, row)
+        }
     }
 
     /// A 16-bit view value to the `DstBits` cell (`Dst.md`, `Store16`).

@@ -166,34 +166,33 @@ pub fn build(v: &Vector, run: &RunFacts) -> Result<Image, Refusal> {
         .iter()
         .flatten()
         .map(|r| u64::from(r.addr)..r.end());
-    let used: Vec<Range<u64>> = setup_ranges
+    let mut used: Vec<Range<u64>> = setup_ranges
         .chain(expect_ranges)
         .chain(run.touched.iter().cloned())
         .collect();
-    let (readback, mut dst) = plan_readback(v, run, &used);
-    let mut used = used;
-    if let Some((rb, _)) = &readback {
+    let readback = plan_readback(v, run, &used);
+    if let Ok(Some((rb, _))) = &readback {
         let w = rb.window();
         used.push(u64::from(w.start)..u64::from(w.end));
     }
     let free = |r: &Range<u32>| !used.iter().any(|u| overlaps(u, r));
-    // With the readback, unless TRISC2's code then outgrows its area.
-    let place = |flags_at: u32, pcs: [u32; 3]| match &readback {
-        Some((rb, steps)) => match lay_out(v, flags_at, pcs, steps) {
-            Err(Refusal(why)) if why.starts_with("TRISC2's code") => lay_out(v, flags_at, pcs, &[])
-                .map(|i| {
-                    (
-                        i,
-                        DstPlan::Unread(format!("the readback does not fit: {why}")),
-                    )
-                }),
-            other => other.map(|i| (i, DstPlan::Read(rb.clone()))),
-        },
-        None => lay_out(v, flags_at, pcs, &[]).map(|i| (i, dst.clone())),
+    // The image at `flags_at` and `pcs`, with the readback unless TRISC2's
+    // code then outgrows its area.
+    let place = |flags_at: u32, pcs: [u32; 3]| {
+        let without = |plan| lay_out(v, flags_at, pcs, &[]).map(|i| (i, plan));
+        match &readback {
+            Ok(None) => without(DstPlan::NotAsked),
+            Err(why) => without(DstPlan::Unread(why.clone())),
+            Ok(Some((rb, steps))) => match lay_out(v, flags_at, pcs, steps) {
+                Ok(i) => Ok((i, DstPlan::Read(rb.clone()))),
+                Err(Refusal(why)) => {
+                    without(DstPlan::Unread(format!("the readback does not fit: {why}")))
+                }
+            },
+        }
     };
-    let (at_reset_pcs, plan) = place(FLAGS, TRISC_RESET_PC)?;
-    let image = if free(&at_reset_pcs.region) {
-        dst = plan;
+    let at_reset_pcs = place(FLAGS, TRISC_RESET_PC)?;
+    let (image, dst) = if free(&at_reset_pcs.0.region) {
         at_reset_pcs
     } else if v.arch == Arch::Blackhole {
         // Blackhole TRISCs take their reset PCs from debug registers
@@ -212,13 +211,11 @@ pub fn build(v: &Vector, run: &RunFacts) -> Result<Image, Refusal> {
         };
         let b = base.start;
         let pcs = [0x100, 0x100 + CODE_BYTES, 0x100 + 2 * CODE_BYTES].map(|o| b + o);
-        let (image, plan) = place(b, pcs)?;
-        dst = plan;
-        image
+        place(b, pcs)?
     } else {
         let r = used
             .iter()
-            .find(|u| overlaps(u, &at_reset_pcs.region))
+            .find(|u| overlaps(u, &at_reset_pcs.0.region))
             .cloned()
             .unwrap_or_default();
         // Wormhole B0 TRISCs take reset-PC overrides from Config registers,
@@ -226,7 +223,7 @@ pub fn build(v: &Vector, run: &RunFacts) -> Result<Image, Refusal> {
         return Err(Refusal(format!(
             "L1 {:#x}..{:#x} overlaps the program image's region {:#x}..{:#x}, and on \
              Wormhole B0 the image does not move",
-            r.start, r.end, at_reset_pcs.region.start, at_reset_pcs.region.end
+            r.start, r.end, at_reset_pcs.0.region.start, at_reset_pcs.0.region.end
         )));
     };
     let mut l1: Vec<(u32, Vec<u8>)> = s.l1.iter().map(|r| (r.addr, r.bytes.clone())).collect();
@@ -234,16 +231,17 @@ pub fn build(v: &Vector, run: &RunFacts) -> Result<Image, Refusal> {
     Ok(Image { l1, dst, ..image })
 }
 
-/// The `Dst` readback `v` needs, with TRISC2's steps for it, placed in the
-/// highest 4 KiB-aligned window of L1 clear of `used` and of everything an
-/// image may own; or why there is none.
+/// The `Dst` readback `v` needs (`None` where it expects no `Dst` rows),
+/// with TRISC2's steps for it, placed in the highest 4 KiB-aligned window of
+/// L1 clear of `used` and of everything an image may own; or why there is
+/// none.
 fn plan_readback(
     v: &Vector,
     run: &RunFacts,
     used: &[Range<u64>],
-) -> (Option<(DstReadback, Vec<Step>)>, DstPlan) {
+) -> Result<Option<(DstReadback, Vec<Step>)>, String> {
     let Some(want) = v.expect.dst.as_ref().filter(|d| !d.rows.is_empty()) else {
-        return (None, DstPlan::NotAsked);
+        return Ok(None);
     };
     let tiles = DstReadback::tiles_for(v.arch, run.dst_addressing, want);
     let len = tiles.len() as u32 * dst_readback::TILE_BYTES;
@@ -252,21 +250,19 @@ fn plan_readback(
         !overlaps(&(u64::from(REGION.start)..u64::from(REGION.end)), w)
             && !used.iter().any(|u| overlaps(u, w))
     };
-    let Some(at) = (1..l1 / 0x1000)
+    let at = (1..l1 / 0x1000)
         .rev()
         .map(|k| k * 0x1000)
         .find(|&a| a + len <= l1 && clear(&(a..a + len)))
-    else {
-        return (
-            None,
-            DstPlan::Unread(format!("no free {len} bytes of L1 hold the Dst readback")),
-        );
-    };
+        .ok_or_else(|| format!("no free {len} bytes of L1 hold the Dst readback"))?;
     let rb = DstReadback {
         at,
         tiles,
         addressing: run.dst_addressing,
     };
+    // What the emulator's run leaves set, and, in case the engine's run
+    // went further than the emulator's (a fault it did not share), every
+    // word the vector writes by name.
     let s = &v.setup;
     let mut config: Vec<u32> = run.config.clone();
     config.extend(s.config.iter().filter(|w| w.state == 0).map(|w| w.addr));
@@ -287,10 +283,8 @@ fn plan_readback(
     );
     regs.sort_unstable();
     regs.dedup();
-    match rb.steps(v.arch, &config, &regs) {
-        Ok(steps) => (Some((rb, steps)), DstPlan::NotAsked),
-        Err(Refusal(why)) => (None, DstPlan::Unread(why)),
-    }
+    let steps = rb.steps(v.arch, &config, &regs).map_err(|r| r.0)?;
+    Ok(Some((rb, steps)))
 }
 
 /// The image's own bytes with its flags at `flags_at` and the TRISCs

@@ -250,7 +250,7 @@ pub enum EmulatorRun {
 /// The `Dst16b` rows whose storage (bits or valid flag) differs between
 /// `before` and `after`, raw, as `after`'s addressing names them.
 fn changed_dst(before: &Machine, after: &Machine) -> Option<Dst> {
-    let a = tensix_emu::exec::dst_addressing(&after.config, 0);
+    let a = after.dst_addressing();
     let rows: Vec<DstRow> = (0..ROWS as u32)
         .filter(|&r| {
             let s = adj16(after.arch(), a, r);
@@ -376,7 +376,7 @@ pub fn shrink(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{EngineInfo, Observation};
+    use crate::engine::EngineInfo;
 
     #[test]
     fn shards_split_the_indices_between_them() {
@@ -410,33 +410,14 @@ mod tests {
         }
     }
 
-    /// An engine that answers with a fixed L1 change on top of the setup.
+    /// An engine that does what the emulator does, or refuses; `flip`
+    /// changes one L1 byte of what it shows, `flip_dst` one bit of every
+    /// `Dst` row.
+    #[derive(Default)]
     struct Fake {
         flip: Option<u32>,
+        flip_dst: bool,
         refuse: bool,
-    }
-
-    /// An engine that does what the emulator does but flips one bit of
-    /// every `Dst` row it shows.
-    struct DstFlip;
-
-    impl Engine for DstFlip {
-        fn info(&self) -> EngineInfo {
-            EngineInfo {
-                kind: "ttsim".into(),
-                detail: "fake".into(),
-            }
-        }
-
-        fn run(&mut self, v: &Vector) -> Verdict {
-            let Verdict::Observed(mut o) = crate::engine::Emulator.run(v) else {
-                return Verdict::Refused("the emulator gave no observation".into());
-            };
-            if let Ok(d) = &mut o.dst {
-                d.rows.iter_mut().for_each(|(_, cells)| cells[3] ^= 0x10);
-            }
-            Verdict::Observed(o)
-        }
     }
 
     impl Engine for Fake {
@@ -451,22 +432,16 @@ mod tests {
             if self.refuse {
                 return Verdict::Refused("no".into());
             }
-            let Verdict::Observed(Observation {
-                mut l1,
-                l1_unobserved,
-                dst,
-            }) = crate::engine::Emulator.run(v)
-            else {
+            let Verdict::Observed(mut o) = crate::engine::Emulator.run(v) else {
                 return Verdict::Refused("the emulator gave no observation".into());
             };
             if let Some(a) = self.flip {
-                l1[a as usize] ^= 0x40;
+                o.l1[a as usize] ^= 0x40;
             }
-            Verdict::Observed(Observation {
-                l1,
-                l1_unobserved,
-                dst,
-            })
+            if let (true, Ok(d)) = (self.flip_dst, &mut o.dst) {
+                (0..ROWS).for_each(|r| d.bits.row_mut(r)[3] ^= 0x10);
+            }
+            Verdict::Observed(o)
         }
     }
 
@@ -483,19 +458,13 @@ mod tests {
 
     #[test]
     fn an_engine_that_does_what_the_emulator_does_agrees_on_packs() {
-        let mut same = Fake {
-            flip: None,
-            refuse: false,
-        };
+        let mut same = Fake::default();
         first(Jobs::Pack, "agree", &mut same);
     }
 
     #[test]
     fn an_unpack_to_src_is_uncompared_and_one_to_dst_is_compared_by_its_rows() {
-        let mut same = Fake {
-            flip: None,
-            refuse: false,
-        };
+        let mut same = Fake::default();
         let (mut to_src, mut to_dst) = (0, 0);
         for i in 0..80 {
             let c = Case::draw(Jobs::Unpack, 3, i, &[Arch::Blackhole]).expect("a job");
@@ -504,7 +473,14 @@ mod tests {
             };
             let v = c.vector("t");
             let (class, _) = classify(&mut Workbench::new(), &v, &mut same);
-            let (flipped, _) = classify(&mut Workbench::new(), &v, &mut DstFlip);
+            let (flipped, _) = classify(
+                &mut Workbench::new(),
+                &v,
+                &mut Fake {
+                    flip_dst: true,
+                    ..Fake::default()
+                },
+            );
             if u.job.target == crate::golden::UnpackTarget::Dst {
                 // Only jobs the emulator completes are compared at all.
                 if class == Class::Agree {
@@ -524,14 +500,7 @@ mod tests {
 
     #[test]
     fn a_changed_byte_is_a_difference_and_a_refusal_is_never_agreement() {
-        let (case, _) = first(
-            Jobs::Pack,
-            "agree",
-            &mut Fake {
-                flip: None,
-                refuse: false,
-            },
-        );
+        let (case, _) = first(Jobs::Pack, "agree", &mut Fake::default());
         let v = case.vector("t");
         let Some(Class::Differ(text)) = Some(
             classify(
@@ -539,7 +508,7 @@ mod tests {
                 &v,
                 &mut Fake {
                     flip: Some(0x30),
-                    refuse: false,
+                    ..Fake::default()
                 },
             )
             .0,
@@ -551,8 +520,8 @@ mod tests {
             &mut Workbench::new(),
             &v,
             &mut Fake {
-                flip: None,
                 refuse: true,
+                ..Fake::default()
             },
         );
         assert_eq!(class, Class::Refused("no".into()));
@@ -560,17 +529,14 @@ mod tests {
 
     #[test]
     fn shrinking_keeps_the_difference_and_makes_the_job_smaller() {
-        let mut same = Fake {
-            flip: None,
-            refuse: false,
-        };
+        let mut same = Fake::default();
         let (case, _) = first(Jobs::Pack, "agree", &mut same);
         // A byte every candidate still writes differently: address 0 lies
         // below every generated tile, so the fake engine's flip there is a
         // difference whatever the job.
         let mut flipping = Fake {
             flip: Some(0),
-            refuse: false,
+            ..Fake::default()
         };
         let v = case.vector("t");
         let (class, verdict) = classify(&mut Workbench::new(), &v, &mut flipping);

@@ -274,7 +274,7 @@ pub fn emulator_facts(v: &Vector) -> Result<RunFacts, String> {
         touched,
         config,
         thread2_regs,
-        dst_addressing: tensix_emu::exec::dst_addressing(&m.config, 0),
+        dst_addressing: m.dst_addressing(),
     })
 }
 
@@ -312,10 +312,7 @@ impl Engine for Emulator {
             None => Verdict::Observed(Observation {
                 l1: m.l1.bytes().to_vec(),
                 l1_unobserved: Vec::new(),
-                dst: Ok(ObservedDst::of_machine(
-                    &m,
-                    tensix_emu::exec::dst_addressing(&m.config, 0),
-                )),
+                dst: Ok(ObservedDst::of_machine(&m)),
             }),
         }
     }

@@ -192,6 +192,57 @@ mod tests {
     }
 
     #[test]
+    fn the_dst_rows_asked_for_are_recorded_as_the_engine_showed_them() {
+        use crate::device::dst_readback::ObservedDst;
+        use crate::vector::DstFormat;
+        use tensix_emu::state::dst::DstView;
+        let mut v = vector();
+        v.expect.dst = Some(Dst {
+            format: DstFormat::Bf16,
+            rows: vec![DstRow {
+                row: 9,
+                cells: [0; 16],
+            }],
+        });
+        // The engine's Dst: BF16 row 9 holds 1.0 (0x3f80) in column 2.
+        let mut m = tensix_emu::Machine::new(tensix_emu::Arch::Blackhole);
+        let mut cells = [0; 16];
+        cells[2] = 0x3f80;
+        m.write_dst_row(DstView::Bf16, 9, &cells).unwrap();
+        let info = EngineInfo {
+            kind: "ttsim".into(),
+            detail: "ttsim:/x".into(),
+        };
+        let observed = |dst| {
+            Verdict::Observed(Observation {
+                l1: vec![0x5a; 1536 * 1024],
+                l1_unobserved: Vec::new(),
+                dst,
+            })
+        };
+        let r = recorded(&v, &info, &observed(Ok(ObservedDst::of_machine(&m))), "d").unwrap();
+        let d = r.expect.dst.unwrap();
+        assert_eq!(
+            (d.format, d.rows.len(), d.rows[0].row),
+            (DstFormat::Bf16, 1, 9)
+        );
+        assert_eq!(d.rows[0].cells, cells);
+        assert!(
+            !r.provenance.detail.contains("Dst"),
+            "{}",
+            r.provenance.detail
+        );
+        // Not read back: no expect.dst, and the detail says why.
+        let r = recorded(&v, &info, &observed(Err("no room".into())), "d").unwrap();
+        assert_eq!(r.expect.dst, None);
+        assert!(
+            r.provenance.detail.contains("Dst (no room)"),
+            "{}",
+            r.provenance.detail
+        );
+    }
+
+    #[test]
     fn refusals_record_nothing() {
         let info = EngineInfo {
             kind: "ttsim".into(),

@@ -343,6 +343,10 @@ struct DiffArgs {
     /// Start over in a directory that holds another campaign or other files.
     #[arg(long)]
     force: bool,
+    /// Run nothing: write the report of what DIR holds (a stopped campaign,
+    /// or one whose --known list has grown).
+    #[arg(long, conflicts_with = "force")]
+    report_only: bool,
 }
 
 #[derive(Subcommand)]
@@ -1073,7 +1077,7 @@ fn bundle(paths: &[PathBuf], dir: &Path, timeout: u64, force: bool) -> ExitCode 
 /// `diff`: a differential campaign (see `tensix_harness::diff`).
 fn diff(args: DiffArgs) -> ExitCode {
     use tensix_harness::diff::{self, report, store, Case, Class, Jobs};
-    use tensix_harness::engine::{record, umd, Engine};
+    use tensix_harness::engine::{deviation, record, umd, Engine};
     let unusable = |m: String| {
         eprintln!("tensix-harness: diff: {m}");
         ExitCode::from(2)
@@ -1104,12 +1108,18 @@ fn diff(args: DiffArgs) -> ExitCode {
         shard: shard.to_string(),
         engines: args.engines.clone(),
     };
+    if args.report_only && !args.out.join("campaign.json").is_file() {
+        return unusable(format!(
+            "--report-only: {} holds no campaign",
+            args.out.display()
+        ));
+    }
     let mut store = match store::Store::open(&args.out, &params, args.force) {
         Ok(s) => s,
         Err(e) => return unusable(e),
     };
     let mut engines = Vec::new();
-    for spec in &args.engines {
+    for spec in args.engines.iter().filter(|_| !args.report_only) {
         let target = match umd::Target::parse(spec) {
             Ok(t) => t,
             Err(e) => return unusable(format!("--engine {spec}: {e}")),
@@ -1123,7 +1133,9 @@ fn diff(args: DiffArgs) -> ExitCode {
         engines.push((spec.clone(), eng, arch));
     }
     let archs: Vec<_> = engines.iter().map(|e| e.2).collect();
-    let indices: Vec<u64> = (0..args.count).filter(|&i| shard.holds(i)).collect();
+    let indices: Vec<u64> = (0..args.count)
+        .filter(|&i| shard.holds(i) && !args.report_only)
+        .collect();
     let total = indices.len();
     let tty = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
@@ -1154,7 +1166,21 @@ fn diff(args: DiffArgs) -> ExitCode {
             }
             let (class, verdict) = diff::classify(&mut bench, &v, eng as &mut dyn Engine);
             let mut vector_file = None;
+            let mut explained = None;
             if let (Class::Differ(_), Some(verdict)) = (&class, verdict) {
+                let info = eng.info();
+                // Before shrinking: the job as drawn is what is explained.
+                if deviation::DEVIATIONS.iter().any(|d| d.engine == info.kind) {
+                    explained = Some(
+                        record::recorded(&v, &info, &verdict, &date)
+                            .ok()
+                            .and_then(|rec| deviation::explain(&mut bench, &rec, &info.kind))
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(String::from)
+                            .collect(),
+                    );
+                }
                 let (small, small_class, small_verdict) = diff::shrink(
                     &mut bench,
                     case.clone(),
@@ -1163,7 +1189,6 @@ fn diff(args: DiffArgs) -> ExitCode {
                     eng,
                     args.shrink_budget,
                 );
-                let info = eng.info();
                 let file = format!(
                     "differences/{}-{}-{}-{}-{}.yaml",
                     info.kind,
@@ -1207,6 +1232,7 @@ fn diff(args: DiffArgs) -> ExitCode {
                 reason: class.reason().to_string(),
                 tags: v.tags.clone(),
                 vector: vector_file,
+                explained,
             };
             if let Err(err) = store.add(r) {
                 return unusable(err);
@@ -1242,7 +1268,30 @@ fn diff(args: DiffArgs) -> ExitCode {
     let mut argv: Vec<String> = std::env::args().skip(1).collect();
     argv.insert(0, "tensix-harness".into());
     let command = argv.join(" ");
-    let rep = report::build(&params, &store.records, &known, &command);
+    // Differences recorded before their engine had counterfactuals: explain
+    // the vector recorded for them (the job as drawn when it was not shrunk).
+    let mut records = store.records.clone();
+    for r in records
+        .iter_mut()
+        .filter(|r| r.class == "differ" && r.explained.is_none())
+    {
+        let kind = r.engine.split(':').next().unwrap_or_default().to_string();
+        let Some(file) = &r.vector else { continue };
+        if !deviation::DEVIATIONS.iter().any(|d| d.engine == kind) {
+            continue;
+        }
+        let path = store.dir.join(file);
+        if let Ok(v) = tensix_harness::vector::Vector::load(&path) {
+            r.explained = Some(
+                deviation::explain(&mut bench, &v, &kind)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(String::from)
+                    .collect(),
+            );
+        }
+    }
+    let rep = report::build(&params, &records, &known, &command);
     for (file, body) in [
         ("report.md", rep.markdown.clone()),
         ("report.json", format!("{:#}\n", rep.json)),

@@ -1,12 +1,12 @@
 //! The `tensix-harness run` command end to end: exit codes and what it
 //! prints for a broken expectation and for a malformed file.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 mod common;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch("cli", name)
 }
 

@@ -1,6 +1,8 @@
 //! `explain` and `trace` against values worked out by hand from the vectors
 //! and the pages they cite, never from the emulator's output.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tensix_harness::explain::{self, Target};
@@ -182,9 +184,7 @@ fn a_bfp8_failure_shows_the_group_and_the_rounding() {
     let target = data_addr + 1;
     let want = magnitude(1) as u8 | if row.cells[1] & 0x8000 != 0 { 0x80 } else { 0 };
 
-    let dir = std::env::temp_dir().join(format!("tensix-explain-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("explain", "bfp8");
     let mut broken = v.clone();
     let r = &mut broken.expect.l1.as_mut().unwrap()[0];
     let at = (target - r.addr) as usize;

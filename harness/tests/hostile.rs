@@ -3,13 +3,13 @@
 //! directory; each run is held to 256 MiB of address space (`ulimit -v`)
 //! and must finish (a hang is killed after a minute and fails the test).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> common::Scratch {
     common::scratch("hostile", name)
 }
 

@@ -7,11 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tensix-repro-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+mod common;
+
+fn scratch(name: &str) -> common::Scratch {
+    common::scratch("repro", name)
 }
 
 fn repro(args: &[&str], artifact: &Path, out: &Path) -> (i32, String) {

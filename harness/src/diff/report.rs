@@ -64,15 +64,22 @@ fn kind(engine: &str) -> &str {
     engine.split(':').next().unwrap_or(engine)
 }
 
-/// The catalogue entry that explains `r`, if any.
-pub fn explained<'k>(known: &'k [Known], params: &Params, r: &Record) -> Option<&'k Known> {
-    known.iter().find(|k| {
+/// The catalogue entry that explains `r`, if any: the one the
+/// known-differences list names for the job, or else the entries whose
+/// counterfactuals together reproduce the engine's result (`a + b`).
+pub fn explained(known: &[Known], params: &Params, r: &Record) -> Option<String> {
+    let listed = known.iter().find(|k| {
         k.engine == kind(&r.engine)
             && k.arch == r.arch
             && k.jobs == params.jobs
             && k.seed == params.seed
             && k.index == r.index
-    })
+    });
+    match (listed, &r.explained) {
+        (Some(k), _) => Some(k.entry.clone()),
+        (None, Some(rules)) if !rules.is_empty() => Some(rules.join(" + ")),
+        _ => None,
+    }
 }
 
 /// Jobs per class, in [`Class::NAMES`] order.
@@ -245,7 +252,7 @@ pub fn build(params: &Params, records: &[Record], known: &[Known], command: &str
         for (r, k) in &differences {
             if let Some(k) = k {
                 by_entry
-                    .entry((k.entry.as_str(), &r.engine, &r.arch))
+                    .entry((k.as_str(), &r.engine, &r.arch))
                     .or_default()
                     .push(r);
             }
@@ -289,7 +296,7 @@ pub fn build(params: &Params, records: &[Record], known: &[Known], command: &str
         })).collect::<Vec<_>>(),
         "differences": differences.iter().map(|(r, k)| json!({
             "engine": r.engine, "arch": r.arch, "index": r.index, "vector": r.vector,
-            "catalogue": k.map(|k| k.entry.clone()), "summary": r.reason,
+            "catalogue": k, "summary": r.reason,
         })).collect::<Vec<_>>(),
     });
     Report {
@@ -329,6 +336,7 @@ mod tests {
 
     fn rec(index: u64, class: &str, reason: &str, tags: &[&str]) -> Record {
         Record {
+            explained: None,
             index,
             engine: "ttsim:bh.so".into(),
             arch: "blackhole".into(),
@@ -381,6 +389,22 @@ mod tests {
         let mut other = params();
         other.seed = 6;
         assert_eq!(build(&other, &records, &known, "cmd").uncatalogued.len(), 1);
+    }
+
+    #[test]
+    fn a_difference_its_counterfactuals_reproduce_is_catalogued() {
+        let mut both = rec(1, "differ", "L1 differs", &["pack"]);
+        both.explained = Some(vec!["no-relu".into(), "no-acc".into()]);
+        let mut none = rec(2, "differ", "L1 differs", &["pack"]);
+        none.explained = Some(vec![]);
+        let untried = rec(3, "differ", "L1 differs", &["pack"]);
+        let r = build(&params(), &[both, none, untried], &[], "cmd");
+        let new: Vec<u64> = r.uncatalogued.iter().map(|r| r.index).collect();
+        assert_eq!(new, [2, 3]);
+        assert!(r
+            .markdown
+            .contains("| no-relu + no-acc | ttsim:bh.so | blackhole | 1 | 1 |"));
+        assert_eq!(r.json["differences"][0]["catalogue"], "no-relu + no-acc");
     }
 
     #[test]

@@ -45,6 +45,12 @@ pub struct Record {
     pub tags: Vec<String>,
     /// The shrunk vector of a difference, relative to the directory.
     pub vector: Option<String>,
+    /// For a difference: the catalogue entries whose counterfactuals,
+    /// together, make the emulator do what the engine did on the job as
+    /// drawn (`engine::deviation`); empty when none do, absent when not
+    /// tried (records written before the engine had any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explained: Option<Vec<String>>,
 }
 
 /// An open campaign directory.
@@ -191,6 +197,7 @@ mod tests {
 
     fn record(index: u64) -> Record {
         Record {
+            explained: None,
             index,
             engine: "ttsim:x".into(),
             arch: "blackhole".into(),

@@ -7,6 +7,7 @@
 //! what it cannot) or a verdict on the vector: it stopped on a rule it
 //! enforces, it refused, or it timed out. A refusal is never a pass.
 
+pub mod deviation;
 pub mod known;
 pub mod record;
 pub mod umd;

@@ -1,0 +1,373 @@
+//! The catalogued ways an engine departs from the ISA, each stated as a
+//! counterfactual: a change to a vector after which the emulator, which
+//! follows the ISA, does what the engine does.
+//!
+//! A difference is *explained* when some set of the engine's deviations,
+//! applied to the vector that records the engine's result, makes the
+//! emulator's run of it meet every expectation: every byte the engine was
+//! held to is then accounted for by named rules and by nothing else. A rule
+//! that does not reach the vector (no ReLU to drop, say) leaves it alone and
+//! is not tried, so a rule is never named for a difference it cannot cause.
+//!
+//! Each rule is the counterfactual of one directory of the catalogue
+//! (`conformance-vectors/engines/ENTRY/`), which states the ISA rule, cites
+//! it, and reads the engine's source.
+
+use crate::run::Workbench;
+use crate::vector::{ConfigWrite, DstFormat, Vector};
+use tensix_emu::regs::CfgField;
+
+/// One catalogued deviation.
+pub struct Deviation {
+    /// The engine's kind (`ttsim`, `wolfpine`, `device`).
+    pub engine: &'static str,
+    /// The catalogue entry: a directory under `conformance-vectors/engines/`.
+    pub entry: &'static str,
+    /// The counterfactual: changes `v` to what the engine effectively runs;
+    /// false when `v` gives the rule nothing to change.
+    pub apply: fn(&mut Vector) -> bool,
+}
+
+/// Every deviation with a counterfactual. Catalogue entries not listed here
+/// (a rule about individual datums, which no change of configuration or
+/// input reproduces) are matched by job in `known-differences.txt` instead.
+pub const DEVIATIONS: &[Deviation] = &[
+    Deviation {
+        engine: "wolfpine",
+        entry: "wolfpine-no-relu-stage",
+        apply: no_relu,
+    },
+    Deviation {
+        engine: "wolfpine",
+        entry: "wolfpine-no-l1-accumulation",
+        apply: no_l1_accumulation,
+    },
+    Deviation {
+        engine: "wolfpine",
+        entry: "wolfpine-fp16-denormal-kept",
+        apply: read_raw,
+    },
+    Deviation {
+        engine: "wolfpine",
+        entry: "wolfpine-packer0-dst-offset-2-dropped",
+        apply: packer0_offset_2_dropped,
+    },
+    Deviation {
+        engine: "wolfpine",
+        entry: "wolfpine-fp16-denormal-to-bf16",
+        apply: fp16_to_bf16_rebiased,
+    },
+    Deviation {
+        engine: "wolfpine",
+        entry: "wolfpine-fp16-low-range-flushed",
+        apply: fp16_low_range_flushed,
+    },
+];
+
+/// Wolfpine's packer (`framework/pe/tensix/backends/packer.py`,
+/// `handle_pacr`) converts each datum and writes it: it never reads
+/// `STACC_RELU_ApplyRelu`, so it packs as if ReLU were off
+/// (`Packers/ReLU.md`).
+fn no_relu(v: &mut Vector) -> bool {
+    set_field(v, CfgField::STACC_RELU_ApplyRelu, 0)
+}
+
+/// Wolfpine's packer writes every datum over what L1 holds: it never reads
+/// `Pack_L1_Acc`, so it packs as if L1 accumulation
+/// (`Packers/L1Accumulation.md`) were off.
+fn no_l1_accumulation(v: &mut Vector) -> bool {
+    [
+        CfgField::THCON_SEC0_REG1_Pack_L1_Acc,
+        CfgField::THCON_SEC0_REG8_Pack_L1_Acc,
+        CfgField::THCON_SEC1_REG1_Pack_L1_Acc,
+        CfgField::THCON_SEC1_REG8_Pack_L1_Acc,
+    ]
+    .into_iter()
+    .fold(false, |changed, f| set_field(v, f, 0) | changed)
+}
+
+/// Wolfpine's packer never reads `PCK_DEST_RD_CTRL_Read_int8` (the ISA's
+/// `Read_raw`): its early conversions from a 16-bit `Dst` are identities,
+/// which is what `Read_raw = true` selects (`Packers/FormatConversion.md`);
+/// a rounding conversion would flush denormals, and BF16's NaN.
+fn read_raw(v: &mut Vector) -> bool {
+    set_field(v, CfgField::PCK_DEST_RD_CTRL_Read_int8, 1)
+}
+
+/// Wolfpine's packer input address generator (`generate_input_address`)
+/// replaces packer 0's `Dst` offset with zero when
+/// `DEST_TARGET_REG_CFG_PACK_SEC0_Offset` is 2 (its comment calls this a
+/// workaround for a GPR an unpacker overwrites); the ISA adds `Offset << 4`
+/// datums for every value (`Packers/InputAddressGenerator.md`).
+fn packer0_offset_2_dropped(v: &mut Vector) -> bool {
+    let f = CfgField::DEST_TARGET_REG_CFG_PACK_SEC0_Offset;
+    setup_value(v, f) == 2 && set_field(v, f, 0)
+}
+
+/// Wolfpine's FP16 → BF16 (`FP16InDstToFP32` then `>> 16`, in
+/// `framework/pe/tensix/util.py`) rebiases every exponent field by 112,
+/// a zero one included, and truncates the mantissa; the ISA flushes an FP16
+/// denormal to zero (`Packers/FormatConversion.md`, late conversion). The
+/// counterfactual gives the packer the BF16 each FP16 datum becomes that
+/// way, as a BF16 `Dst` packed through the identity (`IntermediateFormat =
+/// BF16`, `Read_raw`), which writes the datum unchanged.
+fn fp16_to_bf16_rebiased(v: &mut Vector) -> bool {
+    const FP16: u32 = 1;
+    const BF16: u32 = 5;
+    if setup_value(v, CfgField::THCON_SEC0_REG1_Out_data_format) != BF16
+        || setup_value(v, CfgField::ALU_FORMAT_SPEC_REG2_Dstacc) != FP16
+    {
+        return false;
+    }
+    let Some(dst) = v.setup.dst.as_mut().filter(|d| d.format == DstFormat::Fp16) else {
+        return false;
+    };
+    dst.format = DstFormat::Bf16;
+    for row in &mut dst.rows {
+        for x in &mut row.cells {
+            let (sign, exp, man) = (*x >> 15 & 1, *x >> 10 & 0x1f, *x & 0x3ff);
+            let exp = if exp == 0 { 0 } else { exp + 112 };
+            *x = sign << 15 | exp << 7 | man >> 3;
+        }
+    }
+    for f in [
+        CfgField::ALU_FORMAT_SPEC_REG2_Dstacc,
+        CfgField::THCON_SEC0_REG1_In_data_format,
+        CfgField::THCON_SEC0_REG8_In_data_format,
+        CfgField::THCON_SEC1_REG1_In_data_format,
+        CfgField::THCON_SEC1_REG8_In_data_format,
+    ] {
+        set_field(v, f, BF16);
+    }
+    set_field(v, CfgField::PCK_DEST_RD_CTRL_Read_int8, 1);
+    true
+}
+
+/// Wolfpine's FP32 → FP16 (`FP32ToFP16`, `framework/pe/tensix/util.py`)
+/// flushes every value whose rebiased exponent is zero or less to a zero
+/// that keeps its sign. The ISA's late conversion flushes only below
+/// `2^-15` and keeps the truncated mantissa under a zero exponent field for
+/// `2^-15 <= |x| < 2^-14`, the range `Packers/FormatConversion.md` calls
+/// mishandled. The counterfactual makes those `Dst` values signed zeros
+/// before a pack to FP16.
+fn fp16_low_range_flushed(v: &mut Vector) -> bool {
+    const FP16: u32 = 1;
+    if setup_value(v, CfgField::THCON_SEC0_REG1_Out_data_format) != FP16 {
+        return false;
+    }
+    let Some(dst) = v.setup.dst.as_mut() else {
+        return false;
+    };
+    let (exp_of, sign): (fn(u32) -> u32, u32) = match dst.format {
+        DstFormat::Fp32 => (|x| x >> 23 & 0xff, 1 << 31),
+        DstFormat::Bf16 => (|x| x >> 7 & 0xff, 1 << 15),
+        _ => return false,
+    };
+    let mut changed = false;
+    for x in dst.rows.iter_mut().flat_map(|r| r.cells.iter_mut()) {
+        if exp_of(*x) == 112 {
+            *x &= sign;
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// The value the setup leaves in `field` in state 0
+/// (zero, the reset value, when none does).
+fn setup_value(v: &Vector, field: CfgField) -> u32 {
+    let Some(f) = field.on(v.arch) else {
+        return 0;
+    };
+    v.setup
+        .config
+        .iter()
+        .rev()
+        .find(|w| w.addr == u32::from(f.addr32) && w.state == 0)
+        .map_or(0, |w| f.extract(w.value))
+}
+
+/// Set `field` to `value` in every setup write to its word, in both Config
+/// states; when no write reaches the word and `value` is not the reset
+/// value (zero), add a write of it to state 0. Whether anything changed.
+fn set_field(v: &mut Vector, field: CfgField, value: u32) -> bool {
+    let Some(f) = field.on(v.arch) else {
+        return false;
+    };
+    let addr = u32::from(f.addr32);
+    let mut changed = false;
+    let mut written = false;
+    for w in v.setup.config.iter_mut().filter(|w| w.addr == addr) {
+        written = true;
+        let new = f.insert(w.value, value);
+        changed |= new != w.value;
+        w.value = new;
+    }
+    if !written && f.insert(0, value) != 0 {
+        v.setup.config.push(ConfigWrite {
+            addr,
+            value: f.insert(0, value),
+            state: 0,
+        });
+        changed = true;
+    }
+    changed
+}
+
+/// The smallest set of `engine`'s deviations (fewest rules, then catalogue
+/// order) under which the emulator meets every expectation of `recorded`,
+/// a vector whose `expect` is what the engine did. `None` when no set does,
+/// or when the emulator meets it unchanged (then there is nothing to
+/// explain).
+pub fn explain(
+    bench: &mut Workbench,
+    recorded: &Vector,
+    engine: &str,
+) -> Option<Vec<&'static str>> {
+    let passes = |bench: &mut Workbench, v: &Vector| {
+        bench.run_vector(v).map(|o| o.passed()).unwrap_or(false)
+    };
+    if passes(bench, recorded) {
+        return None;
+    }
+    // Only the rules that reach this vector; a set of them is tried in
+    // one counterfactual vector.
+    let rules: Vec<&Deviation> = DEVIATIONS
+        .iter()
+        .filter(|d| d.engine == engine && (d.apply)(&mut recorded.clone()))
+        .collect();
+    let n = rules.len().min(8);
+    let mut sets: Vec<u32> = (1..1u32 << n).collect();
+    sets.sort_by_key(|s| (s.count_ones(), s.reverse_bits()));
+    sets.into_iter().find_map(|set| {
+        let mut v = recorded.clone();
+        let chosen: Vec<&Deviation> = (0..n)
+            .filter(|i| set >> i & 1 == 1)
+            .map(|i| rules[i])
+            .collect();
+        for d in &chosen {
+            (d.apply)(&mut v);
+        }
+        passes(bench, &v).then(|| chosen.iter().map(|d| d.entry).collect())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vector::Vector;
+
+    fn corpus(rel: &str) -> Vector {
+        Vector::load(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../conformance-vectors")
+                .join(rel),
+        )
+        .unwrap()
+    }
+
+    fn explain_entry(entry: &str) -> Option<Vec<&'static str>> {
+        let v = corpus(&format!("engines/{entry}/wolfpine-wormhole_b0.yaml"));
+        explain(&mut Workbench::new(), &v, "wolfpine")
+    }
+
+    /// Each entry's minimal vector records what Wolfpine did; its own
+    /// counterfactual, and no other, makes the emulator do the same.
+    #[test]
+    fn each_wolfpine_entry_explains_its_own_vector() {
+        for entry in [
+            "wolfpine-no-relu-stage",
+            "wolfpine-fp16-denormal-kept",
+            "wolfpine-fp16-denormal-to-bf16",
+            "wolfpine-no-l1-accumulation",
+            "wolfpine-packer0-dst-offset-2-dropped",
+            "wolfpine-fp16-low-range-flushed",
+        ] {
+            assert_eq!(explain_entry(entry), Some(vec![entry]), "{entry}");
+        }
+    }
+
+    #[test]
+    fn a_difference_no_rule_reproduces_is_not_explained() {
+        let mut v = corpus("engines/wolfpine-no-relu-stage/wolfpine-wormhole_b0.yaml");
+        let r = &mut v.expect.l1.as_mut().unwrap()[0];
+        r.bytes[0] ^= 0x40;
+        assert_eq!(explain(&mut Workbench::new(), &v, "wolfpine"), None);
+        // Nor by another engine's rules.
+        let v = corpus("engines/wolfpine-no-relu-stage/wolfpine-wormhole_b0.yaml");
+        assert_eq!(explain(&mut Workbench::new(), &v, "ttsim"), None);
+    }
+
+    #[test]
+    fn a_vector_the_emulator_meets_needs_no_explaining() {
+        let v = corpus("isa-spec/wormhole_b0/pack/packer-mask-zero-means-packer-0.yaml");
+        assert!(crate::run::run_vector(&v).unwrap().passed());
+        assert_eq!(explain(&mut Workbench::new(), &v, "wolfpine"), None);
+    }
+
+    /// Wolfpine wrote FP16 `0x025d` (a denormal) as BF16 `0x004b`
+    /// (`wolfpine-fp16-denormal-to-bf16/README.md`).
+    #[test]
+    fn an_fp16_denormal_becomes_the_bf16_wolfpine_wrote() {
+        let mut v = corpus("engines/wolfpine-fp16-denormal-to-bf16/wolfpine-wormhole_b0.yaml");
+        let d = v.setup.dst.as_mut().unwrap();
+        d.rows[0].cells[0] = 0x025d;
+        assert!(fp16_to_bf16_rebiased(&mut v));
+        let d = v.setup.dst.as_ref().unwrap();
+        assert_eq!(d.format, DstFormat::Bf16);
+        assert_eq!(d.rows[0].cells[0], 0x004b);
+        assert!(!fp16_to_bf16_rebiased(&mut v), "already BF16");
+    }
+
+    #[test]
+    fn only_the_range_fp16_mishandles_is_flushed() {
+        let mut v = corpus("engines/wolfpine-fp16-denormal-kept/wolfpine-wormhole_b0.yaml");
+        assert!(
+            !fp16_low_range_flushed(&mut v),
+            "an FP16 Dst is not touched"
+        );
+        set_field(&mut v, CfgField::THCON_SEC0_REG1_Out_data_format, 1);
+        assert_eq!(
+            setup_value(&v, CfgField::THCON_SEC0_REG1_Out_data_format),
+            1
+        );
+        let d = v.setup.dst.as_mut().unwrap();
+        d.format = DstFormat::Fp32;
+        // 2^-15 and just under 2^-14 (negative) flush; 2^-14 and 2^-16 stay.
+        d.rows[0].cells[..4].copy_from_slice(&[0x3800_0000, 0xb87f_ffff, 0x3880_0000, 0x3780_0000]);
+        assert!(fp16_low_range_flushed(&mut v));
+        let d = v.setup.dst.as_ref().unwrap();
+        assert_eq!(
+            d.rows[0].cells[..4],
+            [0, 0x8000_0000, 0x3880_0000, 0x3780_0000]
+        );
+    }
+
+    #[test]
+    fn a_field_is_set_in_every_write_to_its_word_and_added_when_unwritten() {
+        let mut v = corpus("engines/wolfpine-no-relu-stage/wolfpine-wormhole_b0.yaml");
+        let f = CfgField::STACC_RELU_ApplyRelu.on(v.arch).unwrap();
+        let relu = |v: &Vector| {
+            v.setup
+                .config
+                .iter()
+                .filter(|w| w.addr == u32::from(f.addr32))
+                .map(|w| f.extract(w.value))
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            relu(&v).iter().any(|&m| m != 0),
+            "the entry's vector uses ReLU"
+        );
+        assert!(no_relu(&mut v));
+        assert!(relu(&v).iter().all(|&m| m == 0));
+        assert!(!no_relu(&mut v), "nothing left to change");
+
+        let raw = CfgField::PCK_DEST_RD_CTRL_Read_int8.on(v.arch).unwrap();
+        v.setup.config.retain(|w| w.addr != u32::from(raw.addr32));
+        assert!(read_raw(&mut v));
+        let w = v.setup.config.last().unwrap();
+        assert_eq!((w.addr, w.state), (u32::from(raw.addr32), 0));
+        assert_eq!(raw.extract(w.value), 1);
+    }
+}

@@ -31,9 +31,9 @@ last words from standard error and reports them as the verdict.
 from __future__ import annotations
 
 import argparse
-import atexit
 import datetime
 import functools
+import hashlib
 import json
 import os
 import pathlib
@@ -134,10 +134,11 @@ def umd_blackhole_descriptor(text: str) -> str | None:
 
 @functools.cache
 def umd_blackhole_dir(sim_dir: str) -> str:
-    """`sim_dir`, or for a Wolfpine Blackhole directory a private copy of it
-    for tt-umd: its `run.sh` (a link: the script finds Wolfpine through its
-    own real path) and the accepted descriptor. One copy per process,
-    removed when it ends."""
+    """`sim_dir`, or for a Wolfpine Blackhole directory a copy of it for
+    tt-umd: its `run.sh` (a link: the script finds Wolfpine through its own
+    real path) and the accepted descriptor. The copy is named by what it
+    holds, so every runner process (one is killed at each timeout, before
+    any exit hook runs) shares one instead of leaving its own behind."""
     path = pathlib.Path(sim_dir)
     try:
         fixed = umd_blackhole_descriptor((path / "soc_descriptor.yaml").read_text())
@@ -145,10 +146,18 @@ def umd_blackhole_dir(sim_dir: str) -> str:
         return sim_dir
     if fixed is None:
         return sim_dir
-    copy = pathlib.Path(tempfile.mkdtemp(prefix="tensix-wolfpine-blackhole-"))
-    atexit.register(shutil.rmtree, copy, True)
-    (copy / "run.sh").symlink_to((path / "run.sh").resolve())
-    (copy / "soc_descriptor.yaml").write_text(fixed)
+    script = (path / "run.sh").resolve()
+    key = hashlib.sha256(f"{script}\0{fixed}".encode()).hexdigest()[:16]
+    copy = pathlib.Path(tempfile.gettempdir()) / f"tensix-wolfpine-blackhole-{key}"
+    if not copy.is_dir():
+        # Built aside and renamed into place, so a reader never sees half.
+        draft = pathlib.Path(tempfile.mkdtemp(prefix="tensix-wolfpine-blackhole-draft-"))
+        (draft / "run.sh").symlink_to(script)
+        (draft / "soc_descriptor.yaml").write_text(fixed)
+        try:
+            draft.rename(copy)
+        except OSError:
+            shutil.rmtree(draft, ignore_errors=True)  # another runner got there first
     return str(copy)
 
 

@@ -6,6 +6,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -173,14 +174,20 @@ def test_wolfpine_blackhole_descriptor_gets_one_pcie_core_and_twelve_eth_cores()
     assert runner.umd_blackhole_descriptor(BH_DESCRIPTOR.replace("[ 2-0, 11-0 ]", "[ 11-0 ]")) is None
 
 
-def test_a_blackhole_simulator_directory_is_given_through_a_copy(tmp_path):
-    (tmp_path / "run.sh").write_text("#!/bin/sh\n")
-    (tmp_path / "soc_descriptor.yaml").write_text(BH_DESCRIPTOR)
-    copy = pathlib.Path(runner.umd_blackhole_dir(str(tmp_path)))
-    assert copy != tmp_path
-    assert (copy / "run.sh").resolve() == (tmp_path / "run.sh").resolve()
+def test_a_blackhole_simulator_directory_is_given_through_a_copy(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    sim = tmp_path / "bh"
+    sim.mkdir()
+    (sim / "run.sh").write_text("#!/bin/sh\n")
+    (sim / "soc_descriptor.yaml").write_text(BH_DESCRIPTOR)
+    copy = pathlib.Path(runner.umd_blackhole_dir(str(sim)))
+    assert copy.parent == tmp_path / "tmp"
+    assert (copy / "run.sh").resolve() == (sim / "run.sh").resolve()
     assert "pcie:\n  [ 11-0 ]" in (copy / "soc_descriptor.yaml").read_text()
-    assert runner.umd_blackhole_dir(str(tmp_path)) == str(copy), "one copy per process"
+    # Another runner process (no cache) shares the copy and leaves nothing else.
+    assert runner.umd_blackhole_dir.__wrapped__(str(sim)) == str(copy)
+    assert [p.name for p in (tmp_path / "tmp").iterdir()] == [copy.name]
     other = tmp_path / "wh"
     other.mkdir()
     (other / "soc_descriptor.yaml").write_text("arch_name: WORMHOLE_B0\n")

@@ -1269,7 +1269,8 @@ fn diff(args: DiffArgs) -> ExitCode {
     argv.insert(0, "tensix-harness".into());
     let command = argv.join(" ");
     // Differences recorded before their engine had counterfactuals: explain
-    // the vector recorded for them (the job as drawn when it was not shrunk).
+    // the vector recorded for one when it is the job as drawn (a shrunk one
+    // is a smaller job, whose explanation would not cover the first).
     let mut records = store.records.clone();
     for r in records
         .iter_mut()
@@ -1277,11 +1278,23 @@ fn diff(args: DiffArgs) -> ExitCode {
     {
         let kind = r.engine.split(':').next().unwrap_or_default().to_string();
         let Some(file) = &r.vector else { continue };
+        let Some(arch) = tensix_harness::vector::Arch::from_name(&r.arch) else {
+            continue;
+        };
         if !deviation::DEVIATIONS.iter().any(|d| d.engine == kind) {
             continue;
         }
+        let drawn = Case::draw(jobs, args.seed, r.index, &[arch]).map(|c| c.vector("drawn"));
         let path = store.dir.join(file);
-        if let Ok(v) = tensix_harness::vector::Vector::load(&path) {
+        let as_drawn = |v: &tensix_harness::vector::Vector| {
+            drawn
+                .as_ref()
+                .is_some_and(|d| d.setup == v.setup && d.program == v.program)
+        };
+        if let Some(v) = tensix_harness::vector::Vector::load(&path)
+            .ok()
+            .filter(as_drawn)
+        {
             r.explained = Some(
                 deviation::explain(&mut bench, &v, &kind)
                     .unwrap_or_default()

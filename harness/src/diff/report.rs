@@ -216,6 +216,18 @@ pub fn build(params: &Params, records: &[Record], known: &[Known], command: &str
         "# Differential campaign: {} jobs, seed {}, {} jobs (shard {})\n\n",
         params.jobs, params.seed, params.count, params.shard
     ));
+    // A stopped campaign says how far it got.
+    let run: std::collections::BTreeSet<u64> = records.iter().map(|r| r.index).collect();
+    let planned = super::Shard::parse(&params.shard)
+        .map(|sh| (0..params.count).filter(|&i| sh.holds(i)).count())
+        .unwrap_or(0);
+    if run.len() < planned {
+        md.push_str(&format!(
+            "**Stopped after {} of the shard's {planned} jobs**; running the command \
+             again resumes it.\n\n",
+            run.len()
+        ));
+    }
     md.push_str(&format!("Reproduce:\n\n```sh\n{command}\n```\n\n"));
     md.push_str(
         "Classes: **agree** (everything the job produces was compared and matched), \
@@ -284,6 +296,7 @@ pub fn build(params: &Params, records: &[Record], known: &[Known], command: &str
         "campaign": {
             "jobs": params.jobs, "seed": params.seed, "count": params.count,
             "shard": params.shard, "engines": params.engines, "command": command,
+            "jobs_run": run.len(), "jobs_planned": planned,
         },
         "per_engine": per_engine.iter().map(|((e, a), c)| json!({
             "engine": e, "arch": a, "counts": c.to_json(), "agreement": c.agreement(),
@@ -370,6 +383,29 @@ mod tests {
             .contains("| ttsim:bh.so | refused | 2 | program image"));
         assert_eq!(r.uncatalogued.len(), 1);
         assert!(r.markdown.contains("**not catalogued**"));
+    }
+
+    #[test]
+    fn a_stopped_campaign_says_how_far_it_got() {
+        let records = [
+            rec(0, "agree", "", &["pack"]),
+            rec(2, "agree", "", &["pack"]),
+        ];
+        let r = build(&params(), &records, &[], "cmd");
+        assert!(
+            r.markdown.contains("Stopped after 2 of the shard's 3 jobs"),
+            "{}",
+            r.markdown
+        );
+        assert_eq!(r.json["campaign"]["jobs_run"], 2);
+        let all = [
+            records[0].clone(),
+            rec(1, "agree", "", &[]),
+            records[1].clone(),
+        ];
+        assert!(!build(&params(), &all, &[], "cmd")
+            .markdown
+            .contains("Stopped"));
     }
 
     #[test]

@@ -347,6 +347,10 @@ struct DiffArgs {
     /// or one whose --known list has grown).
     #[arg(long, conflicts_with = "force")]
     report_only: bool,
+    /// Take in the results of this campaign's other shards (or another
+    /// machine's run) from these directories first; repeatable.
+    #[arg(long = "merge", value_name = "DIR")]
+    merge: Vec<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -1108,9 +1112,9 @@ fn diff(args: DiffArgs) -> ExitCode {
         shard: shard.to_string(),
         engines: args.engines.clone(),
     };
-    if args.report_only && !args.out.join("campaign.json").is_file() {
+    if args.report_only && args.merge.is_empty() && !args.out.join("campaign.json").is_file() {
         return unusable(format!(
-            "--report-only: {} holds no campaign",
+            "--report-only: {} holds no campaign (and nothing is merged into it)",
             args.out.display()
         ));
     }
@@ -1118,6 +1122,11 @@ fn diff(args: DiffArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return unusable(e),
     };
+    for other in &args.merge {
+        if let Err(e) = store.absorb(other) {
+            return unusable(format!("--merge: {e}"));
+        }
+    }
     let mut engines = Vec::new();
     for spec in args.engines.iter().filter(|_| !args.report_only) {
         let target = match umd::Target::parse(spec) {

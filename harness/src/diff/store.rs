@@ -60,6 +60,7 @@ pub struct Store {
     pub records: Vec<Record>,
     done: BTreeSet<(u64, String)>,
     out: File,
+    params: Params,
 }
 
 const PARAMS: &str = "campaign.json";
@@ -157,7 +158,66 @@ impl Store {
             records,
             done,
             out,
+            params: params.clone(),
         })
+    }
+
+    /// Take in the results of the same campaign run elsewhere (another
+    /// shard, another machine) from `other`: every job result not here yet,
+    /// with its difference vector. Returns how many were new.
+    pub fn absorb(&mut self, other: &Path) -> Result<usize, String> {
+        let params_path = other.join(PARAMS);
+        let theirs = std::fs::read_to_string(&params_path)
+            .map_err(|e| format!("{}: {e}", params_path.display()))?;
+        let theirs = serde_json::from_str::<CampaignFile>(&theirs)
+            .ok()
+            .filter(|f| f.schema == SCHEMA)
+            .map(|f| f.params)
+            .ok_or_else(|| format!("{}: not a campaign description", params_path.display()))?;
+        let mine = &self.params;
+        if (&theirs.jobs, theirs.seed, theirs.count, &theirs.engines)
+            != (&mine.jobs, mine.seed, mine.count, &mine.engines)
+        {
+            return Err(format!(
+                "{} holds another campaign ({} jobs, seed {}, count {}, engines {})",
+                other.display(),
+                theirs.jobs,
+                theirs.seed,
+                theirs.count,
+                theirs.engines.join(", ")
+            ));
+        }
+        let results = other.join(RESULTS);
+        let text =
+            std::fs::read_to_string(&results).map_err(|e| format!("{}: {e}", results.display()))?;
+        let mut added = 0;
+        for r in text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Record>(l).ok())
+        {
+            if self.done(r.index, &r.engine) {
+                continue;
+            }
+            if let Some(file) = &r.vector {
+                // The name is the campaign's own (`differences/...yaml`); one
+                // that would leave the directory is not followed.
+                let rel = Path::new(file);
+                if rel.components().count() != 2 || !file.starts_with("differences/") {
+                    return Err(format!(
+                        "{}: job {}: vector `{file}`",
+                        results.display(),
+                        r.index
+                    ));
+                }
+                let body = std::fs::read(other.join(rel))
+                    .map_err(|e| format!("{}: {e}", other.join(rel).display()))?;
+                std::fs::write(self.dir.join(rel), body)
+                    .map_err(|e| format!("{}: {e}", self.dir.join(rel).display()))?;
+            }
+            self.add(r)?;
+            added += 1;
+        }
+        Ok(added)
     }
 
     /// Whether job `index` already has a result on `engine`.
@@ -264,5 +324,43 @@ mod tests {
         );
         let _ = std::fs::remove_dir_all(&d);
         let _ = std::fs::remove_dir_all(&f);
+    }
+
+    #[test]
+    fn shards_merge_with_their_difference_vectors() {
+        let shard = |k: u64| Params {
+            shard: format!("{k}/2"),
+            ..params(1)
+        };
+        let (a, b, whole) = (scratch("shard-a"), scratch("shard-b"), scratch("whole"));
+        let mut s = Store::open(&a, &shard(1), false).unwrap();
+        s.add(record(0)).unwrap();
+        drop(s);
+        let mut s = Store::open(&b, &shard(2), false).unwrap();
+        let mut differ = record(1);
+        differ.class = "differ".into();
+        differ.vector = Some("differences/one.yaml".into());
+        std::fs::write(b.join("differences/one.yaml"), "the engine's bytes").unwrap();
+        s.add(differ.clone()).unwrap();
+        drop(s);
+
+        let mut m = Store::open(&whole, &params(1), false).unwrap();
+        assert_eq!(m.absorb(&a), Ok(1));
+        assert_eq!(m.absorb(&b), Ok(1));
+        assert_eq!(m.absorb(&b), Ok(0), "a job is taken once");
+        assert_eq!(m.records, vec![record(0), differ]);
+        assert_eq!(
+            std::fs::read_to_string(whole.join("differences/one.yaml")).unwrap(),
+            "the engine's bytes"
+        );
+        drop(m);
+        let other = scratch("other-seed");
+        drop(Store::open(&other, &params(2), false).unwrap());
+        let mut m = Store::open(&whole, &params(1), false).unwrap();
+        let e = m.absorb(&other).unwrap_err();
+        assert!(e.contains("another campaign"), "{e}");
+        for d in [a, b, whole, other] {
+            let _ = std::fs::remove_dir_all(d);
+        }
     }
 }

@@ -77,15 +77,7 @@ impl Store {
             return Err(format!("{} exists and is not a directory", dir.display()));
         }
         let earlier = match std::fs::read_to_string(&params_path) {
-            Ok(text) => Some(
-                serde_json::from_str::<CampaignFile>(&text)
-                    .ok()
-                    .filter(|f| f.schema == SCHEMA)
-                    .map(|f| f.params)
-                    .ok_or_else(|| {
-                        format!("{}: not a campaign description", params_path.display())
-                    })?,
-            ),
+            Ok(text) => Some(campaign_params(&text, &params_path)?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(format!("{}: {e}", params_path.display())),
         };
@@ -121,14 +113,7 @@ impl Store {
             .map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut records = Vec::new();
         if resume {
-            let text = std::fs::read_to_string(&results_path).unwrap_or_default();
-            for line in text.lines() {
-                // A line cut short by an interrupted run is dropped: its job
-                // runs again.
-                if let Ok(r) = serde_json::from_str::<Record>(line) {
-                    records.push(r);
-                }
-            }
+            records = read_records(&std::fs::read_to_string(&results_path).unwrap_or_default());
         }
         let file = CampaignFile {
             schema: SCHEMA.into(),
@@ -167,13 +152,9 @@ impl Store {
     /// with its difference vector. Returns how many were new.
     pub fn absorb(&mut self, other: &Path) -> Result<usize, String> {
         let params_path = other.join(PARAMS);
-        let theirs = std::fs::read_to_string(&params_path)
+        let text = std::fs::read_to_string(&params_path)
             .map_err(|e| format!("{}: {e}", params_path.display()))?;
-        let theirs = serde_json::from_str::<CampaignFile>(&theirs)
-            .ok()
-            .filter(|f| f.schema == SCHEMA)
-            .map(|f| f.params)
-            .ok_or_else(|| format!("{}: not a campaign description", params_path.display()))?;
+        let theirs = campaign_params(&text, &params_path)?;
         let mine = &self.params;
         if (&theirs.jobs, theirs.seed, theirs.count, &theirs.engines)
             != (&mine.jobs, mine.seed, mine.count, &mine.engines)
@@ -191,10 +172,7 @@ impl Store {
         let text =
             std::fs::read_to_string(&results).map_err(|e| format!("{}: {e}", results.display()))?;
         let mut added = 0;
-        for r in text
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Record>(l).ok())
-        {
+        for r in read_records(&text) {
             if self.done(r.index, &r.engine) {
                 continue;
             }
@@ -234,6 +212,23 @@ impl Store {
         self.records.push(r);
         Ok(())
     }
+}
+
+/// The parameters a `campaign.json` (read from `path`) holds.
+fn campaign_params(text: &str, path: &Path) -> Result<Params, String> {
+    serde_json::from_str::<CampaignFile>(text)
+        .ok()
+        .filter(|f| f.schema == SCHEMA)
+        .map(|f| f.params)
+        .ok_or_else(|| format!("{}: not a campaign description", path.display()))
+}
+
+/// The records of a `results.jsonl`. A line cut short by an interrupted
+/// run is dropped: its job runs again.
+fn read_records(text: &str) -> Vec<Record> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Record>(l).ok())
+        .collect()
 }
 
 /// `value` as one line of JSON.

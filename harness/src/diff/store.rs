@@ -111,10 +111,11 @@ impl Store {
         };
         std::fs::create_dir_all(dir.join("differences"))
             .map_err(|e| format!("{}: {e}", dir.display()))?;
-        let mut records = Vec::new();
-        if resume {
-            records = read_records(&std::fs::read_to_string(&results_path).unwrap_or_default());
-        }
+        let records = if resume {
+            read_records(&std::fs::read_to_string(&results_path).unwrap_or_default())
+        } else {
+            Vec::new()
+        };
         let file = CampaignFile {
             schema: SCHEMA.into(),
             params: params.clone(),

@@ -1179,17 +1179,9 @@ fn diff(args: DiffArgs) -> ExitCode {
             if let (Class::Differ(_), Some(verdict)) = (&class, verdict) {
                 let info = eng.info();
                 // Before shrinking: the job as drawn is what is explained.
-                if deviation::DEVIATIONS.iter().any(|d| d.engine == info.kind) {
-                    explained = Some(
-                        record::recorded(&v, &info, &verdict, &date)
-                            .ok()
-                            .and_then(|rec| deviation::explain(&mut bench, &rec, &info.kind))
-                            .unwrap_or_default()
-                            .into_iter()
-                            .map(String::from)
-                            .collect(),
-                    );
-                }
+                explained = record::recorded(&v, &info, &verdict, &date)
+                    .ok()
+                    .and_then(|rec| deviation::entries(&mut bench, &rec, &info.kind));
                 let (small, small_class, small_verdict) = diff::shrink(
                     &mut bench,
                     case.clone(),
@@ -1281,36 +1273,26 @@ fn diff(args: DiffArgs) -> ExitCode {
     // the vector recorded for one when it is the job as drawn (a shrunk one
     // is a smaller job, whose explanation would not cover the first).
     let mut records = store.records.clone();
-    for r in records
-        .iter_mut()
-        .filter(|r| r.class == "differ" && r.explained.is_none())
-    {
-        let kind = r.engine.split(':').next().unwrap_or_default().to_string();
+    for r in records.iter_mut().filter(|r| {
+        r.class == "differ"
+            && r.explained.is_none()
+            && deviation::has_counterfactuals(report::kind(&r.engine))
+    }) {
         let Some(file) = &r.vector else { continue };
         let Some(arch) = tensix_harness::vector::Arch::from_name(&r.arch) else {
             continue;
         };
-        if !deviation::DEVIATIONS.iter().any(|d| d.engine == kind) {
-            continue;
-        }
         let drawn = Case::draw(jobs, args.seed, r.index, &[arch]).map(|c| c.vector("drawn"));
-        let path = store.dir.join(file);
         let as_drawn = |v: &tensix_harness::vector::Vector| {
             drawn
                 .as_ref()
                 .is_some_and(|d| d.setup == v.setup && d.program == v.program)
         };
-        if let Some(v) = tensix_harness::vector::Vector::load(&path)
+        if let Some(v) = tensix_harness::vector::Vector::load(store.dir.join(file))
             .ok()
             .filter(as_drawn)
         {
-            r.explained = Some(
-                deviation::explain(&mut bench, &v, &kind)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(String::from)
-                    .collect(),
-            );
+            r.explained = deviation::entries(&mut bench, &v, report::kind(&r.engine));
         }
     }
     let rep = report::build(&params, &records, &known, &command);

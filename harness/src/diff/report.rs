@@ -60,7 +60,7 @@ pub fn parse_known(text: &str, file: &str) -> Result<Vec<Known>, String> {
 
 /// The engine's kind as a known-differences line names it: `ttsim` for
 /// `ttsim:PATH`.
-fn kind(engine: &str) -> &str {
+pub fn kind(engine: &str) -> &str {
     engine.split(':').next().unwrap_or(engine)
 }
 

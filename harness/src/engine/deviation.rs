@@ -202,15 +202,35 @@ fn set_field(v: &mut Vector, field: CfgField, value: u32) -> bool {
         changed |= new != w.value;
         w.value = new;
     }
-    if !written && f.insert(0, value) != 0 {
+    let alone = f.insert(0, value);
+    if !written && alone != 0 {
         v.setup.config.push(ConfigWrite {
             addr,
-            value: f.insert(0, value),
+            value: alone,
             state: 0,
         });
         changed = true;
     }
     changed
+}
+
+/// Whether any catalogued deviation of `engine` (its kind) has a
+/// counterfactual.
+pub fn has_counterfactuals(engine: &str) -> bool {
+    DEVIATIONS.iter().any(|d| d.engine == engine)
+}
+
+/// What a campaign records for a difference on `engine` (its kind): the
+/// entries [`explain`] finds, empty when none reproduce it, or `None` when
+/// the engine has no counterfactuals to try.
+pub fn entries(bench: &mut Workbench, recorded: &Vector, engine: &str) -> Option<Vec<String>> {
+    has_counterfactuals(engine).then(|| {
+        explain(bench, recorded, engine)
+            .unwrap_or_default()
+            .into_iter()
+            .map(String::from)
+            .collect()
+    })
 }
 
 /// The most rules of one engine [`explain`] combines (`2^8 - 1` sets); a
@@ -308,6 +328,17 @@ mod tests {
         // Nor by another engine's rules.
         let v = corpus("engines/wolfpine-no-relu-stage/wolfpine-wormhole_b0.yaml");
         assert_eq!(explain(&mut Workbench::new(), &v, "ttsim"), None);
+    }
+
+    #[test]
+    fn an_engine_without_counterfactuals_is_not_tried() {
+        let v = corpus("engines/wolfpine-no-relu-stage/wolfpine-wormhole_b0.yaml");
+        let mut bench = Workbench::new();
+        assert_eq!(entries(&mut bench, &v, "ttsim"), None);
+        assert_eq!(
+            entries(&mut bench, &v, "wolfpine"),
+            Some(vec!["wolfpine-no-relu-stage".to_string()])
+        );
     }
 
     #[test]

@@ -13,11 +13,10 @@ use tensix_emu::unpack::program::TileUnpack;
 use tensix_emu::{Arch, Limits, Machine};
 
 const AT: u32 = 0x1_0000;
-const BATCHES: usize = 15;
 
-/// Median of `BATCHES` timings of `batch` calls of `f`.
-fn median_batch(batch: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..BATCHES)
+/// Median of `batches` timings of `batch` calls of `f`.
+fn median_batch(batches: usize, batch: usize, mut f: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..batches)
         .map(|_| {
             let start = Instant::now();
             for _ in 0..batch {
@@ -27,7 +26,7 @@ fn median_batch(batch: usize, mut f: impl FnMut()) -> Duration {
         })
         .collect();
     times.sort();
-    times[BATCHES / 2]
+    times[batches / 2]
 }
 
 /// L1 bytes of one tile: exponent section (BFP) then datums, from a
@@ -50,7 +49,7 @@ fn tile_bytes(format: F) -> Vec<u8> {
         .collect()
 }
 
-fn bench(arch: Arch, name: &str, input: F, output: F, to_dst: bool) {
+fn bench(batches: usize, arch: Arch, name: &str, input: F, output: F, to_dst: bool) {
     let job = TileUnpack {
         unpacker: 0,
         in_format: input,
@@ -69,14 +68,14 @@ fn bench(arch: Arch, name: &str, input: F, output: F, to_dst: bool) {
     let program = [job.program(arch).expect("program")];
     m.run(&program, Limits::default()).expect("the job runs");
 
-    let batch = 200;
-    let emu = median_batch(batch, || {
+    let batch = if batches == 1 { 1 } else { 200 };
+    let emu = median_batch(batches, batch, || {
         black_box(&mut m)
             .run(black_box(&program), Limits::default())
             .unwrap();
     });
     let mut sink = vec![0u8; bytes.len()];
-    let copy = median_batch(batch * 100, || {
+    let copy = median_batch(batches, batch * 100, || {
         black_box(&mut sink[..]).copy_from_slice(black_box(&bytes[..]));
     });
     let emu_tile = emu.as_secs_f64() / batch as f64;
@@ -90,13 +89,32 @@ fn bench(arch: Arch, name: &str, input: F, output: F, to_dst: bool) {
     );
 }
 
+const CASES: [(&str, F, F, bool); 6] = [
+    ("BF16 -> SrcA", F::Float16B, F::Float16B, false),
+    ("BFP8_b -> SrcA", F::Bfp8B, F::Bfp8B, false),
+    ("FP32 -> SrcA (TF32)", F::Float32, F::Tf32, false),
+    ("BF16 -> Dst", F::Float16B, F::Float16B, true),
+    ("BFP8_b -> Dst", F::Bfp8B, F::Bfp8B, true),
+    ("FP32 -> Dst", F::Float32, F::Float32, true),
+];
+
 fn main() {
+    // `cargo bench` passes `--bench`; run any other way (`cargo test
+    // --benches`, `--all-targets`) one quick pass only.
+    let quick = !std::env::args().any(|a| a == "--bench");
+    // `cargo bench --bench unpack -- BFP8` runs the cases whose name
+    // contains the text.
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    // `UNPACK_BENCH_BATCHES=n` runs more batches (for a profiler).
+    let batches = std::env::var("UNPACK_BENCH_BATCHES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if quick { 1 } else { 15 });
     for arch in [Arch::Blackhole, Arch::WormholeB0] {
-        bench(arch, "BF16 -> SrcA", F::Float16B, F::Float16B, false);
-        bench(arch, "BFP8_b -> SrcA", F::Bfp8B, F::Bfp8B, false);
-        bench(arch, "FP32 -> SrcA (TF32)", F::Float32, F::Tf32, false);
-        bench(arch, "BF16 -> Dst", F::Float16B, F::Float16B, true);
-        bench(arch, "BFP8_b -> Dst", F::Bfp8B, F::Bfp8B, true);
-        bench(arch, "FP32 -> Dst", F::Float32, F::Float32, true);
+        for (name, input, output, to_dst) in CASES {
+            if filter.as_ref().is_none_or(|f| name.contains(f.as_str())) {
+                bench(batches, arch, name, input, output, to_dst);
+            }
+        }
     }
 }

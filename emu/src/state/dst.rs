@@ -103,6 +103,21 @@ impl Dst {
         self.bits[(storage_row + 8) % ROWS][col % COLS] = value as u16;
     }
 
+    /// [`Dst::write32_at`] for all 16 columns of a storage row.
+    #[inline]
+    pub fn write32_row(&mut self, storage_row: usize, values: &[u32; COLS]) {
+        // Computed in registers before the stores, which the compiler then
+        // vectorises (it cannot rule out that `values` overlaps `bits`).
+        let v = *values;
+        let (mut hi, mut lo) = ([0u16; COLS], [0u16; COLS]);
+        for ((h, l), x) in hi.iter_mut().zip(lo.iter_mut()).zip(v) {
+            *h = (x >> 16) as u16;
+            *l = x as u16;
+        }
+        self.bits[storage_row % ROWS] = hi;
+        self.bits[(storage_row + 8) % ROWS] = lo;
+    }
+
     /// Row `row` in `view` under addressing `a` (`Load16` / `Load32`); the
     /// valid flags are not consulted.
     pub fn read_row(&self, arch: Arch, a: DstAddressing, view: DstView, row: u32) -> [u32; COLS] {

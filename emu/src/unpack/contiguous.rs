@@ -76,14 +76,80 @@ pub(super) fn try_run(
         o,
         n,
     };
-    Some(match i.datum_bits {
-        2 => job.run::<2>(r),
-        4 => job.run::<4>(r),
-        8 => job.run::<8>(r),
-        16 => job.run::<16>(r),
-        _ => job.run::<32>(r),
-    })
+    Some(dispatch(&job, r, i.datum_bits))
 }
+
+/// Run `job` with the row kernel its datum size and conversion call for,
+/// chosen once per instruction so that each row loop is compiled for one
+/// conversion, which the compiler can then vectorise.
+fn dispatch(job: &Job<'_>, r: &mut Registers<'_>, datum_bits: u32) -> Result<()> {
+    use Conversion as C;
+    let bfp_b = |width| match width {
+        BfpWidth::Bits8 => 8,
+        BfpWidth::Bits4 => 4,
+        BfpWidth::Bits2 => 2,
+    };
+    match (datum_bits, job.conversion) {
+        (bits, _) if job.all_zero => match bits {
+            2 => job.run::<2, ZERO>(r),
+            4 => job.run::<4, ZERO>(r),
+            8 => job.run::<8, ZERO>(r),
+            16 => job.run::<16, ZERO>(r),
+            _ => job.run::<32, ZERO>(r),
+        },
+        (16, C::Bf16 { to_dst: false }) => job.run::<16, BF16_SRC>(r),
+        (16, C::Bf16 { to_dst: true }) => job.run::<16, BF16_DST>(r),
+        (16, C::Fp16 { to_dst: false }) => job.run::<16, FP16_SRC>(r),
+        (16, C::Fp16 { to_dst: true }) => job.run::<16, FP16_DST>(r),
+        (32, C::Dst32) => job.run::<32, FP32_DST>(r),
+        (32, C::Fp32ToTf32Src) => job.run::<32, TF32_SRC>(r),
+        (
+            bits,
+            C::Bfp {
+                exp: BfpExp::B,
+                width,
+                to_dst,
+            },
+        ) if bits == bfp_b(width) => match (bits, to_dst) {
+            (8, false) => job.run::<8, BFP_B_SRC>(r),
+            (8, true) => job.run::<8, BFP_B_DST>(r),
+            (4, false) => job.run::<4, BFP_B_SRC>(r),
+            (4, true) => job.run::<4, BFP_B_DST>(r),
+            (_, false) => job.run::<2, BFP_B_SRC>(r),
+            (_, true) => job.run::<2, BFP_B_DST>(r),
+        },
+        (2, _) => job.run::<2, APPLY>(r),
+        (4, _) => job.run::<4, APPLY>(r),
+        (8, _) => job.run::<8, APPLY>(r),
+        (16, _) => job.run::<16, APPLY>(r),
+        _ => job.run::<32, APPLY>(r),
+    }
+}
+
+// The row kernels.
+/// `AllDatumsAreZero`.
+const ZERO: u8 = 0;
+/// BF16 into `SrcA`/`SrcB` (`WriteSrcBF16`).
+const BF16_SRC: u8 = 1;
+/// BF16 into `Dst16b` (`WriteDstBF16`).
+const BF16_DST: u8 = 2;
+/// FP16 into `SrcA`/`SrcB` (`WriteSrcFP16`).
+const FP16_SRC: u8 = 3;
+/// FP16 into `Dst16b` (`WriteDstFP16`).
+const FP16_DST: u8 = 4;
+/// FP32 (or TF32, INT32) into `Dst32b`.
+const FP32_DST: u8 = 5;
+/// FP32 truncated to TF32 in `SrcA`/`SrcB`.
+const TF32_SRC: u8 = 6;
+/// BFP "b" expanded to BF16 in `SrcA`/`SrcB`.
+const BFP_B_SRC: u8 = 7;
+/// BFP "b" expanded to BF16 in `Dst16b`.
+const BFP_B_DST: u8 = 8;
+/// Any other conversion, datum by datum through [`Conversion::apply`].
+const APPLY: u8 = 9;
+
+/// Rows converted at a time before they are stored.
+const CHUNK_ROWS: usize = 16;
 
 /// One eligible instruction's datums: `n` of them from byte `start` of `l1`.
 struct Job<'a> {
@@ -101,9 +167,10 @@ struct Job<'a> {
 
 impl Job<'_> {
     /// Datums one at a time up to the first register row boundary, then a
-    /// whole row (16 datums) at a time while rows start on a byte of L1,
-    /// then the rest one at a time.
-    fn run<const BITS: usize>(&self, r: &mut Registers<'_>) -> Result<()> {
+    /// whole row (16 datums) at a time through row kernel `K` while rows
+    /// start on a byte of L1, then the rest one at a time.
+    #[inline(always)]
+    fn run<const BITS: usize, const K: u8>(&self, r: &mut Registers<'_>) -> Result<()> {
         let n = self.n as usize;
         let mut k = 0;
         while k < n && (self.o.out_addr as usize + k) % 16 != 0 {
@@ -112,27 +179,47 @@ impl Job<'_> {
         }
         // A row of 2- or 4-bit datums must start on a byte; otherwise every
         // datum goes alone.
+        let mut rows = [[0u32; 16]; CHUNK_ROWS];
         while k + 16 <= n && (k * BITS) % 8 == 0 {
-            let at = self.start + k * BITS / 8;
-            let raw = raw_row::<BITS>(&self.l1[at..at + 2 * BITS]);
-            let exps = self.row_exponents(k);
-            let mut row = [0u32; 16];
-            if self.all_zero || convert_row(self.conversion, &raw, &exps, &mut row).is_ok() {
-                store_row(r, self.o, self.o.out_addr + k as u32, &row);
-            } else {
+            let want = ((n - k) / 16).min(CHUNK_ROWS);
+            let done = self.convert_rows::<BITS, K>(k, &mut rows[..want]);
+            store_rows(r, self.o, self.o.out_addr + k as u32, &rows[..done]);
+            k += 16 * done;
+            if done < want {
                 // A datum of this row faults: the datums before it are
                 // written first, as the general loop writes them.
                 for j in 0..16 {
                     self.one::<BITS>(r, k + j)?;
                 }
+                k += 16;
             }
-            k += 16;
         }
         while k < n {
             self.one::<BITS>(r, k)?;
             k += 1;
         }
         Ok(())
+    }
+
+    /// Convert `out.len()` rows from datum `k` (which starts on a byte) with
+    /// row kernel `K`; returns how many rows came before the first with a
+    /// faulting datum. Kept out of line: a small function is one the
+    /// compiler vectorises.
+    #[inline(never)]
+    fn convert_rows<const BITS: usize, const K: u8>(
+        &self,
+        k: usize,
+        out: &mut [[u32; 16]],
+    ) -> usize {
+        for (j, row) in out.iter_mut().enumerate() {
+            let k = k + 16 * j;
+            let at = self.start + k * BITS / 8;
+            let raw = raw_row::<BITS>(&self.l1[at..at + 2 * BITS]);
+            if !convert_row::<BITS, K>(self.conversion, &raw, &self.row_exponents(k), row) {
+                return j;
+            }
+        }
+        out.len()
     }
 
     /// Datum `k`'s bits, least significant bits first in L1.
@@ -211,59 +298,39 @@ fn raw_row<const BITS: usize>(bytes: &[u8]) -> [u32; 16] {
     raw
 }
 
-/// Apply `f` to each of 16 datums: one loop per conversion, which the
-/// compiler unrolls and vectorises.
+/// A row of 16 datums of `BITS` bits converted by kernel `K` as
+/// [`Conversion::apply`] converts each; `false` when one of them faults.
 #[inline(always)]
-fn each(raw: &[u32; 16], out: &mut [u32; 16], f: impl Fn(u32) -> u32) {
-    for (o, x) in out.iter_mut().zip(raw) {
-        *o = f(*x);
-    }
-}
-
-/// BFP datums of `width` with their exponents, expanded by `expand`.
-#[inline(always)]
-fn each_bfp(
+fn convert_row<const BITS: usize, const K: u8>(
+    c: Conversion,
     raw: &[u32; 16],
     exps: &[u8; 16],
-    width: BfpWidth,
     out: &mut [u32; 16],
-    expand: impl Fn(u16) -> u32,
-) {
-    for ((o, x), e) in out.iter_mut().zip(raw).zip(exps) {
-        *o = expand(bfp8_to_bf16(bfp_datum_to_bfp8(*x as u8, width), *e));
+) -> bool {
+    let width = match BITS {
+        8 => BfpWidth::Bits8,
+        4 => BfpWidth::Bits4,
+        _ => BfpWidth::Bits2,
+    };
+    let bfp = |x: u32, e: u8| bfp8_to_bf16(bfp_datum_to_bfp8(x as u8, width), e);
+    for ((o, &x), &e) in out.iter_mut().zip(raw).zip(exps) {
+        *o = match K {
+            ZERO => 0,
+            BF16_SRC => SrcCell::from_bf16(x as u16).canonical(),
+            BF16_DST => encode_bf16(x as u16) as u32,
+            FP16_SRC => SrcCell::from_fp16(x as u16).canonical(),
+            FP16_DST => encode_fp16(x as u16) as u32,
+            FP32_DST => encode_fp32(x),
+            TF32_SRC => SrcCell::from_fp32_truncated(x).canonical(),
+            BFP_B_SRC => SrcCell::from_bf16(bfp(x, e)).canonical(),
+            BFP_B_DST => encode_bf16(bfp(x, e)) as u32,
+            _ => match c.apply(x, e) {
+                Ok(v) => v.bits(),
+                Err(_) => return false,
+            },
+        };
     }
-}
-
-/// A row of 16 datums converted as [`Conversion::apply`] converts each
-/// (`Err` when one of them faults). The common conversions have their own
-/// loops; the rest go datum by datum through `apply`.
-#[inline(always)]
-fn convert_row(c: Conversion, raw: &[u32; 16], exps: &[u8; 16], out: &mut [u32; 16]) -> Result<()> {
-    use Conversion as C;
-    match c {
-        C::Bf16 { to_dst: false } => each(raw, out, |x| SrcCell::from_bf16(x as u16).canonical()),
-        C::Bf16 { to_dst: true } => each(raw, out, |x| encode_bf16(x as u16) as u32),
-        C::Fp16 { to_dst: false } => each(raw, out, |x| SrcCell::from_fp16(x as u16).canonical()),
-        C::Fp16 { to_dst: true } => each(raw, out, |x| encode_fp16(x as u16) as u32),
-        C::Dst32 => each(raw, out, encode_fp32),
-        C::Fp32ToTf32Src => each(raw, out, |x| SrcCell::from_fp32_truncated(x).canonical()),
-        C::Bfp {
-            exp: BfpExp::B,
-            width,
-            to_dst: false,
-        } => each_bfp(raw, exps, width, out, |h| SrcCell::from_bf16(h).canonical()),
-        C::Bfp {
-            exp: BfpExp::B,
-            width,
-            to_dst: true,
-        } => each_bfp(raw, exps, width, out, |h| encode_bf16(h) as u32),
-        _ => {
-            for ((o, x), e) in out.iter_mut().zip(raw).zip(exps) {
-                *o = c.apply(*x, *e)?.bits();
-            }
-        }
-    }
-    Ok(())
+    true
 }
 
 /// Datum address `addr` of the output: its register row and column.
@@ -291,32 +358,54 @@ fn store(r: &mut Registers<'_>, o: &OutputPlan, addr: u32, value: u32) {
     }
 }
 
-/// A whole register row from datum address `addr` (a multiple of 16), as
-/// [`store`] stores each datum.
-#[inline(always)]
-fn store_row(r: &mut Registers<'_>, o: &OutputPlan, addr: u32, row: &[u32; 16]) {
+/// Whole register rows from datum address `addr` (a multiple of 16) on,
+/// as [`store`] stores each datum. Kept out of line, one loop per target,
+/// so that the compiler vectorises each.
+#[inline(never)]
+fn store_rows(r: &mut Registers<'_>, o: &OutputPlan, addr: u32, rows: &[[u32; 16]]) {
+    let first = addr / 16;
+    let at = (first..).zip(rows);
     match o.target {
         Target::SrcA => {
-            let at = (addr / 16 - 4 + o.src_row) & 0x3F;
-            r.srca.banks[o.bank].rows[at as usize] = *row;
+            let bank = &mut r.srca.banks[o.bank].rows;
+            for (row, values) in at {
+                bank[((row - 4 + o.src_row) & 0x3F) as usize] = *values;
+            }
         }
         Target::SrcB => {
-            let at = (addr / 16).wrapping_add(o.src_row) & 0x3F;
-            r.srcb.banks[o.bank].rows[at as usize] = *row;
+            let bank = &mut r.srcb.banks[o.bank].rows;
+            for (row, values) in at {
+                bank[(row.wrapping_add(o.src_row) & 0x3F) as usize] = *values;
+            }
         }
         Target::Dst16 => {
-            let at = dst_row(o, addr / 16);
-            *r.dst.row_mut(at) = row.map(|v| v as u16);
-            r.dst.set_valid(at, true);
+            for (row, values) in at {
+                let s = dst_row(o, row);
+                *r.dst.row_mut(s) = low_halves(values);
+                r.dst.set_valid(s, true);
+            }
         }
         Target::Dst32 => {
-            let at = dst_row(o, addr / 16);
-            for (col, v) in row.iter().enumerate() {
-                r.dst.write32_at(at, col, *v);
+            for (row, values) in at {
+                let s = dst_row(o, row);
+                r.dst.write32_row(s, values);
+                r.dst.set_valid(s, true);
             }
-            r.dst.set_valid(at, true);
         }
     }
+}
+
+/// The low 16 bits of each value, computed in registers before the one
+/// store (a loop that stores into `Dst` as it reads would not vectorise:
+/// the compiler cannot rule out that the two overlap).
+#[inline(always)]
+pub(crate) fn low_halves(values: &[u32; 16]) -> [u16; 16] {
+    let v = *values;
+    let mut out = [0u16; 16];
+    for (o, x) in out.iter_mut().zip(v) {
+        *o = x as u16;
+    }
+    out
 }
 
 /// The `Dst` storage row of output row `row`.

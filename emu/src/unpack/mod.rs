@@ -79,4 +79,6 @@ pub struct Unpacker {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct UnpackerState {
     pub units: [Unpacker; 2],
+    /// Each unpacker's last decoded configuration.
+    pub(crate) settings: [descriptor::SettingsCache; 2],
 }

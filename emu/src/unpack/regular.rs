@@ -103,7 +103,8 @@ pub fn unpacr_general(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issu
 fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Issue> {
     let op = UnpacrOp::decode(i)?;
     let sel = context::select(m, thread, &op)?;
-    let s = Settings::read(m, thread, &op, &sel)?;
+    let s =
+        m.unpackers.settings[op.unpacker].read(&m.config, &m.thread_config, thread, &op, &sel)?;
     // UNPACR_Regular.md, "Performance", names Throttle_mode 0, 1 and 2;
     // ttsim treats 3 as undefined on Wormhole B0 (Blackhole accepts it).
     if s.arch == crate::arch::Arch::WormholeB0 && s.throttle_mode == 3 {

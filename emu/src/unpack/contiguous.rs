@@ -11,7 +11,7 @@ use super::descriptor::Settings;
 use super::input::InputPlan;
 use super::output::{may_straddle_row_63, OutputPlan, Registers, Target};
 use crate::fault::Result;
-use crate::format::bfp::{bfp8_to_bf16, bfp_datum_to_bfp8};
+use crate::format::bfp::{bfp8_to_bf16_arith, bfp_datum_to_bfp8};
 use crate::format::data_format::{BfpExp, BfpWidth};
 use crate::format::dst::{encode_bf16, encode_fp16, encode_fp32};
 use crate::format::src_cell::SrcCell;
@@ -312,7 +312,7 @@ fn convert_row<const BITS: usize, const K: u8>(
         4 => BfpWidth::Bits4,
         _ => BfpWidth::Bits2,
     };
-    let bfp = |x: u32, e: u8| bfp8_to_bf16(bfp_datum_to_bfp8(x as u8, width), e);
+    let bfp = |x: u32, e: u8| bfp8_to_bf16_arith(bfp_datum_to_bfp8(x as u8, width), e);
     for ((o, &x), &e) in out.iter_mut().zip(raw).zip(exps) {
         *o = match K {
             ZERO => 0,

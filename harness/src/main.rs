@@ -812,14 +812,23 @@ fn run_engine(
     let mut unusable = 0;
     let mut text = String::new();
     let mut json_entries = Vec::new();
-    for e in &entries {
+    let mut bench = tensix_harness::run::Workbench::new();
+    let date = tensix_harness::engine::record::today();
+    for (f, e) in files.iter().zip(&entries) {
         match e {
             Ok(e) => {
                 let listed = known.entry(&info.kind, &e.name);
-                let class = match (e.class(), listed) {
-                    ("differ", Some(_)) => "known",
-                    ("agree", Some(_)) => "listed-agrees",
-                    (c, _) => c,
+                // An unlisted difference the catalogue's counterfactuals
+                // reproduce is explained, as in a `diff` campaign.
+                let explained = match (e.class(), listed) {
+                    ("differ", None) => explain_difference(&mut bench, f, e, &info, &date),
+                    _ => None,
+                };
+                let class = match (e.class(), listed, &explained) {
+                    ("differ", Some(_), _) => "known",
+                    ("differ", None, Some(_)) => "explained",
+                    ("agree", Some(_), _) => "listed-agrees",
+                    (c, _, _) => c,
                 };
                 *counts.entry(class).or_default() += 1;
                 let mut reason = match &e.verdict {
@@ -830,6 +839,12 @@ fn run_engine(
                 if let (Some(entry), "known" | "listed-agrees") = (listed, class) {
                     reason = format!(
                         "listed as a known difference (catalogue: conformance-vectors/engines/{entry})"
+                    );
+                }
+                if let Some(names) = &explained {
+                    reason = format!(
+                        "reproduced by the counterfactuals of {} (catalogue: conformance-vectors/engines/)",
+                        names.join(" + ")
                     );
                 }
                 text.push_str(&format!("{:9} {}", class.to_uppercase(), e.name));
@@ -869,7 +884,9 @@ fn run_engine(
     let differ = counts.get("differ").copied().unwrap_or(0);
     let timed_out = counts.get("timed out").copied().unwrap_or(0);
     let listed_agree = counts.get("listed-agrees").copied().unwrap_or(0);
-    let compared = agree + counts.get("known").copied().unwrap_or(0);
+    let compared = agree
+        + counts.get("known").copied().unwrap_or(0)
+        + counts.get("explained").copied().unwrap_or(0);
     let holds = differ == 0 && timed_out == 0 && listed_agree == 0 && unusable == 0 && compared > 0;
     match format {
         Format::Human => {
@@ -903,6 +920,25 @@ fn run_engine(
     } else {
         ExitCode::from(1)
     }
+}
+
+/// The catalogue entries whose counterfactuals reproduce what the engine
+/// did with the vector of `file`, or `None` when no set of them does (or
+/// the engine has none).
+fn explain_difference(
+    bench: &mut tensix_harness::run::Workbench,
+    file: &gate::VectorFile,
+    entry: &tensix_harness::engine::EngineEntry,
+    info: &tensix_harness::engine::EngineInfo,
+    date: &str,
+) -> Option<Vec<String>> {
+    use tensix_harness::engine::{deviation, record};
+    if !deviation::has_counterfactuals(&info.kind) {
+        return None;
+    }
+    let v = tensix_harness::vector::Vector::load_under(&file.root, &file.path).ok()?;
+    let rec = record::recorded(&v, info, &entry.verdict, date).ok()?;
+    deviation::entries(bench, &rec, &info.kind).filter(|names| !names.is_empty())
 }
 
 fn unusable(msg: impl std::fmt::Display) -> ExitCode {

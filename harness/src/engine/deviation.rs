@@ -85,42 +85,54 @@ fn no_relu(v: &mut Vector) -> bool {
 /// `Pack_L1_Acc`, so it packs as if L1 accumulation
 /// (`Packers/L1Accumulation.md`) were off.
 fn no_l1_accumulation(v: &mut Vector) -> bool {
-    [
-        CfgField::THCON_SEC0_REG1_Pack_L1_Acc,
-        CfgField::THCON_SEC0_REG8_Pack_L1_Acc,
-        CfgField::THCON_SEC1_REG1_Pack_L1_Acc,
-        CfgField::THCON_SEC1_REG8_Pack_L1_Acc,
-    ]
-    .into_iter()
-    .fold(false, |changed, f| set_field(v, f, 0) | changed)
+    clear_all(
+        v,
+        [
+            CfgField::THCON_SEC0_REG1_Pack_L1_Acc,
+            CfgField::THCON_SEC0_REG8_Pack_L1_Acc,
+            CfgField::THCON_SEC1_REG1_Pack_L1_Acc,
+            CfgField::THCON_SEC1_REG8_Pack_L1_Acc,
+        ],
+    )
 }
 
 /// Wolfpine's packer never reads `Exp_threshold_en` (no Python file of
 /// the package names it; only its register tables do), so it packs as if
 /// exponent thresholding (`Packers/ExponentThresholding.md`) were off.
 fn no_exponent_threshold(v: &mut Vector) -> bool {
-    [
-        CfgField::THCON_SEC0_REG1_Exp_threshold_en,
-        CfgField::THCON_SEC0_REG8_Exp_threshold_en,
-        CfgField::THCON_SEC1_REG1_Exp_threshold_en,
-        CfgField::THCON_SEC1_REG8_Exp_threshold_en,
-    ]
-    .into_iter()
-    .fold(false, |changed, f| set_field(v, f, 0) | changed)
+    clear_all(
+        v,
+        [
+            CfgField::THCON_SEC0_REG1_Exp_threshold_en,
+            CfgField::THCON_SEC0_REG8_Exp_threshold_en,
+            CfgField::THCON_SEC1_REG1_Exp_threshold_en,
+            CfgField::THCON_SEC1_REG8_Exp_threshold_en,
+        ],
+    )
 }
 
 /// Wolfpine's packer never reads `Downsample_mask` (no Python file of the
 /// package names it), so it packs every datum, as a mask of 0 does
 /// (`Packers/Downsampling.md`).
 fn no_downsampling(v: &mut Vector) -> bool {
-    [
-        CfgField::THCON_SEC0_REG1_Downsample_mask,
-        CfgField::THCON_SEC0_REG8_Downsample_mask,
-        CfgField::THCON_SEC1_REG1_Downsample_mask,
-        CfgField::THCON_SEC1_REG8_Downsample_mask,
-    ]
-    .into_iter()
-    .fold(false, |changed, f| set_field(v, f, 0) | changed)
+    clear_all(
+        v,
+        [
+            CfgField::THCON_SEC0_REG1_Downsample_mask,
+            CfgField::THCON_SEC0_REG8_Downsample_mask,
+            CfgField::THCON_SEC1_REG1_Downsample_mask,
+            CfgField::THCON_SEC1_REG8_Downsample_mask,
+        ],
+    )
+}
+
+/// Clear a packer field in the four places the packers keep it
+/// (`THCON_SEC0`/`SEC1`, `REG1`/`REG8`: one per packer); whether any of
+/// the vector's writes changed.
+fn clear_all(v: &mut Vector, copies: [CfgField; 4]) -> bool {
+    copies
+        .into_iter()
+        .fold(false, |changed, f| set_field(v, f, 0) | changed)
 }
 
 /// Wolfpine's packer never reads `PCK_DEST_RD_CTRL_Read_int8` (the ISA's

@@ -49,7 +49,7 @@ fn tile_bytes(format: F) -> Vec<u8> {
         .collect()
 }
 
-fn bench(batches: usize, arch: Arch, name: &str, input: F, output: F, to_dst: bool) {
+fn bench(batches: usize, batch: usize, arch: Arch, name: &str, input: F, output: F, to_dst: bool) {
     let job = TileUnpack {
         unpacker: 0,
         in_format: input,
@@ -68,7 +68,6 @@ fn bench(batches: usize, arch: Arch, name: &str, input: F, output: F, to_dst: bo
     let program = [job.program(arch).expect("program")];
     m.run(&program, Limits::default()).expect("the job runs");
 
-    let batch = if batches == 1 { 1 } else { 200 };
     let emu = median_batch(batches, batch, || {
         black_box(&mut m)
             .run(black_box(&program), Limits::default())
@@ -106,14 +105,15 @@ fn main() {
     // contains the text.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     // `UNPACK_BENCH_BATCHES=n` runs more batches (for a profiler).
+    let (batches, batch) = if quick { (1, 1) } else { (15, 200) };
     let batches = std::env::var("UNPACK_BENCH_BATCHES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(if quick { 1 } else { 15 });
+        .unwrap_or(batches);
     for arch in [Arch::Blackhole, Arch::WormholeB0] {
         for (name, input, output, to_dst) in CASES {
             if filter.as_ref().is_none_or(|f| name.contains(f.as_str())) {
-                bench(batches, arch, name, input, output, to_dst);
+                bench(batches, batch, arch, name, input, output, to_dst);
             }
         }
     }

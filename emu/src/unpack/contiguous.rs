@@ -84,11 +84,6 @@ pub(super) fn try_run(
 /// conversion, which the compiler can then vectorise.
 fn dispatch(job: &Job<'_>, r: &mut Registers<'_>, datum_bits: u32) -> Result<()> {
     use Conversion as C;
-    let bfp_b = |width| match width {
-        BfpWidth::Bits8 => 8,
-        BfpWidth::Bits4 => 4,
-        BfpWidth::Bits2 => 2,
-    };
     match (datum_bits, job.conversion) {
         (bits, _) if job.all_zero => match bits {
             2 => job.run::<2, ZERO>(r),
@@ -110,7 +105,7 @@ fn dispatch(job: &Job<'_>, r: &mut Registers<'_>, datum_bits: u32) -> Result<()>
                 width,
                 to_dst,
             },
-        ) if bits == bfp_b(width) => match (bits, to_dst) {
+        ) if bits == width.datum_bits() => match (bits, to_dst) {
             (8, false) => job.run::<8, BFP_B_SRC>(r),
             (8, true) => job.run::<8, BFP_B_DST>(r),
             (4, false) => job.run::<4, BFP_B_SRC>(r),
@@ -399,7 +394,7 @@ fn store_rows(r: &mut Registers<'_>, o: &OutputPlan, addr: u32, rows: &[[u32; 16
 /// store (a loop that stores into `Dst` as it reads would not vectorise:
 /// the compiler cannot rule out that the two overlap).
 #[inline(always)]
-pub(crate) fn low_halves(values: &[u32; 16]) -> [u16; 16] {
+fn low_halves(values: &[u32; 16]) -> [u16; 16] {
     let v = *values;
     let mut out = [0u16; 16];
     for (o, x) in out.iter_mut().zip(v) {

@@ -1212,17 +1212,18 @@ fn diff(args: DiffArgs) -> ExitCode {
             let (class, verdict) = diff::classify(&mut bench, &v, eng as &mut dyn Engine);
             let mut vector_file = None;
             let mut explained = None;
-            if let (Class::Differ(_), Some(verdict)) = (&class, verdict) {
+            if let (Class::Differ(_), Some(asked)) = (&class, verdict) {
                 let info = eng.info();
                 // Before shrinking: the job as drawn is what is explained.
-                explained = record::recorded(&v, &info, &verdict, &date)
+                explained = asked
+                    .recorded(&v.name, &info, &date)
                     .ok()
                     .and_then(|rec| deviation::entries(&mut bench, &rec, &info.kind));
-                let (small, small_class, small_verdict) = diff::shrink(
+                let (_, small_class, small_asked) = diff::shrink(
                     &mut bench,
                     case.clone(),
                     class.clone(),
-                    verdict,
+                    asked,
                     eng,
                     args.shrink_budget,
                 );
@@ -1242,7 +1243,7 @@ fn diff(args: DiffArgs) -> ExitCode {
                     args.seed,
                     index
                 );
-                match record::recorded(&small.vector(&vname), &info, &small_verdict, &date) {
+                match small_asked.recorded(&vname, &info, &date) {
                     Ok(mut rec) => {
                         rec.provenance.detail.push_str(&format!(
                             "; tensix-harness diff --jobs {} --seed {} job {index}, shrunk; held against the emulator's result: {}",

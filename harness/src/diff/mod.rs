@@ -305,14 +305,37 @@ pub fn emulator_run(bench: &mut Workbench, v: &Vector) -> EmulatorRun {
     }
 }
 
+/// What an engine was asked and what it showed: the job with the
+/// emulator's result as `expect` (which names the `Dst` rows to read
+/// back), and the engine's verdict on it.
+pub struct Asked {
+    pub expected: Box<Vector>,
+    pub verdict: Verdict,
+}
+
+impl Asked {
+    /// The engine's result as a vector named `name`, recording every part
+    /// the emulator's result covers that the engine observed.
+    pub fn recorded(
+        &self,
+        name: &str,
+        engine: &crate::engine::EngineInfo,
+        date: &str,
+    ) -> Result<Vector, String> {
+        let mut v = (*self.expected).clone();
+        v.name = name.to_string();
+        crate::engine::record::recorded(&v, engine, &self.verdict, date)
+    }
+}
+
 /// Run `v` on `engine` and class the engine's verdict against the
-/// emulator's. The verdict comes back too (`None` when the engine was not
-/// asked), for recording a difference.
+/// emulator's. What the engine was asked comes back too (`None` when it was
+/// not asked), for recording a difference.
 pub fn classify(
     bench: &mut Workbench,
     v: &Vector,
     engine: &mut dyn Engine,
-) -> (Class, Option<Verdict>) {
+) -> (Class, Option<Asked>) {
     let (expected, src_changed) = match emulator_run(bench, v) {
         EmulatorRun::Final(c) => return (c, None),
         EmulatorRun::Expected {
@@ -340,21 +363,21 @@ pub fn classify(
         ),
         _ => Class::Agree,
     };
-    (class, Some(verdict))
+    (class, Some(Asked { expected, verdict }))
 }
 
 /// Shrink `case` while it still differs on `engine`, spending at most
-/// `budget` engine runs. Returns the smallest job found, its class and the
-/// engine's verdict on it.
+/// `budget` engine runs. Returns the smallest job found, its class and
+/// what the engine was asked and showed on it.
 pub fn shrink(
     bench: &mut Workbench,
     case: Case,
     class: Class,
-    verdict: Verdict,
+    asked: Asked,
     engine: &mut dyn Engine,
     budget: usize,
-) -> (Case, Class, Verdict) {
-    let mut best = (case, class, verdict);
+) -> (Case, Class, Asked) {
+    let mut best = (case, class, asked);
     let mut runs = 0;
     'outer: loop {
         for c in best.0.candidates() {
@@ -363,8 +386,8 @@ pub fn shrink(
             }
             runs += 1;
             let v = c.vector("shrinking");
-            if let (cl @ Class::Differ(_), Some(verdict)) = classify(bench, &v, engine) {
-                best = (c, cl, verdict);
+            if let (cl @ Class::Differ(_), Some(asked)) = classify(bench, &v, engine) {
+                best = (c, cl, asked);
                 continue 'outer;
             }
         }
@@ -445,6 +468,14 @@ mod tests {
         }
     }
 
+    /// The `Dst` rows the emulator's run of `v` changed.
+    fn expected_dst(v: &Vector) -> Dst {
+        match emulator_run(&mut Workbench::new(), v) {
+            EmulatorRun::Expected { vector, .. } => vector.expect.dst.expect("Dst rows"),
+            EmulatorRun::Final(c) => panic!("the emulator did not finish: {c:?}"),
+        }
+    }
+
     fn first(jobs: Jobs, want: &str, engine: &mut dyn Engine) -> (Case, Class) {
         for i in 0..200 {
             let c = Case::draw(jobs, 11, i, &[Arch::Blackhole]).expect("a job");
@@ -473,7 +504,7 @@ mod tests {
             };
             let v = c.vector("t");
             let (class, _) = classify(&mut Workbench::new(), &v, &mut same);
-            let (flipped, _) = classify(
+            let (flipped, asked) = classify(
                 &mut Workbench::new(),
                 &v,
                 &mut Fake {
@@ -487,6 +518,24 @@ mod tests {
                     to_dst += 1;
                     assert_eq!(flipped.name(), "differ", "job {i}");
                     assert!(flipped.reason().contains("dst row"), "{}", flipped.reason());
+                    // The recorded difference holds the rows the engine showed.
+                    let rec = asked
+                        .expect("asked")
+                        .recorded("r", &Fake::default().info(), "d")
+                        .expect("recorded");
+                    let dst = rec.expect.dst.expect("the Dst rows are recorded");
+                    let want = expected_dst(&v);
+                    assert_eq!(dst.rows.len(), want.rows.len(), "job {i}");
+                    for (seen, was) in dst.rows.iter().zip(&want.rows) {
+                        assert_eq!(seen.row, was.row);
+                        assert_eq!(
+                            seen.cells[3],
+                            was.cells[3] ^ 0x10,
+                            "job {i} row {}",
+                            seen.row
+                        );
+                        assert_eq!(seen.cells[4], was.cells[4], "job {i} row {}", seen.row);
+                    }
                 }
             } else {
                 assert_ne!(class, Class::Agree, "job {i}: SrcA/SrcB are not read back");
@@ -539,14 +588,14 @@ mod tests {
             ..Fake::default()
         };
         let v = case.vector("t");
-        let (class, verdict) = classify(&mut Workbench::new(), &v, &mut flipping);
-        let verdict = verdict.expect("asked");
+        let (class, asked) = classify(&mut Workbench::new(), &v, &mut flipping);
+        let asked = asked.expect("asked");
         assert_eq!(class.name(), "differ");
         let (small, class, _) = shrink(
             &mut Workbench::new(),
             case.clone(),
             class,
-            verdict,
+            asked,
             &mut flipping,
             400,
         );

@@ -161,8 +161,6 @@ fn packer0_offset_2_dropped(v: &mut Vector) -> bool {
 /// way, as a BF16 `Dst` packed through the identity (`IntermediateFormat =
 /// BF16`, `Read_raw`), which writes the datum unchanged.
 fn fp16_to_bf16_rebiased(v: &mut Vector) -> bool {
-    const FP16: u32 = 1;
-    const BF16: u32 = 5;
     if setup_value(v, CfgField::THCON_SEC0_REG1_Out_data_format) != BF16
         || setup_value(v, CfgField::ALU_FORMAT_SPEC_REG2_Dstacc) != FP16
     {
@@ -197,30 +195,70 @@ fn fp16_to_bf16_rebiased(v: &mut Vector) -> bool {
 /// that keeps its sign. The ISA's late conversion flushes only below
 /// `2^-15` and keeps the truncated mantissa under a zero exponent field for
 /// `2^-15 <= |x| < 2^-14`, the range `Packers/FormatConversion.md` calls
-/// mishandled. The counterfactual makes those `Dst` values signed zeros
-/// before a pack to FP16.
+/// mishandled; the unpackers' FP32 → FP16 (`UNPACR_Regular.md`, defined by
+/// ttsim) does the same. Wolfpine's packer and its unpackers
+/// (`backends/unpacker.py`) both call the one function. The counterfactual
+/// makes the values in that range signed zeros where they are read: the
+/// `Dst` values before a pack to FP16, and the FP32 words of L1 before an
+/// unpack from FP32 to FP16.
 fn fp16_low_range_flushed(v: &mut Vector) -> bool {
-    const FP16: u32 = 1;
-    if setup_value(v, CfgField::THCON_SEC0_REG1_Out_data_format) != FP16 {
-        return false;
-    }
-    let Some(dst) = v.setup.dst.as_mut() else {
-        return false;
-    };
-    let (exp_of, sign): (fn(u32) -> u32, u32) = match dst.format {
-        DstFormat::Fp32 => (|x| x >> 23 & 0xff, 1 << 31),
-        DstFormat::Bf16 => (|x| x >> 7 & 0xff, 1 << 15),
-        _ => return false,
-    };
+    let packs = setup_value(v, CfgField::THCON_SEC0_REG1_Out_data_format) == FP16;
+    let unpacks = [
+        (
+            CfgField::THCON_SEC0_REG0_TileDescriptor,
+            CfgField::THCON_SEC0_REG2_Out_data_format,
+        ),
+        (
+            CfgField::THCON_SEC1_REG0_TileDescriptor,
+            CfgField::THCON_SEC1_REG2_Out_data_format,
+        ),
+    ]
+    .into_iter()
+    .any(|(descriptor, out)| {
+        // The descriptor's first word holds InDataFormat in bits 3:0 (FP32 is 0).
+        setup_value(v, descriptor) & 0xf == FP32 && setup_value(v, out) == FP16
+    });
     let mut changed = false;
-    for x in dst.rows.iter_mut().flat_map(|r| r.cells.iter_mut()) {
-        if exp_of(*x) == 112 {
-            *x &= sign;
-            changed = true;
+    if packs {
+        if let Some(dst) = v.setup.dst.as_mut() {
+            let (exp_of, sign): (fn(u32) -> u32, u32) = match dst.format {
+                DstFormat::Fp32 => (|x| x >> 23 & 0xff, 1 << 31),
+                DstFormat::Bf16 => (|x| x >> 7 & 0xff, 1 << 15),
+                _ => (|_| 0, 0),
+            };
+            for x in dst.rows.iter_mut().flat_map(|r| r.cells.iter_mut()) {
+                if exp_of(*x) == 112 {
+                    *x &= sign;
+                    changed = true;
+                }
+            }
+        }
+    }
+    if unpacks {
+        for range in &mut v.setup.l1 {
+            // The FP32 words lie at 4-byte aligned addresses.
+            let skip = (range.addr.wrapping_neg() & 3) as usize;
+            for word in range
+                .bytes
+                .get_mut(skip..)
+                .unwrap_or_default()
+                .chunks_exact_mut(4)
+            {
+                let x = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+                if x >> 23 & 0xff == 112 {
+                    word.copy_from_slice(&(x & 1 << 31).to_le_bytes());
+                    changed = true;
+                }
+            }
         }
     }
     changed
 }
+
+/// Data format codes (`DataFormat` in `cfg_defines.h`).
+const FP32: u32 = 0;
+const FP16: u32 = 1;
+const BF16: u32 = 5;
 
 /// The value the setup leaves in `field` in state 0
 /// (zero, the reset value, when none does).
@@ -450,6 +488,35 @@ mod tests {
             d.rows[0].cells[..4],
             [0, 0x8000_0000, 0x3880_0000, 0x3780_0000]
         );
+    }
+
+    #[test]
+    fn an_unpack_from_fp32_to_fp16_flushes_the_aligned_l1_words_in_the_range() {
+        let mut v =
+            corpus("engines/wolfpine-fp16-low-range-flushed/wolfpine-wormhole_b0-unpack.yaml");
+        let words = [0x3800_0000u32, 0xb87f_ffff, 0x3880_0000, 0x3780_0000];
+        // The range starts 2 bytes past a word boundary: its first two
+        // bytes belong to a word outside it and stay as they are.
+        let mut bytes = vec![0x00, 0x38];
+        bytes.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+        v.setup.l1 = vec![crate::vector::L1Range {
+            addr: 0x1002,
+            bytes,
+        }];
+        set_field(&mut v, CfgField::THCON_SEC0_REG2_Out_data_format, 5);
+        assert!(
+            !fp16_low_range_flushed(&mut v),
+            "an unpack to BF16 is not touched"
+        );
+        set_field(&mut v, CfgField::THCON_SEC0_REG2_Out_data_format, FP16);
+        assert!(fp16_low_range_flushed(&mut v));
+        // 2^-15 and just under 2^-14 (negative) flush; 2^-14 and 2^-16 stay.
+        let got: Vec<u32> = v.setup.l1[0].bytes[2..]
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        assert_eq!(got, [0, 0x8000_0000, 0x3880_0000, 0x3780_0000]);
+        assert_eq!(v.setup.l1[0].bytes[..2], [0x00, 0x38]);
     }
 
     #[test]

@@ -37,7 +37,7 @@ struct Case {
     out_bytes: usize,
 }
 
-const CASES: [Case; 4] = [
+const CASES: [Case; 6] = [
     Case {
         name: "BF16 -> BF16",
         read_32b: false,
@@ -68,6 +68,22 @@ const CASES: [Case; 4] = [
         dstacc: 0,
         out: 7,
         in_bytes: 4,
+        out_bytes: 64 + 512,
+    },
+    Case {
+        name: "BF16 -> BFP2_b",
+        read_32b: false,
+        dstacc: 6,
+        out: 15,
+        in_bytes: 1,
+        out_bytes: 64 + 256,
+    },
+    Case {
+        name: "FP16 -> BFP4a",
+        read_32b: false,
+        dstacc: 1,
+        out: 3,
+        in_bytes: 2,
         out_bytes: 64 + 512,
     },
 ];
@@ -112,10 +128,10 @@ fn machine(c: &Case) -> Machine {
                 *v >>= 16;
             }
         }
-        let view = if c.read_32b {
-            DstView::Fp32
-        } else {
-            DstView::Bf16
+        let view = match (c.read_32b, c.dstacc) {
+            (true, _) => DstView::Fp32,
+            (false, 1) => DstView::Fp16,
+            _ => DstView::Bf16,
         };
         m.write_dst_row(view, row, &vals).expect("Dst row");
     }

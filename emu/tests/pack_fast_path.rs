@@ -384,6 +384,13 @@ fn bfp_groups_match_the_per_datum_path() {
         m.l1.bytes_mut().fill(0x5A);
         formats(&mut m, dstacc, dstacc, out);
         set(&mut m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
+        // The other early conversions that feed BFP: the identities and
+        // truncations of Read_raw, TF32 rounding with Round_10b_mant.
+        match rng.below(4) {
+            0 => set(&mut m, C::PCK_DEST_RD_CTRL_Read_int8, 1),
+            1 => set(&mut m, C::PCK_DEST_RD_CTRL_Round_10b_mant, 1),
+            _ => {}
+        }
         set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
         set(&mut m, C::PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 256 * bytes);
         set(

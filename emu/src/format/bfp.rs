@@ -112,8 +112,15 @@ fn assemble_avx2(exp: BfpExp, width: BfpWidth, elems: &[u16; 16], out: &mut BfpG
     assemble_portable(exp, width, elems, out);
 }
 
+/// [`bfp_assemble_into`] without the choice of instruction set, for
+/// callers that compile it into their own multiversioned code.
 #[inline(always)]
-fn assemble_portable(exp: BfpExp, width: BfpWidth, elems: &[u16; 16], out: &mut BfpGroup) {
+pub(crate) fn assemble_portable(
+    exp: BfpExp,
+    width: BfpWidth,
+    elems: &[u16; 16],
+    out: &mut BfpGroup,
+) {
     // One copy of the rule per form and width, each compiled with its field
     // layout and truncation fixed.
     use BfpExp::{A, B};

@@ -523,27 +523,40 @@ impl EarlyConversion {
     }
 
     /// [`bfp_element`] of [`EarlyConversion::apply`] for each of a row's
-    /// 16 cells, with the exponent form also matched outside the loop; the
-    /// first datum the late conversion refuses stops the row with its fault.
+    /// 16 cells, with the exponent form also matched outside the loop. A
+    /// conversion to an integer intermediate, which the late conversion to
+    /// BFP refuses, stops the row with that fault before any datum; the
+    /// loop itself then has no exit, so each copy of it compiles to
+    /// straight-line code over the 16 datums.
     pub fn bfp_elements(
         self,
         exp: BfpExp,
         cells: &[u32; 16],
         out: &mut [u16; 16],
     ) -> fault::Result<()> {
+        if !self.feeds_bfp() {
+            return Err(not_bfp_convertible(self.apply(cells[0])));
+        }
+        self.float_bfp_elements(exp, cells, out);
+        Ok(())
+    }
+
+    /// [`EarlyConversion::bfp_elements`] for a conversion that
+    /// [`EarlyConversion::feeds_bfp`] (otherwise every element is 0).
+    #[inline(always)]
+    pub fn float_bfp_elements(self, exp: BfpExp, cells: &[u32; 16], out: &mut [u16; 16]) {
         per_conversion!(self, e => match exp {
             BfpExp::B => {
                 for (o, c) in out.iter_mut().zip(cells) {
-                    *o = bfp_element(e.apply(*c), BfpExp::B)?;
+                    *o = float_bfp_element(e.apply(*c), BfpExp::B);
                 }
             }
             BfpExp::A => {
                 for (o, c) in out.iter_mut().zip(cells) {
-                    *o = bfp_element(e.apply(*c), BfpExp::A)?;
+                    *o = float_bfp_element(e.apply(*c), BfpExp::A);
                 }
             }
-        });
-        Ok(())
+        })
     }
 }
 
@@ -716,13 +729,21 @@ pub const fn fp16_to_fp8_e4m3(x: u16) -> u8 {
 /// these to [`super::bfp::bfp_assemble`]. Integer intermediates are "No".
 #[inline]
 pub fn bfp_element(value: Intermediate, exp: BfpExp) -> fault::Result<u16> {
-    let Some(w) = value.wide() else {
+    if value.wide().is_none() {
         return Err(not_bfp_convertible(value));
-    };
-    Ok(match exp {
-        BfpExp::B => (wide_to_e8(w, 7) >> 16) as u16,
-        BfpExp::A => wide_to_e5(w, 7),
-    })
+    }
+    Ok(float_bfp_element(value, exp))
+}
+
+/// [`bfp_element`] of a float intermediate; an integer one, which callers
+/// refuse first, gives 0.
+#[inline(always)]
+const fn float_bfp_element(value: Intermediate, exp: BfpExp) -> u16 {
+    match (value.wide(), exp) {
+        (Some(w), BfpExp::B) => (wide_to_e8(w, 7) >> 16) as u16,
+        (Some(w), BfpExp::A) => wide_to_e5(w, 7),
+        (None, _) => 0,
+    }
 }
 
 #[cold]

@@ -6,11 +6,11 @@
 //! conversions of whole rows done before the bytes go to the stream.
 
 use super::config::Shared;
-use super::late::{emit_group, Late};
+use super::late::{emit_group, emit_groups, Late};
 use super::stream::OutStream;
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::fault::Result;
-use crate::format::bfp::{bfp_assemble, bfp_assemble_into, BfpGroup};
+use crate::format::bfp::{assemble_portable, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
 use crate::format::pack::{
@@ -322,10 +322,10 @@ impl Context<'_> {
 
 impl Context<'_> {
     /// Whole rows (at most [`BATCH_ROWS`]) with the BFP assembler empty:
-    /// each row is one group. Each step runs over all the rows before the
-    /// next (elements, then groups, then output), so that no step waits on
-    /// the stores of the one before it. A conversion fault comes after the
-    /// groups of the rows before it are written, as row by row.
+    /// each row is one group, made from the row in place in `Dst`, and the
+    /// groups go out together ([`emit_groups`]). An early conversion that
+    /// cannot feed BFP faults on the first datum, before anything is
+    /// written, as row by row.
     fn bfp_whole_rows(
         &self,
         st: &Stages,
@@ -338,27 +338,97 @@ impl Context<'_> {
         let sh = self.shared;
         let wide = st.early.reads_32b();
         let rows = &rows[..rows.len().min(BATCH_ROWS)];
-        let mut elems = [[0u16; 16]; BATCH_ROWS];
-        let mut fault = None;
-        let mut done = 0;
-        for (row, e) in rows.iter().zip(&mut elems) {
-            let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, *row);
-            if let Err(f) = st.early.bfp_elements(exp, &cells, e) {
-                fault = Some(f);
-                break;
-            }
-            done += 1;
+        if !st.early.feeds_bfp() {
+            // Unreachable: `Kernel::Bfp` is chosen only for these.
+            let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, rows[0]);
+            let mut elems = [0u16; 16];
+            return st.early.bfp_elements(exp, &cells, &mut elems);
         }
         let mut groups = [BfpGroup::default(); BATCH_ROWS];
-        for (g, e) in groups.iter_mut().zip(&elems[..done]) {
-            bfp_assemble_into(exp, width, e, g);
+        for (row, g) in rows.iter().zip(&mut groups) {
+            let cells = if wide {
+                Cells::Dst32(dst_row32(dst, sh.arch, sh.dst_addressing, *row))
+            } else {
+                Cells::Dst16(dst_row16(dst, sh.arch, sh.dst_addressing, *row))
+            };
+            bfp_group(st.early, exp, width, cells, g);
         }
-        for g in &groups[..done] {
-            emit_group(sink.streams, sink.l1, width, g, sink.tag)?;
-            sink.emitted += 16;
-        }
-        fault.map_or(Ok(()), Err)
+        emit_groups(
+            sink.streams,
+            sink.l1,
+            width,
+            &groups[..rows.len()],
+            sink.tag,
+        )?;
+        sink.emitted += 16 * rows.len() as u32;
+        Ok(())
     }
+}
+
+/// A row of 16 cells as the packer reads them from `Dst`.
+#[derive(Clone, Copy)]
+enum Cells<'a> {
+    /// Read already: `Dst32b` values or zero-extended `Dst16b` values.
+    Read(&'a [u32; 16]),
+    /// `Dst16b` cells in place.
+    Dst16(&'a [u16; 16]),
+    /// The halves of `Dst32b` values in place ([`dst32_join`]).
+    Dst32([&'a [u16; 16]; 2]),
+}
+
+/// A whole row of 16 `Dst` cells to its BFP group: early conversion, BFP
+/// element, shared exponent and aligned datums in one pass, compiled for
+/// AVX2 where the CPU has it (per-lane variable shifts align the datums to
+/// the shared exponent). `early` must feed BFP
+/// ([`EarlyConversion::feeds_bfp`]).
+#[inline]
+fn bfp_group(
+    early: EarlyConversion,
+    exp: BfpExp,
+    width: BfpWidth,
+    cells: Cells<'_>,
+    out: &mut BfpGroup,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above; the function is the
+        // same safe code compiled with AVX2 enabled.
+        unsafe { bfp_group_avx2(early, exp, width, cells, out) };
+        return;
+    }
+    bfp_group_portable(early, exp, width, cells, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn bfp_group_avx2(
+    early: EarlyConversion,
+    exp: BfpExp,
+    width: BfpWidth,
+    cells: Cells<'_>,
+    out: &mut BfpGroup,
+) {
+    bfp_group_portable(early, exp, width, cells, out);
+}
+
+#[inline(always)]
+fn bfp_group_portable(
+    early: EarlyConversion,
+    exp: BfpExp,
+    width: BfpWidth,
+    cells: Cells<'_>,
+    out: &mut BfpGroup,
+) {
+    // Widened here rather than stored by the caller: a row read back as
+    // one vector right after 16 narrower stores stalls on forwarding.
+    let cells: [u32; 16] = match cells {
+        Cells::Read(c) => *c,
+        Cells::Dst16(c) => std::array::from_fn(|i| u32::from(c[i])),
+        Cells::Dst32([hi, lo]) => std::array::from_fn(|i| dst32_join(hi[i], lo[i])),
+    };
+    let mut elems = [0u16; 16];
+    early.float_bfp_elements(exp, &cells, &mut elems);
+    assemble_portable(exp, width, &elems, out);
 }
 
 /// Whole `Dst` rows through a fixed-format kernel, written straight into L1
@@ -417,10 +487,9 @@ fn bfp_row(
     width: BfpWidth,
 ) -> Result<()> {
     match <&[u32; 16]>::try_from(cells) {
-        Ok(row) if sink.bfp.pending() == 0 => {
-            let mut elems = [0u16; 16];
-            st.early.bfp_elements(exp, row, &mut elems)?;
-            let g = bfp_assemble(exp, width, &elems);
+        Ok(row) if sink.bfp.pending() == 0 && st.early.feeds_bfp() => {
+            let mut g = BfpGroup::default();
+            bfp_group(st.early, exp, width, Cells::Read(row), &mut g);
             emit_group(sink.streams, sink.l1, width, &g, sink.tag)?;
         }
         _ => {

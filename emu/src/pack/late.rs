@@ -144,3 +144,31 @@ pub fn emit_group(
         .data
         .push(l1, &bytes[..width.group_bytes()], None, tag)
 }
+
+/// [`emit_group`] for each of `groups` in order, with one push to each
+/// stream when that writes L1 in the same order: when the exponent
+/// stream's buffer does not fill, its pushes write nothing, so the data
+/// bytes of all the groups go in one push.
+pub fn emit_groups(
+    streams: &mut Streams,
+    l1: &mut L1,
+    width: BfpWidth,
+    groups: &[BfpGroup],
+    tag: u64,
+) -> Result<()> {
+    const MAX: usize = 4;
+    if groups.len() > MAX || streams.exp.pending() + groups.len() >= 16 {
+        return groups
+            .iter()
+            .try_for_each(|g| emit_group(streams, l1, width, g, tag));
+    }
+    let n = width.group_bytes();
+    let mut exps = [0u8; MAX];
+    let mut data = [0u8; 16 * MAX];
+    for ((e, d), g) in exps.iter_mut().zip(data.chunks_exact_mut(n)).zip(groups) {
+        *e = g.shared_exp;
+        bfp_pack_datums(width, &g.datums, d);
+    }
+    streams.exp.push(l1, &exps[..groups.len()], None, tag)?;
+    streams.data.push(l1, &data[..n * groups.len()], None, tag)
+}

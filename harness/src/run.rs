@@ -75,17 +75,74 @@ impl Outcome {
 /// depends on the jobs before it. The determinism checks run a job's second
 /// run on a machine last used for something else, so a reset that forgot
 /// anything shows up there.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Workbench {
     spare: Vec<Machine>,
+    /// The fuzz oracles' determinism check runs the jobs for which
+    /// [`Workbench::checks_determinism`] holds: every job, or one job in
+    /// this many, chosen by the job itself.
+    determinism_one_in: u32,
+}
+
+impl Default for Workbench {
+    fn default() -> Workbench {
+        Workbench {
+            spare: Vec::new(),
+            determinism_one_in: 1,
+        }
+    }
 }
 
 impl Workbench {
     /// Machines kept per workbench; a job takes at most three at once.
     const KEEP: usize = 6;
 
+    /// A workbench whose oracles check every job for determinism.
     pub fn new() -> Workbench {
         Workbench::default()
+    }
+
+    /// A workbench whose oracles check one job in `n` for determinism
+    /// (chosen by a hash of the job's setup and program, so the same job is
+    /// always chosen or always not): what a fuzz target runs. The first run
+    /// of every job is already on a machine reset from another job and is
+    /// held to the golden model, so a reset that leaks state shows up there
+    /// too; the second run is for what no model covers.
+    pub fn sampling_determinism(n: u32) -> Workbench {
+        Workbench {
+            determinism_one_in: n.max(1),
+            ..Workbench::default()
+        }
+    }
+
+    /// Whether the determinism check runs `v` a second time.
+    pub fn checks_determinism(&self, v: &Vector) -> bool {
+        if self.determinism_one_in <= 1 {
+            return true;
+        }
+        // FNV-1a over the setup's Config writes, the first bytes of its L1
+        // ranges and the program words.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut mix = |x: u32| {
+            h = (h ^ u64::from(x)).wrapping_mul(0x0100_0000_01b3);
+        };
+        for w in &v.setup.config {
+            mix(w.addr ^ w.value.rotate_left(9) ^ u32::from(w.state) << 31);
+        }
+        for r in &v.setup.l1 {
+            mix(r.addr);
+            for b in r.bytes.iter().take(32) {
+                mix(u32::from(*b));
+            }
+        }
+        for p in &v.program {
+            for s in &p.run {
+                if let tensix_emu::Step::Instruction(w) = s {
+                    mix(*w);
+                }
+            }
+        }
+        (h >> 32) % u64::from(self.determinism_one_in) == 0
     }
 
     /// A machine of `arch` in its reset state.
@@ -467,6 +524,25 @@ pub fn changed_between(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A sampling workbench picks about one job in `n`, the same jobs every
+    /// time; a plain one picks every job.
+    #[test]
+    fn sampled_determinism_picks_the_same_jobs_about_one_in_n() {
+        use crate::diff::{Case, Jobs};
+        let jobs: Vec<Vector> = (0..800)
+            .filter_map(|i| Case::draw(Jobs::Pack, 5, i, &[tensix_emu::Arch::Blackhole]))
+            .map(|c| c.vector("t"))
+            .collect();
+        let all = Workbench::new();
+        assert!(jobs.iter().all(|v| all.checks_determinism(v)));
+        let some = Workbench::sampling_determinism(8);
+        let picked: Vec<bool> = jobs.iter().map(|v| some.checks_determinism(v)).collect();
+        let again: Vec<bool> = jobs.iter().map(|v| some.checks_determinism(v)).collect();
+        assert_eq!(picked, again);
+        let n = picked.iter().filter(|&&p| p).count();
+        assert!((50..=150).contains(&n), "{n} of {} picked", jobs.len());
+    }
 
     /// `expect.l1` laid over the setup: a run that changes nothing passes
     /// when every stated byte is its setup value, and fails when one is

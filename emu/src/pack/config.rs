@@ -508,11 +508,53 @@ impl PackerConfig {
     }
 }
 
+/// A set of register word addresses below `64 * N`.
+#[derive(Clone, Copy)]
+struct WordSet<const N: usize>([u64; N]);
+
+impl<const N: usize> Default for WordSet<N> {
+    fn default() -> Self {
+        WordSet([0; N])
+    }
+}
+
+impl<const N: usize> WordSet<N> {
+    #[inline]
+    fn insert(&mut self, addr: u16) {
+        if let Some(w) = self.0.get_mut(usize::from(addr / 64)) {
+            *w |= 1 << (addr % 64);
+        }
+    }
+
+    /// The addresses in the set, in increasing order.
+    fn iter(&self) -> impl Iterator<Item = u16> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &w)| {
+            (0..64u16)
+                .filter(move |b| w >> b & 1 == 1)
+                .map(move |b| i as u16 * 64 + b)
+        })
+    }
+}
+
+/// Words of one Config state a [`WordSet`] covers: every architecture's.
+const CONFIG_SET: usize = 4;
+/// Words of one thread's ThreadConfig a [`WordSet`] covers.
+const THREAD_SET: usize = 2;
+const _: () = {
+    use crate::regs::{config_words, thread_config_words};
+    assert!(
+        config_words(Arch::Blackhole) <= 64 * CONFIG_SET
+            && config_words(Arch::WormholeB0) <= 64 * CONFIG_SET
+            && thread_config_words(Arch::Blackhole) <= 64 * THREAD_SET
+            && thread_config_words(Arch::WormholeB0) <= 64 * THREAD_SET
+    );
+};
+
 /// Reads `Config[state]` fields, noting which words it read.
 struct Reader<'a> {
     cfg: &'a Config,
     state: usize,
-    seen: Vec<u16>,
+    seen: WordSet<CONFIG_SET>,
 }
 
 impl Reader<'_> {
@@ -520,7 +562,7 @@ impl Reader<'_> {
     /// architecture.
     fn note(&mut self, f: C) -> Option<RegField> {
         let r = f.on(self.cfg.arch())?;
-        self.seen.push(r.addr32);
+        self.seen.insert(r.addr32);
         Some(r)
     }
 
@@ -544,13 +586,13 @@ impl Reader<'_> {
 /// Reads ThreadConfig fields, noting which words it read.
 struct ThreadReader<'a> {
     tc: &'a ThreadConfig,
-    seen: Vec<(u8, u16)>,
+    seen: [WordSet<THREAD_SET>; crate::regs::THREADS],
 }
 
 impl ThreadReader<'_> {
     fn get(&mut self, thread: usize, f: T) -> u32 {
-        if let Some(r) = f.on(self.tc.arch()) {
-            self.seen.push((thread as u8, r.addr32));
+        if let (Some(r), Some(seen)) = (f.on(self.tc.arch()), self.seen.get_mut(thread)) {
+            seen.insert(r.addr32);
         }
         self.tc.get(thread, f)
     }
@@ -845,21 +887,17 @@ impl Decoded {
         let mut r = Reader {
             cfg,
             state,
-            seen: Vec::new(),
+            seen: WordSet::default(),
         };
         let mut tr = ThreadReader {
             tc,
-            seen: Vec::new(),
+            seen: Default::default(),
         };
         let shared = Shared::read(arch, &mut r, &mut tr, thread);
         let mut packers = [PackerConfig::default(); 4];
         for (i, p) in packers.iter_mut().enumerate().take(arch.packer_count()) {
             *p = PackerConfig::read(&mut r, i);
         }
-        r.seen.sort_unstable();
-        r.seen.dedup();
-        tr.seen.sort_unstable();
-        tr.seen.dedup();
         Decoded {
             shared,
             packers,
@@ -869,12 +907,12 @@ impl Decoded {
             words: r
                 .seen
                 .iter()
-                .map(|&a| (a, cfg.read_addr32(state, a as usize).unwrap_or(0)))
+                .map(|a| (a, cfg.read_addr32(state, a as usize).unwrap_or(0)))
                 .collect(),
-            thread_words: tr
-                .seen
-                .iter()
-                .map(|&(t, a)| (t, a, tc.read(t as usize, a as usize).unwrap_or(0)))
+            thread_words: (0u8..)
+                .zip(&tr.seen)
+                .flat_map(|(t, seen)| seen.iter().map(move |a| (t, a)))
+                .map(|(t, a)| (t, a, tc.read(t as usize, a as usize).unwrap_or(0)))
                 .collect(),
             stamps: (cfg.stamp(), tc.stamp()),
         }

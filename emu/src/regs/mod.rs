@@ -51,7 +51,7 @@ pub const CONFIG_STATES: usize = 2;
 pub const THREADS: usize = 3;
 
 /// 32-bit words in one Config state on `arch`.
-pub fn config_words(arch: Arch) -> usize {
+pub const fn config_words(arch: Arch) -> usize {
     match arch {
         Arch::WormholeB0 => generated::CONFIG_WORDS_WORMHOLEB0,
         Arch::Blackhole => generated::CONFIG_WORDS_BLACKHOLE,
@@ -59,7 +59,7 @@ pub fn config_words(arch: Arch) -> usize {
 }
 
 /// 32-bit words of ThreadConfig per thread on `arch`.
-pub fn thread_config_words(arch: Arch) -> usize {
+pub const fn thread_config_words(arch: Arch) -> usize {
     match arch {
         Arch::WormholeB0 => generated::THREADCONFIG_WORDS_WORMHOLEB0,
         Arch::Blackhole => generated::THREADCONFIG_WORDS_BLACKHOLE,

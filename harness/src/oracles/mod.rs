@@ -202,13 +202,17 @@ pub fn check_writes(m: &Machine, window: Option<(u64, u64)>) -> Result<(), Findi
 }
 
 /// Determinism: the same vector run again, on another of `bench`'s machines
-/// (reset from whatever job it ran last), leaves what `first` left.
+/// (reset from whatever job it ran last), leaves what `first` left. Run for
+/// the jobs `bench` checks ([`Workbench::checks_determinism`]).
 pub fn check_determinism(
     bench: &mut Workbench,
     v: &Vector,
     first: &Machine,
     first_fault: &Option<Fault>,
 ) -> Result<(), Finding> {
+    if !bench.checks_determinism(v) {
+        return Ok(());
+    }
     let mut m = prepare(bench, v)?;
     let fault = execute(v, &mut m);
     let same = crate::run::same_result(first, first_fault, &m, &fault);

@@ -443,15 +443,47 @@ pub(super) fn whole_rows_to_l1(
     dst: &Dst,
     rows: &[u32],
 ) -> bool {
+    let row_bytes = match kernel {
+        Kernel::Bf16RoundToBf16 | Kernel::Fp32RoundToBf16 => 32,
+        Kernel::Fp32ToFp32 => 64,
+        Kernel::Generic | Kernel::Bfp => return false,
+    };
+    data.fill_direct(l1, rows.len() * row_bytes, tag, |out| {
+        convert_rows(kernel, sh, dst, rows, out);
+    })
+}
+
+/// The fixed-format `kernel` on whole `Dst` rows into `out` (32 or 64
+/// bytes a row), compiled for AVX2 where the CPU has it.
+#[inline]
+fn convert_rows(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above; the function is the
+        // same safe code compiled with AVX2 enabled.
+        unsafe { convert_rows_avx2(kernel, sh, dst, rows, out) };
+        return;
+    }
+    convert_rows_portable(kernel, sh, dst, rows, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn convert_rows_avx2(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [u8]) {
+    convert_rows_portable(kernel, sh, dst, rows, out);
+}
+
+#[inline(always)]
+fn convert_rows_portable(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [u8]) {
     let a = sh.dst_addressing;
     match kernel {
-        Kernel::Bf16RoundToBf16 => data.fill_direct(l1, rows.len() * 32, tag, |out| {
+        Kernel::Bf16RoundToBf16 => {
             for (row, out) in rows.iter().zip(out.chunks_exact_mut(32)) {
                 let cells = dst_row16(dst, sh.arch, a, *row);
                 put_u16(out, &bf16_round_row(cells));
             }
-        }),
-        Kernel::Fp32RoundToBf16 => data.fill_direct(l1, rows.len() * 32, tag, |out| {
+        }
+        Kernel::Fp32RoundToBf16 => {
             for (row, out) in rows.iter().zip(out.chunks_exact_mut(32)) {
                 let [hi, lo] = dst_row32(dst, sh.arch, a, *row);
                 let mut v = [0u16; 16];
@@ -460,8 +492,8 @@ pub(super) fn whole_rows_to_l1(
                 }
                 put_u16(out, &v);
             }
-        }),
-        Kernel::Fp32ToFp32 => data.fill_direct(l1, rows.len() * 64, tag, |out| {
+        }
+        Kernel::Fp32ToFp32 => {
             for (row, out) in rows.iter().zip(out.chunks_exact_mut(64)) {
                 let [hi, lo] = dst_row32(dst, sh.arch, a, *row);
                 let mut v = [0u32; 16];
@@ -470,8 +502,8 @@ pub(super) fn whole_rows_to_l1(
                 }
                 put_u32(out, &v);
             }
-        }),
-        Kernel::Generic | Kernel::Bfp => false,
+        }
+        Kernel::Generic | Kernel::Bfp => {}
     }
 }
 

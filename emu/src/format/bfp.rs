@@ -93,14 +93,10 @@ pub fn bfp_assemble(exp: BfpExp, width: BfpWidth, elems: &[u16; 16]) -> BfpGroup
 
 /// [`bfp_assemble`] into `out`.
 pub fn bfp_assemble_into(exp: BfpExp, width: BfpWidth, elems: &[u16; 16], out: &mut BfpGroup) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above; the function is the
-        // same safe code compiled with AVX2 enabled.
-        unsafe { assemble_avx2(exp, width, elems, out) };
-        return;
-    }
-    assemble_portable(exp, width, elems, out);
+    avx2_or!(
+        assemble_avx2(exp, width, elems, out),
+        assemble_portable(exp, width, elems, out)
+    )
 }
 
 /// [`assemble_portable`] compiled for AVX2, whose per-lane variable shifts

@@ -389,14 +389,10 @@ fn bfp_group(
     cells: Cells<'_>,
     out: &mut BfpGroup,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above; the function is the
-        // same safe code compiled with AVX2 enabled.
-        unsafe { bfp_group_avx2(early, exp, width, cells, out) };
-        return;
-    }
-    bfp_group_portable(early, exp, width, cells, out);
+    avx2_or!(
+        bfp_group_avx2(early, exp, width, cells, out),
+        bfp_group_portable(early, exp, width, cells, out)
+    )
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -457,14 +453,10 @@ pub(super) fn whole_rows_to_l1(
 /// bytes a row), compiled for AVX2 where the CPU has it.
 #[inline]
 fn convert_rows(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [u8]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above; the function is the
-        // same safe code compiled with AVX2 enabled.
-        unsafe { convert_rows_avx2(kernel, sh, dst, rows, out) };
-        return;
-    }
-    convert_rows_portable(kernel, sh, dst, rows, out);
+    avx2_or!(
+        convert_rows_avx2(kernel, sh, dst, rows, out),
+        convert_rows_portable(kernel, sh, dst, rows, out)
+    )
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -206,13 +206,10 @@ impl Job<'_> {
         k: usize,
         out: &mut [[u32; 16]],
     ) -> usize {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above; the function is
-            // the same safe code compiled with AVX2 enabled.
-            return unsafe { self.convert_rows_avx2::<BITS, K>(k, out) };
-        }
-        self.convert_rows_portable::<BITS, K>(k, out)
+        avx2_or!(
+            self.convert_rows_avx2::<BITS, K>(k, out),
+            self.convert_rows_portable::<BITS, K>(k, out)
+        )
     }
 
     #[cfg(target_arch = "x86_64")]

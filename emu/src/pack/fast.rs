@@ -340,7 +340,10 @@ impl Context<'_> {
         let rows = &rows[..rows.len().min(BATCH_ROWS)];
         if !st.early.feeds_bfp() {
             // Unreachable: `Kernel::Bfp` is chosen only for these.
-            let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, rows[0]);
+            let Some(&first) = rows.first() else {
+                return Ok(());
+            };
+            let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, first);
             let mut elems = [0u16; 16];
             return st.early.bfp_elements(exp, &cells, &mut elems);
         }

@@ -1209,10 +1209,10 @@ fn diff(args: DiffArgs) -> ExitCode {
             if *arch != case.arch() {
                 continue;
             }
-            let (class, verdict) = diff::classify(&mut bench, &v, eng as &mut dyn Engine);
+            let (class, asked) = diff::classify(&mut bench, &v, eng as &mut dyn Engine);
             let mut vector_file = None;
             let mut explained = None;
-            if let (Class::Differ(_), Some(asked)) = (&class, verdict) {
+            if let (Class::Differ(_), Some(asked)) = (&class, asked) {
                 let info = eng.info();
                 // Before shrinking: the job as drawn is what is explained.
                 explained = asked

@@ -523,28 +523,13 @@ impl EarlyConversion {
     }
 
     /// [`bfp_element`] of [`EarlyConversion::apply`] for each of a row's
-    /// 16 cells, with the exponent form also matched outside the loop. A
-    /// conversion to an integer intermediate, which the late conversion to
-    /// BFP refuses, stops the row with that fault before any datum; the
-    /// loop itself then has no exit, so each copy of it compiles to
-    /// straight-line code over the 16 datums.
-    pub fn bfp_elements(
-        self,
-        exp: BfpExp,
-        cells: &[u32; 16],
-        out: &mut [u16; 16],
-    ) -> fault::Result<()> {
-        if !self.feeds_bfp() {
-            return Err(not_bfp_convertible(self.apply(cells[0])));
-        }
-        self.float_bfp_elements(exp, cells, out);
-        Ok(())
-    }
-
-    /// [`EarlyConversion::bfp_elements`] for a conversion that
-    /// [`EarlyConversion::feeds_bfp`] (otherwise every element is 0).
+    /// 16 cells, with the conversion and the exponent form matched outside
+    /// the loop, for a conversion that [`EarlyConversion::feeds_bfp`]
+    /// (otherwise every element is 0: the caller refuses those first). The
+    /// loop has no exit, so each copy of it compiles to straight-line code
+    /// over the 16 datums.
     #[inline(always)]
-    pub fn float_bfp_elements(self, exp: BfpExp, cells: &[u32; 16], out: &mut [u16; 16]) {
+    pub fn bfp_elements(self, exp: BfpExp, cells: &[u32; 16], out: &mut [u16; 16]) {
         per_conversion!(self, e => match exp {
             BfpExp::B => {
                 for (o, c) in out.iter_mut().zip(cells) {

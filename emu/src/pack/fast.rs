@@ -323,9 +323,7 @@ impl Context<'_> {
 impl Context<'_> {
     /// Whole rows (at most [`BATCH_ROWS`]) with the BFP assembler empty:
     /// each row is one group, made from the row in place in `Dst`, and the
-    /// groups go out together ([`emit_groups`]). An early conversion that
-    /// cannot feed BFP faults on the first datum, before anything is
-    /// written, as row by row.
+    /// groups go out together ([`emit_groups`]).
     fn bfp_whole_rows(
         &self,
         st: &Stages,
@@ -338,15 +336,6 @@ impl Context<'_> {
         let sh = self.shared;
         let wide = st.early.reads_32b();
         let rows = &rows[..rows.len().min(BATCH_ROWS)];
-        if !st.early.feeds_bfp() {
-            // Unreachable: `Kernel::Bfp` is chosen only for these.
-            let Some(&first) = rows.first() else {
-                return Ok(());
-            };
-            let cells = read_row(dst, sh.arch, sh.dst_addressing, wide, first);
-            let mut elems = [0u16; 16];
-            return st.early.bfp_elements(exp, &cells, &mut elems);
-        }
         let mut groups = [BfpGroup::default(); BATCH_ROWS];
         for (row, g) in rows.iter().zip(&mut groups) {
             let cells = if wide {
@@ -382,8 +371,8 @@ enum Cells<'a> {
 /// A whole row of 16 `Dst` cells to its BFP group: early conversion, BFP
 /// element, shared exponent and aligned datums in one pass, compiled for
 /// AVX2 where the CPU has it (per-lane variable shifts align the datums to
-/// the shared exponent). `early` must feed BFP
-/// ([`EarlyConversion::feeds_bfp`]).
+/// the shared exponent). `early` feeds BFP ([`EarlyConversion::feeds_bfp`]):
+/// [`Stages::kernel`] chooses [`Kernel::Bfp`] for no other.
 #[inline]
 fn bfp_group(
     early: EarlyConversion,
@@ -426,7 +415,8 @@ fn bfp_group_portable(
         Cells::Dst32([hi, lo]) => std::array::from_fn(|i| dst32_join(hi[i], lo[i])),
     };
     let mut elems = [0u16; 16];
-    early.float_bfp_elements(exp, &cells, &mut elems);
+    debug_assert!(early.feeds_bfp());
+    early.bfp_elements(exp, &cells, &mut elems);
     assemble_portable(exp, width, &elems, out);
 }
 
@@ -514,7 +504,7 @@ fn bfp_row(
     width: BfpWidth,
 ) -> Result<()> {
     match <&[u32; 16]>::try_from(cells) {
-        Ok(row) if sink.bfp.pending() == 0 && st.early.feeds_bfp() => {
+        Ok(row) if sink.bfp.pending() == 0 => {
             let mut g = BfpGroup::default();
             bfp_group(st.early, exp, width, Cells::Read(row), &mut g);
             emit_group(sink.streams, sink.l1, width, &g, sink.tag)?;

@@ -15,6 +15,7 @@
 
 use crate::run::Workbench;
 use crate::vector::{ConfigWrite, DstFormat, Vector};
+use tensix_emu::format::data_format::DataFormat;
 use tensix_emu::regs::CfgField;
 
 /// One catalogued deviation.
@@ -215,50 +216,58 @@ fn fp16_low_range_flushed(v: &mut Vector) -> bool {
     ]
     .into_iter()
     .any(|(descriptor, out)| {
-        // The descriptor's first word holds InDataFormat in bits 3:0 (FP32 is 0).
+        // The descriptor's first word holds InDataFormat in bits 3:0.
         setup_value(v, descriptor) & 0xf == FP32 && setup_value(v, out) == FP16
     });
+    let in_dst = packs && v.setup.dst.as_mut().is_some_and(flush_low_range_in_dst);
+    let in_l1 = unpacks
+        && v.setup
+            .l1
+            .iter_mut()
+            .fold(false, |c, r| flush_low_range_in_l1(r) | c);
+    in_dst || in_l1
+}
+
+/// The FP32 (exponent field 112) or BF16 `Dst` values in `2^-15 <= |x| <
+/// 2^-14` made zeros of their sign; whether any was.
+fn flush_low_range_in_dst(dst: &mut crate::vector::Dst) -> bool {
+    let (exp_of, sign): (fn(u32) -> u32, u32) = match dst.format {
+        DstFormat::Fp32 => (|x| x >> 23 & 0xff, 1 << 31),
+        DstFormat::Bf16 => (|x| x >> 7 & 0xff, 1 << 15),
+        _ => return false,
+    };
     let mut changed = false;
-    if packs {
-        if let Some(dst) = v.setup.dst.as_mut() {
-            let (exp_of, sign): (fn(u32) -> u32, u32) = match dst.format {
-                DstFormat::Fp32 => (|x| x >> 23 & 0xff, 1 << 31),
-                DstFormat::Bf16 => (|x| x >> 7 & 0xff, 1 << 15),
-                _ => (|_| 0, 0),
-            };
-            for x in dst.rows.iter_mut().flat_map(|r| r.cells.iter_mut()) {
-                if exp_of(*x) == 112 {
-                    *x &= sign;
-                    changed = true;
-                }
-            }
-        }
-    }
-    if unpacks {
-        for range in &mut v.setup.l1 {
-            // The FP32 words lie at 4-byte aligned addresses.
-            let skip = (range.addr.wrapping_neg() & 3) as usize;
-            for word in range
-                .bytes
-                .get_mut(skip..)
-                .unwrap_or_default()
-                .chunks_exact_mut(4)
-            {
-                let x = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
-                if x >> 23 & 0xff == 112 {
-                    word.copy_from_slice(&(x & 1 << 31).to_le_bytes());
-                    changed = true;
-                }
-            }
+    for x in dst.rows.iter_mut().flat_map(|r| r.cells.iter_mut()) {
+        if exp_of(*x) == 112 {
+            *x &= sign;
+            changed = true;
         }
     }
     changed
 }
 
-/// Data format codes (`DataFormat` in `cfg_defines.h`).
-const FP32: u32 = 0;
-const FP16: u32 = 1;
-const BF16: u32 = 5;
+/// As [`flush_low_range_in_dst`] for the FP32 words of `range` (those at
+/// 4-byte aligned addresses that it holds whole).
+fn flush_low_range_in_l1(range: &mut crate::vector::L1Range) -> bool {
+    let skip = (range.addr.wrapping_neg() & 3) as usize;
+    let Some(bytes) = range.bytes.get_mut(skip..) else {
+        return false;
+    };
+    let mut changed = false;
+    for word in bytes.chunks_exact_mut(4) {
+        let x = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+        if x >> 23 & 0xff == 112 {
+            word.copy_from_slice(&(x & 1 << 31).to_le_bytes());
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// Data format codes, as the Config fields hold them.
+const FP32: u32 = DataFormat::Float32 as u32;
+const FP16: u32 = DataFormat::Float16 as u32;
+const BF16: u32 = DataFormat::Float16B as u32;
 
 /// The value the setup leaves in `field` in state 0
 /// (zero, the reset value, when none does).

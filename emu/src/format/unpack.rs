@@ -173,6 +173,7 @@ impl Conversion {
     /// FP32 may become FP32 (Dst only), TF32, BF16 or FP16; every other input
     /// needs `OutDataFormat == InDataFormat`; 32-bit data and TF32 input go
     /// only to Dst.
+    #[inline]
     pub fn new(arch: Arch, cfg: &UnpackConfig) -> fault::Result<Conversion> {
         use DataFormat as F;
         let to_dst = cfg.to_dst;

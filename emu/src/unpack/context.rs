@@ -26,6 +26,7 @@ pub struct Selection {
 }
 
 /// Select the contexts for `op` issued by `thread`.
+#[inline]
 pub fn select(m: &Machine, thread: usize, op: &UnpacrOp) -> Result<Selection> {
     let f = &UNPACKERS[op.unpacker & 1];
     let state = crate::exec::config_unit::state_of(&m.thread_config, thread);

@@ -174,11 +174,20 @@ impl Job<'_> {
         }
         // A row of 2- or 4-bit datums must start on a byte; otherwise every
         // datum goes alone.
-        let mut rows = [[0u32; 16]; CHUNK_ROWS];
         while k + 16 <= n && (k * BITS) % 8 == 0 {
             let want = ((n - k) / 16).min(CHUNK_ROWS);
-            let done = self.convert_rows::<BITS, K>(k, &mut rows[..want]);
-            store_rows(r, self.o, self.o.out_addr + k as u32, &rows[..done]);
+            let addr = self.o.out_addr + k as u32;
+            let done = match src_rows(r, self.o, addr, want) {
+                // A row that faults holds the datums before the fault, as
+                // the general loop leaves it; they are written again below.
+                Some(bank_rows) => self.convert_rows::<BITS, K>(k, bank_rows),
+                None => {
+                    let mut rows = [[0u32; 16]; CHUNK_ROWS];
+                    let done = self.convert_rows::<BITS, K>(k, &mut rows[..want]);
+                    store_rows(r, self.o, addr, &rows[..done]);
+                    done
+                }
+            };
             k += 16 * done;
             if done < want {
                 // A datum of this row faults: the datums before it are
@@ -373,6 +382,31 @@ fn store(r: &mut Registers<'_>, o: &OutputPlan, addr: u32, value: u32) {
             r.dst.set_valid(at, true);
         }
     }
+}
+
+/// The `rows` whole `SrcA` or `SrcB` rows from datum address `addr` (a
+/// multiple of 16) on, where [`store`] would store their datums, when they
+/// follow one another in the bank (no wrap past row 63): the row kernels
+/// then write them in place.
+#[inline(always)]
+fn src_rows<'r>(
+    r: &'r mut Registers<'_>,
+    o: &OutputPlan,
+    addr: u32,
+    rows: usize,
+) -> Option<&'r mut [[u32; 16]]> {
+    let (bank, first) = match o.target {
+        Target::SrcA => (
+            &mut r.srca.banks[o.bank].rows,
+            (addr / 16 - 4 + o.src_row) & 0x3F,
+        ),
+        Target::SrcB => (
+            &mut r.srcb.banks[o.bank].rows,
+            (addr / 16).wrapping_add(o.src_row) & 0x3F,
+        ),
+        Target::Dst16 | Target::Dst32 => return None,
+    };
+    bank.get_mut(first as usize..first as usize + rows)
 }
 
 /// Whole register rows from datum address `addr` (a multiple of 16) on,

@@ -128,6 +128,7 @@ fn count_undefined(what: &str) -> Fault {
 
 /// Plan the input side of one `UNPACR` (`UNPACR_Regular.md`, "Determine
 /// initial input address(es) and input datum count").
+#[inline]
 pub fn plan(s: &Settings, c: InputCounters, row_search: bool, l1: &[u8]) -> Result<InputPlan> {
     let d = &s.descriptor;
     let datum_bits = s.in_format.datum_bits();

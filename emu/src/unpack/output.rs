@@ -73,6 +73,7 @@ pub struct OutputCounters {
 
 /// Plan the output side (`UNPACR_Regular.md`, "Determine initial output
 /// address" and the compatibility checks).
+#[inline]
 pub fn plan(
     s: &Settings,
     unpacker: usize,

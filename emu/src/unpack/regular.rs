@@ -50,6 +50,7 @@ impl UnpacrOp {
     /// documentation; `rareb_en` (Wormhole B0) and `srcb_bcast` (Blackhole)
     /// are left `false` by the syntax and described nowhere. `Last` has no
     /// effect in the functional model.
+    #[inline]
     pub fn decode(i: &Unpacr) -> Result<UnpacrOp> {
         if i.search_cache_flush != 0 {
             return Err(Fault::unimplemented(

@@ -16,7 +16,7 @@ use crate::format::data_format::{BfpExp, BfpWidth};
 use crate::format::dst::{encode_bf16, encode_fp16, encode_fp32};
 use crate::format::src_cell::SrcCell;
 use crate::format::unpack::Conversion;
-use crate::state::dst::{adj16, adj32};
+use crate::state::dst::{adj16, adj32, Dst};
 
 /// Run the main loop if this instruction is the contiguous case; `None`
 /// (having done nothing) otherwise.
@@ -143,9 +143,6 @@ const BFP_B_DST: u8 = 8;
 /// Any other conversion, datum by datum through [`Conversion::apply`].
 const APPLY: u8 = 9;
 
-/// Rows converted at a time before they are stored.
-const CHUNK_ROWS: usize = 16;
-
 /// One eligible instruction's datums: `n` of them from byte `start` of `l1`.
 struct Job<'a> {
     l1: &'a [u8],
@@ -175,18 +172,26 @@ impl Job<'_> {
         // A row of 2- or 4-bit datums must start on a byte; otherwise every
         // datum goes alone.
         while k + 16 <= n && (k * BITS) % 8 == 0 {
-            let want = ((n - k) / 16).min(CHUNK_ROWS);
             let addr = self.o.out_addr + k as u32;
-            let done = match src_rows(r, self.o, addr, want) {
-                // A row that faults holds the datums before the fault, as
-                // the general loop leaves it; they are written again below.
-                Some(bank_rows) => self.convert_rows::<BITS, K>(k, bank_rows),
-                None => {
-                    let mut rows = [[0u32; 16]; CHUNK_ROWS];
-                    let done = self.convert_rows::<BITS, K>(k, &mut rows[..want]);
-                    store_rows(r, self.o, addr, &rows[..done]);
-                    done
+            let rows = (n - k) / 16;
+            // Into `SrcA`/`SrcB` in place, up to the bank's last row; into
+            // `Dst` a row at a time.
+            let (want, done) = match src_rows(r, self.o, addr, rows) {
+                Some(bank_rows) => {
+                    let want = bank_rows.len();
+                    (
+                        want,
+                        self.convert_rows::<BITS, K, _>(k, want, &mut InPlace(bank_rows)),
+                    )
                 }
+                None => (
+                    rows,
+                    self.convert_rows::<BITS, K, _>(
+                        k,
+                        rows,
+                        &mut DstRows::new(r.dst, self.o, addr),
+                    ),
+                ),
             };
             k += 16 * done;
             if done < want {
@@ -205,47 +210,52 @@ impl Job<'_> {
         Ok(())
     }
 
-    /// Convert `out.len()` rows from datum `k` (which starts on a byte) with
-    /// row kernel `K`; returns how many rows came before the first with a
-    /// faulting datum. Kept out of line: a small function is one the
+    /// Convert `rows` rows from datum `k` (which starts on a byte) with row
+    /// kernel `K` into `out`; returns how many rows came before the first
+    /// with a faulting datum. Kept out of line: a small function is one the
     /// compiler vectorises; compiled for AVX2 where the CPU has it.
     #[inline(never)]
-    fn convert_rows<const BITS: usize, const K: u8>(
+    fn convert_rows<const BITS: usize, const K: u8, R: RowSink>(
         &self,
         k: usize,
-        out: &mut [[u32; 16]],
+        rows: usize,
+        out: &mut R,
     ) -> usize {
         avx2_or!(
-            self.convert_rows_avx2::<BITS, K>(k, out),
-            self.convert_rows_portable::<BITS, K>(k, out)
+            self.convert_rows_avx2::<BITS, K, R>(k, rows, out),
+            self.convert_rows_portable::<BITS, K, R>(k, rows, out)
         )
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn convert_rows_avx2<const BITS: usize, const K: u8>(
+    fn convert_rows_avx2<const BITS: usize, const K: u8, R: RowSink>(
         &self,
         k: usize,
-        out: &mut [[u32; 16]],
+        rows: usize,
+        out: &mut R,
     ) -> usize {
-        self.convert_rows_portable::<BITS, K>(k, out)
+        self.convert_rows_portable::<BITS, K, R>(k, rows, out)
     }
 
     #[inline(always)]
-    fn convert_rows_portable<const BITS: usize, const K: u8>(
+    fn convert_rows_portable<const BITS: usize, const K: u8, R: RowSink>(
         &self,
         k: usize,
-        out: &mut [[u32; 16]],
+        rows: usize,
+        out: &mut R,
     ) -> usize {
-        for (j, row) in out.iter_mut().enumerate() {
+        for j in 0..rows {
             let k = k + 16 * j;
             let at = self.start + k * BITS / 8;
             let raw = raw_row::<BITS>(&self.l1[at..at + 2 * BITS]);
+            let row = out.row(j);
             if !convert_row::<BITS, K>(self.conversion, &raw, &self.row_exponents(k), row) {
                 return j;
             }
+            out.commit(j);
         }
-        out.len()
+        rows
     }
 
     /// Datum `k`'s bits, least significant bits first in L1.
@@ -384,10 +394,9 @@ fn store(r: &mut Registers<'_>, o: &OutputPlan, addr: u32, value: u32) {
     }
 }
 
-/// The `rows` whole `SrcA` or `SrcB` rows from datum address `addr` (a
-/// multiple of 16) on, where [`store`] would store their datums, when they
-/// follow one another in the bank (no wrap past row 63): the row kernels
-/// then write them in place.
+/// Up to `rows` whole `SrcA` or `SrcB` rows from datum address `addr` (a
+/// multiple of 16) on, where [`store`] would store their datums, as far as
+/// the bank's last row (the next ones wrap to its first); `None` for `Dst`.
 #[inline(always)]
 fn src_rows<'r>(
     r: &'r mut Registers<'_>,
@@ -406,43 +415,68 @@ fn src_rows<'r>(
         ),
         Target::Dst16 | Target::Dst32 => return None,
     };
-    bank.get_mut(first as usize..first as usize + rows)
+    let rest = &mut bank[first as usize..];
+    let rows = rows.min(rest.len());
+    Some(&mut rest[..rows])
 }
 
-/// Whole register rows from datum address `addr` (a multiple of 16) on,
-/// as [`store`] stores each datum. Kept out of line, one loop per target,
-/// so that the compiler vectorises each.
-#[inline(never)]
-fn store_rows(r: &mut Registers<'_>, o: &OutputPlan, addr: u32, rows: &[[u32; 16]]) {
-    let first = addr / 16;
-    let at = (first..).zip(rows);
-    match o.target {
-        Target::SrcA => {
-            let bank = &mut r.srca.banks[o.bank].rows;
-            for (row, values) in at {
-                bank[((row - 4 + o.src_row) & 0x3F) as usize] = *values;
-            }
+/// Where a row kernel puts the rows it converts.
+trait RowSink {
+    /// The row to convert row `j` into.
+    fn row(&mut self, j: usize) -> &mut [u32; 16];
+    /// Row `j` converted without a fault.
+    fn commit(&mut self, j: usize);
+}
+
+/// `SrcA` or `SrcB` rows, converted in place. A row with a faulting datum
+/// keeps the datums before the fault, as the general loop leaves it.
+struct InPlace<'a>(&'a mut [[u32; 16]]);
+
+impl RowSink for InPlace<'_> {
+    #[inline(always)]
+    fn row(&mut self, j: usize) -> &mut [u32; 16] {
+        &mut self.0[j]
+    }
+
+    #[inline(always)]
+    fn commit(&mut self, _: usize) {}
+}
+
+/// `Dst` rows from datum address `addr` (a multiple of 16) on, each
+/// converted in registers and then stored as [`store`] stores its datums.
+struct DstRows<'a> {
+    dst: &'a mut Dst,
+    o: &'a OutputPlan,
+    first: u32,
+    row: [u32; 16],
+}
+
+impl<'a> DstRows<'a> {
+    fn new(dst: &'a mut Dst, o: &'a OutputPlan, addr: u32) -> DstRows<'a> {
+        DstRows {
+            dst,
+            o,
+            first: addr / 16,
+            row: [0; 16],
         }
-        Target::SrcB => {
-            let bank = &mut r.srcb.banks[o.bank].rows;
-            for (row, values) in at {
-                bank[(row.wrapping_add(o.src_row) & 0x3F) as usize] = *values;
-            }
+    }
+}
+
+impl RowSink for DstRows<'_> {
+    #[inline(always)]
+    fn row(&mut self, _: usize) -> &mut [u32; 16] {
+        &mut self.row
+    }
+
+    #[inline(always)]
+    fn commit(&mut self, j: usize) {
+        let s = dst_row(self.o, self.first + j as u32);
+        if self.o.target == Target::Dst32 {
+            self.dst.write32_row(s, &self.row);
+        } else {
+            *self.dst.row_mut(s) = low_halves(&self.row);
         }
-        Target::Dst16 => {
-            for (row, values) in at {
-                let s = dst_row(o, row);
-                *r.dst.row_mut(s) = low_halves(values);
-                r.dst.set_valid(s, true);
-            }
-        }
-        Target::Dst32 => {
-            for (row, values) in at {
-                let s = dst_row(o, row);
-                r.dst.write32_row(s, values);
-                r.dst.set_valid(s, true);
-            }
-        }
+        self.dst.set_valid(s, true);
     }
 }
 

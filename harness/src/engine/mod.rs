@@ -89,6 +89,31 @@ pub fn compare(v: &Vector, verdict: &Verdict) -> Comparison {
             not_compared,
         };
     }
+    let engine_undefined = matches!(
+        verdict,
+        Verdict::Stopped {
+            kind: FaultKind::UndefinedBehavior,
+            ..
+        }
+    );
+    if expected_fault == Some(FaultKind::UndefinedBehavior)
+        && !engine_undefined
+        && matches!(verdict, Verdict::Observed(_) | Verdict::Stopped { .. })
+    {
+        // The ISA leaves the outcome undefined (DESIGN.md, "Faults"): the
+        // emulator stops so that a checker sees it, and an engine or a card
+        // that runs on, or stops another way, is not wrong for it.
+        not_compared.push(
+            "everything: the vector expects undefined behaviour, which allows any outcome; \
+             the engine did not stop on it"
+                .into(),
+        );
+        return Comparison {
+            compared: false,
+            mismatches,
+            not_compared,
+        };
+    }
     let compared = match verdict {
         Verdict::Observed(_) | Verdict::Stopped { .. } => true,
         Verdict::TimedOut(_) => expected_fault == Some(FaultKind::Deadlock),
@@ -372,6 +397,59 @@ pub fn run_files(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn expecting_undefined_behaviour() -> Vector {
+        Vector::from_yaml_str(
+            "schema: tensix-vector/1\nname: ub\narch: blackhole\nprovenance: {source: isa-spec}\n\
+             program:\n  - thread: 0\n    run: [0xa6200004]\nexpect:\n  fault: {kind: undefined_behavior}\n",
+            "ub.yaml",
+        )
+        .unwrap()
+    }
+
+    fn entry(verdict: Verdict, v: &Vector) -> EngineEntry {
+        EngineEntry {
+            path: "ub.yaml".into(),
+            name: "ub".into(),
+            comparison: compare(v, &verdict),
+            verdict,
+        }
+    }
+
+    #[test]
+    fn undefined_behaviour_is_held_only_to_an_engine_that_stops_on_it() {
+        let v = expecting_undefined_behaviour();
+        let stopped = |kind| Verdict::Stopped {
+            kind,
+            message: "stop".into(),
+        };
+        assert_eq!(
+            entry(stopped(FaultKind::UndefinedBehavior), &v).class(),
+            "agree"
+        );
+        let ran_on = Verdict::Observed(Observation {
+            l1: vec![0; 64],
+            l1_unobserved: Vec::new(),
+            dst: Err("not read".into()),
+        });
+        for verdict in [ran_on, stopped(FaultKind::Deadlock)] {
+            let e = entry(verdict, &v);
+            assert_eq!(e.class(), "uncompared", "{:?}", e.verdict);
+            assert!(e.comparison.mismatches.is_empty());
+            assert!(
+                e.comparison.not_compared[0].contains("undefined behaviour"),
+                "{:?}",
+                e.comparison.not_compared
+            );
+        }
+        // Any other expected fault is still held to.
+        let mut deadlock = v.clone();
+        deadlock.expect.fault = Some(crate::vector::ExpectedFault {
+            kind: FaultKind::Deadlock,
+        });
+        let e = entry(stopped(FaultKind::UndefinedBehavior), &deadlock);
+        assert_eq!(e.class(), "differ");
+    }
 
     /// A campaign job (program seed 1, job 296, shrunk) whose unpacker reads
     /// L1 that neither its setup nor its run writes, at the program image's

@@ -89,23 +89,18 @@ pub fn compare(v: &Vector, verdict: &Verdict) -> Comparison {
             not_compared,
         };
     }
-    let engine_undefined = matches!(
-        verdict,
-        Verdict::Stopped {
-            kind: FaultKind::UndefinedBehavior,
-            ..
-        }
-    );
-    if expected_fault == Some(FaultKind::UndefinedBehavior)
-        && !engine_undefined
-        && matches!(verdict, Verdict::Observed(_) | Verdict::Stopped { .. })
-    {
-        // The ISA leaves the outcome undefined (DESIGN.md, "Faults"): the
-        // emulator stops so that a checker sees it, and an engine or a card
-        // that runs on, or stops another way, is not wrong for it.
+    // The ISA leaves the outcome undefined (DESIGN.md, "Faults"): the
+    // emulator stops so that a checker sees it, and an engine or a card that
+    // runs on, or stops another way, is not wrong for it.
+    let another_outcome = match verdict {
+        Verdict::Observed(_) => true,
+        Verdict::Stopped { kind, .. } => *kind != FaultKind::UndefinedBehavior,
+        Verdict::Refused(_) | Verdict::TimedOut(_) => false,
+    };
+    if expected_fault == Some(FaultKind::UndefinedBehavior) && another_outcome {
         not_compared.push(
             "everything: the vector expects undefined behaviour, which allows any outcome; \
-             the engine did not stop on it"
+             the engine did not stop with undefined behaviour"
                 .into(),
         );
         return Comparison {

@@ -373,30 +373,24 @@ fn convert_row<const BITS: usize, const K: u8>(
 #[inline(always)]
 fn store(r: &mut Registers<'_>, o: &OutputPlan, addr: u32, value: u32) {
     let col = (addr & 15) as usize;
-    match o.target {
-        Target::SrcA => {
-            let row = (addr / 16 - 4 + o.src_row) & 0x3F;
-            r.srca.banks[o.bank].rows[row as usize][col] = value;
-        }
-        Target::SrcB => {
-            let row = (addr / 16).wrapping_add(o.src_row) & 0x3F;
-            r.srcb.banks[o.bank].rows[row as usize][col] = value;
-        }
-        Target::Dst16 | Target::Dst32 => {
-            let at = dst_row(o, addr / 16);
-            if o.target == Target::Dst32 {
-                r.dst.write32_at(at, col, value);
-            } else {
-                r.dst.row_mut(at)[col] = value as u16;
-            }
-            r.dst.set_valid(at, true);
-        }
+    if let Some([row]) = src_rows(r, o, addr, 1) {
+        row[col] = value;
+        return;
     }
+    let at = dst_row(o, addr / 16);
+    if o.target == Target::Dst32 {
+        r.dst.write32_at(at, col, value);
+    } else {
+        r.dst.row_mut(at)[col] = value as u16;
+    }
+    r.dst.set_valid(at, true);
 }
 
-/// Up to `rows` whole `SrcA` or `SrcB` rows from datum address `addr` (a
-/// multiple of 16) on, where [`store`] would store their datums, as far as
-/// the bank's last row (the next ones wrap to its first); `None` for `Dst`.
+/// Up to `rows` whole `SrcA` or `SrcB` rows from the row of datum address
+/// `addr` on, as far as the bank's last row (the next ones wrap to its
+/// first); `None` for `Dst`. The fast path's one account of where a datum
+/// lands in a `Src` register: `SetOvrdWithAddr` for `SrcA` (row 4 is the
+/// first), and no burst that straddles row 63 (`try_run` declines those).
 #[inline(always)]
 fn src_rows<'r>(
     r: &'r mut Registers<'_>,
@@ -407,7 +401,7 @@ fn src_rows<'r>(
     let (bank, first) = match o.target {
         Target::SrcA => (
             &mut r.srca.banks[o.bank].rows,
-            (addr / 16 - 4 + o.src_row) & 0x3F,
+            (addr / 16).wrapping_sub(4).wrapping_add(o.src_row) & 0x3F,
         ),
         Target::SrcB => (
             &mut r.srcb.banks[o.bank].rows,

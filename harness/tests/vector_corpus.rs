@@ -86,3 +86,37 @@ fn corpus_covers_the_schema() {
     }
     assert!(cfg_steps > 0 && gpr_steps > 0 && gprs > 0);
 }
+
+/// Each line of the engines' list of known vector differences names an
+/// engine kind, a vector of this tree (by its path under
+/// `conformance-vectors/`) and a catalogue entry with its README, so a
+/// misspelt line cannot sit there matching nothing.
+#[test]
+fn known_vector_differences_name_real_vectors_and_entries() {
+    let root = corpus_root();
+    let list = root.join("engines/known-vector-differences.txt");
+    let text = std::fs::read_to_string(&list).unwrap();
+    let mut lines = 0;
+    for (n, f) in tensix_harness::engine::known::fields(&text) {
+        let [engine, vector, entry] = f[..] else {
+            panic!("{}:{n}: expected three fields", list.display());
+        };
+        assert!(
+            ["ttsim", "wolfpine", "device"].contains(&engine),
+            "{}:{n}: no engine kind `{engine}`",
+            list.display()
+        );
+        assert!(
+            root.join(format!("{vector}.yaml")).is_file(),
+            "{}:{n}: no vector {vector}",
+            list.display()
+        );
+        assert!(
+            root.join("engines").join(entry).join("README.md").is_file(),
+            "{}:{n}: no catalogue entry {entry}",
+            list.display()
+        );
+        lines += 1;
+    }
+    assert!(lines >= 7, "{lines} lines");
+}

@@ -102,8 +102,8 @@ impl Machine {
         thread_config.reset();
         *gprs = Gprs::default();
         dst.reset();
-        *srca = SrcReg::default();
-        *srcb = SrcReg::default();
+        srca.reset();
+        srcb.reset();
         l1.reset();
         *adcs = Adcs::new(arch);
         *semaphores = Semaphores::default();

@@ -529,9 +529,12 @@ impl<const N: usize> WordSet<N> {
     /// The addresses in the set, in increasing order.
     fn iter(&self) -> impl Iterator<Item = u16> + '_ {
         self.0.iter().enumerate().flat_map(|(i, &w)| {
-            (0..64u16)
-                .filter(move |b| w >> b & 1 == 1)
-                .map(move |b| i as u16 * 64 + b)
+            let mut rest = w;
+            std::iter::from_fn(move || {
+                let b = rest.trailing_zeros() as u16;
+                rest &= rest.wrapping_sub(1);
+                (b < 64).then_some(i as u16 * 64 + b)
+            })
         })
     }
 }
@@ -916,5 +919,21 @@ impl Decoded {
                 .collect(),
             stamps: (cfg.stamp(), tc.stamp()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WordSet;
+
+    #[test]
+    fn a_word_set_lists_its_addresses_in_increasing_order() {
+        let mut s = WordSet::<4>::default();
+        assert_eq!(s.iter().count(), 0);
+        for a in [255, 64, 0, 63, 130, 64, 256, 1000] {
+            s.insert(a);
+        }
+        // 256 and 1000 are past the set's 256 words and are not kept.
+        assert_eq!(s.iter().collect::<Vec<_>>(), [0, 63, 64, 130, 255]);
     }
 }

@@ -25,32 +25,78 @@ pub enum SrcClient {
     MatrixUnit,
 }
 
-/// One bank.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One bank. Its rows live on the heap, so a [`crate::Machine`] stays a
+/// few kilobytes and is cheap to move between jobs.
+#[derive(Debug, PartialEq, Eq)]
 pub struct SrcBank {
-    pub rows: [[u32; COLS]; ROWS],
+    pub rows: Box<[[u32; COLS]; ROWS]>,
     pub allowed_client: SrcClient,
 }
 
 impl Default for SrcBank {
     fn default() -> SrcBank {
         SrcBank {
-            rows: [[0; COLS]; ROWS],
+            rows: Box::new([[0; COLS]; ROWS]),
             allowed_client: SrcClient::Unpackers,
         }
     }
 }
 
+impl Clone for SrcBank {
+    fn clone(&self) -> SrcBank {
+        SrcBank {
+            rows: self.rows.clone(),
+            allowed_client: self.allowed_client,
+        }
+    }
+
+    /// Copies into this bank's rows rather than allocating new ones.
+    fn clone_from(&mut self, other: &SrcBank) {
+        *self.rows = *other.rows;
+        self.allowed_client = other.allowed_client;
+    }
+}
+
 /// `SrcA` or `SrcB`: two banks, plus which bank the unpacker side and the
 /// matrix side are each on (`Unpackers[i].SrcBank`, `MatrixUnit.SrcABank`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct SrcReg {
     pub banks: [SrcBank; 2],
     pub unpacker_bank: usize,
     pub matrix_bank: usize,
 }
 
+impl Clone for SrcReg {
+    fn clone(&self) -> SrcReg {
+        SrcReg {
+            banks: self.banks.clone(),
+            unpacker_bank: self.unpacker_bank,
+            matrix_bank: self.matrix_bank,
+        }
+    }
+
+    /// Copies into this register's banks rather than allocating new ones.
+    fn clone_from(&mut self, other: &SrcReg) {
+        for (b, o) in self.banks.iter_mut().zip(&other.banks) {
+            b.clone_from(o);
+        }
+        self.unpacker_bank = other.unpacker_bank;
+        self.matrix_bank = other.matrix_bank;
+    }
+}
+
 impl SrcReg {
+    /// Back to the reset state (all zero, both banks the unpackers'),
+    /// keeping the memory.
+    pub fn reset(&mut self) {
+        for b in &mut self.banks {
+            b.rows.fill([0; COLS]);
+            b.allowed_client = SrcClient::Unpackers;
+        }
+        self.unpacker_bank = 0;
+        self.matrix_bank = 0;
+    }
+
     /// Write one cell, masked to 19 bits; bank, row and column wrap.
     pub fn write(&mut self, bank: usize, row: usize, col: usize, cell: u32) {
         self.banks[bank % 2].rows[row % ROWS][col % COLS] = cell & CELL_MASK;

@@ -6,7 +6,7 @@
 //! the ADC instructions (SETADC*, INCADC*, ADDRCR*), SETC16, WRCFG, RMWCIB,
 //! MOP and TRISC stores.
 
-use super::tile::{dst_row, PackJobSpec};
+use super::tile::{DstRows, PackJobSpec};
 use crate::golden::{PackJob, UnpackJob};
 use crate::llk;
 use crate::vector::{
@@ -352,6 +352,7 @@ impl ProgramCase {
                 );
                 let first = case.pack_job.as_ref().map_or(0, |j| j.first_row());
                 let mut rows = Vec::new();
+                let mut draw = DstRows::new(format);
                 let max = usize::from(format.mode().rows());
                 for r in first..(first + 64).min(max) {
                     if u.ratio(1, 4)? {
@@ -359,7 +360,7 @@ impl ProgramCase {
                     }
                     rows.push(DstRow {
                         row: r as u16,
-                        cells: dst_row(u, format)?,
+                        cells: draw.next(u)?,
                     });
                 }
                 case.dst = Some(vector::Dst { format, rows });

@@ -284,43 +284,91 @@ pub fn dst_row(u: &mut Unstructured<'_>, view: DstFormat) -> Result<[u32; 16]> {
     })
 }
 
+/// Rows drawn one after another with [`dst_row`]. An exhausted
+/// [`Unstructured`] yields the same values every time and stays exhausted,
+/// so every row drawn from it is the same: that row is drawn once and
+/// repeated. (Fuzz inputs are mostly far shorter than a tile's data.)
+pub struct DstRows {
+    view: DstFormat,
+    exhausted: Option<[u32; 16]>,
+}
+
+impl DstRows {
+    pub fn new(view: DstFormat) -> DstRows {
+        DstRows {
+            view,
+            exhausted: None,
+        }
+    }
+
+    /// The next row: what [`dst_row`] draws from `u`.
+    pub fn next(&mut self, u: &mut Unstructured<'_>) -> Result<[u32; 16]> {
+        if !u.is_empty() {
+            return dst_row(u, self.view);
+        }
+        if let Some(r) = self.exhausted {
+            return Ok(r);
+        }
+        let r = dst_row(u, self.view)?;
+        self.exhausted = Some(r);
+        Ok(r)
+    }
+}
+
 /// Little-endian bytes of `n` datums of `format` leaning on edge cases,
 /// drawn a row of 16 values (or 16 bytes, for formats of 8 bits or fewer) at
-/// a time.
-fn datum_bytes(u: &mut Unstructured<'_>, format: Format, n: usize) -> Result<Vec<u8>> {
+/// a time. Once `u` is exhausted every row drawn is the same (as for
+/// [`DstRows`]), so the first such row is repeated.
+pub fn datum_bytes(u: &mut Unstructured<'_>, format: Format, n: usize) -> Result<Vec<u8>> {
     let len = n * format.l1_bits() as usize / 8;
     let mut out = Vec::with_capacity(len + 64);
     while out.len() < len {
-        match format {
-            Format::Fp32 | Format::Tf32 => {
-                for v in values::fp32_row(u)? {
-                    out.extend_from_slice(&v.to_le_bytes());
-                }
+        if u.is_empty() {
+            let start = out.len();
+            datum_row(u, format, &mut out)?;
+            let row = start..out.len();
+            while out.len() < len {
+                out.extend_from_within(row.clone());
             }
-            Format::Int32 => {
-                for v in values::int32_row(u)? {
-                    out.extend_from_slice(&v.to_le_bytes());
-                }
-            }
-            Format::Bf16 | Format::Int16 => {
-                for v in values::bf16_row(u)? {
-                    out.extend_from_slice(&v.to_le_bytes());
-                }
-            }
-            Format::Fp16 => {
-                for v in values::fp16_row(u)? {
-                    out.extend_from_slice(&v.to_le_bytes());
-                }
-            }
-            _ => {
-                for _ in 0..16 {
-                    out.push(values::byte(u)?);
-                }
-            }
+            break;
         }
+        datum_row(u, format, &mut out)?;
     }
     out.truncate(len);
     Ok(out)
+}
+
+/// One row of [`datum_bytes`]: 16 values, or 16 bytes for formats of 8 bits
+/// or fewer, appended to `out`.
+fn datum_row(u: &mut Unstructured<'_>, format: Format, out: &mut Vec<u8>) -> Result<()> {
+    match format {
+        Format::Fp32 | Format::Tf32 => {
+            for v in values::fp32_row(u)? {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        Format::Int32 => {
+            for v in values::int32_row(u)? {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        Format::Bf16 | Format::Int16 => {
+            for v in values::bf16_row(u)? {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        Format::Fp16 => {
+            for v in values::fp16_row(u)? {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        _ => {
+            for _ in 0..16 {
+                out.push(values::byte(u)?);
+            }
+        }
+    }
+    Ok(())
 }
 
 impl<'a> Arbitrary<'a> for PackTileCase {
@@ -338,10 +386,11 @@ impl PackTileCase {
         let first = job.first_row();
         let end = (first + 16 * usize::from(job.faces) + 1).min(usize::from(job.dst.mode().rows()));
         let mut dst = Vec::new();
+        let mut rows = DstRows::new(job.dst);
         for row in first.saturating_sub(1)..end {
             dst.push(DstRow {
                 row: row as u16,
-                cells: dst_row(u, job.dst)?,
+                cells: rows.next(u)?,
             });
         }
         let mut l1 = Vec::new();
@@ -700,5 +749,68 @@ impl RoundTripCase {
             l1_addr: j.l1_addr,
         };
         job.check().ok().map(|_| job)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inputs of every length from 0 to 400 bytes, pseudo-random.
+    fn inputs() -> impl Iterator<Item = Vec<u8>> {
+        let mut x = 0x2545_F491u32;
+        (0..400).map(move |len| {
+            (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    x as u8
+                })
+                .collect()
+        })
+    }
+
+    /// Drawing rows through [`DstRows`] takes the same rows and leaves the
+    /// same bytes as drawing each one with [`dst_row`].
+    #[test]
+    fn dst_rows_draw_what_dst_row_draws() {
+        for data in inputs() {
+            for view in DstFormat::ALL {
+                let (mut a, mut b) = (Unstructured::new(&data), Unstructured::new(&data));
+                let mut rows = DstRows::new(view);
+                for k in 0..70 {
+                    let want = dst_row(&mut a, view).ok();
+                    assert_eq!(
+                        rows.next(&mut b).ok(),
+                        want,
+                        "{view:?}, row {k}, {data:02x?}"
+                    );
+                    assert_eq!(a.len(), b.len());
+                }
+            }
+        }
+    }
+
+    /// [`datum_bytes`] is [`datum_row`] drawn until `n` datums' bytes are
+    /// there, then cut to length.
+    #[test]
+    fn datum_bytes_are_the_rows_drawn_one_after_another() {
+        for data in inputs().step_by(7) {
+            for format in Format::ALL {
+                for n in [1, 16, 100, 1024] {
+                    let (mut a, mut b) = (Unstructured::new(&data), Unstructured::new(&data));
+                    let len = n * format.l1_bits() as usize / 8;
+                    let mut want = Vec::new();
+                    while want.len() < len {
+                        datum_row(&mut a, format, &mut want).unwrap();
+                    }
+                    want.truncate(len);
+                    let got = datum_bytes(&mut b, format, n).unwrap();
+                    assert_eq!(got, want, "{format:?}, {n} datums, {data:02x?}");
+                    assert_eq!(a.len(), b.len());
+                }
+            }
+        }
     }
 }

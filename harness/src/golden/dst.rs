@@ -12,9 +12,10 @@ use crate::vector::{self, DstFormat, DstRow};
 
 /// Rows of one `Dst` view. Rows never written hold zero (the reference
 /// README: "Dst rows that were never written read as zero in the packer").
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct DstImage {
     pub format: DstFormat,
+    /// Rows up to the last one written; those past it read as zero.
     rows: Vec<[u32; 16]>,
 }
 
@@ -23,7 +24,7 @@ impl DstImage {
     pub fn new(format: DstFormat) -> DstImage {
         DstImage {
             format,
-            rows: vec![[0; 16]; format.mode().rows() as usize],
+            rows: Vec::new(),
         }
     }
 
@@ -35,6 +36,13 @@ impl DstImage {
     /// `rows` in `format`'s view; the others zero.
     pub fn from_rows(format: DstFormat, rows: &[DstRow]) -> DstImage {
         let mut img = DstImage::new(format);
+        let view = usize::from(format.mode().rows());
+        let len = rows
+            .iter()
+            .map(|r| usize::from(r.row) + 1)
+            .filter(|&n| n <= view)
+            .max();
+        img.rows = vec![[0; 16]; len.unwrap_or(0)];
         for r in rows {
             img.set_row(usize::from(r.row), r.cells);
         }
@@ -43,9 +51,13 @@ impl DstImage {
 
     /// Set one row; rows outside the view are ignored.
     pub fn set_row(&mut self, row: usize, cells: [u32; 16]) {
-        if let Some(r) = self.rows.get_mut(row) {
-            *r = cells;
+        if row >= usize::from(self.format.mode().rows()) {
+            return;
         }
+        if row >= self.rows.len() {
+            self.rows.resize(row + 1, [0; 16]);
+        }
+        self.rows[row] = cells;
     }
 
     /// The value at (`row`, `col`) in the image's own view.
@@ -135,5 +147,18 @@ mod tests {
         w.set_row(0, [0x3f80_1234; 16]);
         assert_eq!(w.storage32(0, 0), 0x007f_1234);
         assert_eq!(w.read_32(0, 0), 0x3f80_1234);
+    }
+
+    #[test]
+    fn rows_outside_the_view_are_ignored_and_unwritten_ones_read_zero() {
+        let mut w = DstImage::new(DstFormat::Fp32);
+        w.set_row(600, [7; 16]);
+        w.set_row(511, [9; 16]);
+        assert_eq!(w.value(600, 0), 0, "the 32-bit view has 512 rows");
+        assert_eq!(w.value(511, 15), 9);
+        assert_eq!(w.value(510, 15), 0);
+        let mut h = DstImage::new(DstFormat::Bf16);
+        h.set_row(1023, [1; 16]);
+        assert_eq!(h.value(1023, 3), 1, "the 16-bit view has 1024 rows");
     }
 }

@@ -3,6 +3,7 @@
 //! workbench and every fuzz target rely on it.
 
 use tensix_emu::state::src::{SrcClient, SrcReg};
+use tensix_emu::state::Dst;
 use tensix_emu::{Arch, Machine};
 
 /// Every cell of both banks of both Src registers set, and the bank
@@ -53,4 +54,43 @@ fn copy_from_copies_source_registers_without_sharing_them() {
     to.srcb.banks[1].allowed_client = SrcClient::Unpackers;
     assert_ne!(from.srca.read(0, 5, 5), 0);
     assert_eq!(from.srcb.banks[1].allowed_client, SrcClient::MatrixUnit);
+}
+
+/// `Dst` written through each of its write methods, in rows spread over
+/// all 1024 storage rows.
+fn dirty_dst(d: &mut Dst, salt: u16) {
+    for r in [0usize, 63, 64, 500, 1015] {
+        d.row_mut(r)[3] = 0x1234 ^ salt;
+    }
+    d.write32_at(200, 7, 0xDEAD_BEEF ^ u32::from(salt));
+    d.write32_row(700, &[0x8001_0001 ^ u32::from(salt); 16]);
+    d.set_valid(9, true);
+}
+
+#[test]
+fn reset_clears_every_dst_row_written_any_way() {
+    let mut d = Dst::default();
+    dirty_dst(&mut d, 0);
+    d.reset();
+    assert_eq!(d, Dst::default());
+    for r in 0..1024 {
+        assert_eq!(d.row(r), &[0; 16], "storage row {r}");
+    }
+}
+
+#[test]
+fn copy_from_makes_dst_equal_whatever_either_side_wrote() {
+    let mut from = Dst::default();
+    dirty_dst(&mut from, 0x0F0F);
+    from.row_mut(2)[0] = 1;
+    let mut to = Dst::default();
+    dirty_dst(&mut to, 0);
+    to.row_mut(900)[15] = 0xFFFF;
+    to.copy_from(&from);
+    assert_eq!(to, from);
+    assert_eq!(to.row(900), &[0; 16], "a row only the copy had written");
+    // And the copy's record of written rows is the source's: a reset
+    // afterwards still clears everything.
+    to.reset();
+    assert_eq!(to, Dst::default());
 }

@@ -37,10 +37,14 @@ pub fn adj32(arch: Arch, a: DstAddressing, row: u32) -> usize {
 }
 
 /// `DstBits` and `DstRowValid`.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Dst {
     bits: Box<[[u16; COLS]; ROWS]>,
     valid: Box<[bool; ROWS]>,
+    /// A bit per storage row that may hold a non-zero cell (every write
+    /// sets its row's), so that a machine reused across jobs clears and
+    /// copies what the jobs wrote rather than all 32 KiB.
+    written: [u64; ROWS / 64],
 }
 
 impl Default for Dst {
@@ -48,9 +52,19 @@ impl Default for Dst {
         Dst {
             bits: Box::new([[0; COLS]; ROWS]),
             valid: Box::new([false; ROWS]),
+            written: [0; ROWS / 64],
         }
     }
 }
+
+/// Equal contents: which rows were written along the way does not matter.
+impl PartialEq for Dst {
+    fn eq(&self, other: &Dst) -> bool {
+        self.bits == other.bits && self.valid == other.valid
+    }
+}
+
+impl Eq for Dst {}
 
 impl std::fmt::Debug for Dst {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -59,17 +73,42 @@ impl std::fmt::Debug for Dst {
     }
 }
 
+/// The storage rows whose bit is set in `set`, in increasing order.
+fn rows_in(set: [u64; ROWS / 64]) -> impl Iterator<Item = usize> {
+    set.into_iter().enumerate().flat_map(|(i, w)| {
+        let mut rest = w;
+        std::iter::from_fn(move || {
+            let b = rest.trailing_zeros() as usize;
+            rest &= rest.wrapping_sub(1);
+            (b < 64).then_some(i * 64 + b)
+        })
+    })
+}
+
 impl Dst {
     /// Back to the reset state (all zero, no row valid) without allocating.
     pub fn reset(&mut self) {
-        self.bits.fill([0; COLS]);
+        for r in rows_in(self.written) {
+            self.bits[r] = [0; COLS];
+        }
+        self.written = [0; ROWS / 64];
         self.valid.fill(false);
     }
 
-    /// Take `other`'s bits and valid flags without allocating.
+    /// Take `other`'s bits and valid flags without allocating, copying the
+    /// rows either has written.
     pub fn copy_from(&mut self, other: &Dst) {
-        self.bits.copy_from_slice(&other.bits[..]);
+        let either = std::array::from_fn(|i| self.written[i] | other.written[i]);
+        for r in rows_in(either) {
+            self.bits[r] = other.bits[r];
+        }
+        self.written = other.written;
         self.valid.copy_from_slice(&other.valid[..]);
+    }
+
+    #[inline]
+    fn mark(&mut self, storage_row: usize) {
+        self.written[storage_row / 64] |= 1 << (storage_row % 64);
     }
 
     /// One storage row; `row` is taken modulo 1024.
@@ -78,6 +117,7 @@ impl Dst {
     }
 
     pub fn row_mut(&mut self, row: usize) -> &mut [u16; COLS] {
+        self.mark(row % ROWS);
         &mut self.bits[row % ROWS]
     }
 
@@ -99,6 +139,8 @@ impl Dst {
 
     /// Inverse of [`Dst::read32_at`].
     pub fn write32_at(&mut self, storage_row: usize, col: usize, value: u32) {
+        self.mark(storage_row % ROWS);
+        self.mark((storage_row + 8) % ROWS);
         self.bits[storage_row % ROWS][col % COLS] = (value >> 16) as u16;
         self.bits[(storage_row + 8) % ROWS][col % COLS] = value as u16;
     }
@@ -114,6 +156,8 @@ impl Dst {
             *h = (x >> 16) as u16;
             *l = x as u16;
         }
+        self.mark(storage_row % ROWS);
+        self.mark((storage_row + 8) % ROWS);
         self.bits[storage_row % ROWS] = hi;
         self.bits[(storage_row + 8) % ROWS] = lo;
     }

@@ -15,7 +15,9 @@ use crate::vector::{self, DstFormat, DstRow};
 #[derive(Clone, Debug)]
 pub struct DstImage {
     pub format: DstFormat,
-    /// Rows up to the last one written; those past it read as zero.
+    /// Row `first + i` for each `rows[i]`: the first to the last row
+    /// written. The rest read as zero.
+    first: usize,
     rows: Vec<[u32; 16]>,
 }
 
@@ -24,6 +26,7 @@ impl DstImage {
     pub fn new(format: DstFormat) -> DstImage {
         DstImage {
             format,
+            first: 0,
             rows: Vec::new(),
         }
     }
@@ -37,12 +40,14 @@ impl DstImage {
     pub fn from_rows(format: DstFormat, rows: &[DstRow]) -> DstImage {
         let mut img = DstImage::new(format);
         let view = usize::from(format.mode().rows());
-        let len = rows
+        let inside = rows
             .iter()
-            .map(|r| usize::from(r.row) + 1)
-            .filter(|&n| n <= view)
-            .max();
-        img.rows = vec![[0; 16]; len.unwrap_or(0)];
+            .map(|r| usize::from(r.row))
+            .filter(|&r| r < view);
+        if let (Some(lo), Some(hi)) = (inside.clone().min(), inside.max()) {
+            img.first = lo;
+            img.rows = vec![[0; 16]; hi - lo + 1];
+        }
         for r in rows {
             img.set_row(usize::from(r.row), r.cells);
         }
@@ -54,15 +59,25 @@ impl DstImage {
         if row >= usize::from(self.format.mode().rows()) {
             return;
         }
-        if row >= self.rows.len() {
-            self.rows.resize(row + 1, [0; 16]);
+        if self.rows.is_empty() {
+            self.first = row;
+        } else if row < self.first {
+            let grow = self.first - row;
+            self.rows.splice(0..0, std::iter::repeat_n([0; 16], grow));
+            self.first = row;
         }
-        self.rows[row] = cells;
+        let i = row - self.first;
+        if i >= self.rows.len() {
+            self.rows.resize(i + 1, [0; 16]);
+        }
+        self.rows[i] = cells;
     }
 
     /// The value at (`row`, `col`) in the image's own view.
     pub fn value(&self, row: usize, col: usize) -> u32 {
-        self.rows.get(row).map_or(0, |r| r[col & 15])
+        row.checked_sub(self.first)
+            .and_then(|i| self.rows.get(i))
+            .map_or(0, |r| r[col & 15])
     }
 
     /// The 16 storage bits of a `Dst16b` cell (`DstBits`).
@@ -160,5 +175,27 @@ mod tests {
         let mut h = DstImage::new(DstFormat::Bf16);
         h.set_row(1023, [1; 16]);
         assert_eq!(h.value(1023, 3), 1, "the 16-bit view has 1024 rows");
+        // Rows set below the first one set, and rows between.
+        h.set_row(1000, [2; 16]);
+        h.set_row(1010, [3; 16]);
+        assert_eq!(
+            (h.value(1000, 0), h.value(1010, 0), h.value(1023, 0)),
+            (2, 3, 1)
+        );
+        assert_eq!(
+            (h.value(999, 0), h.value(1005, 0), h.value(0, 0)),
+            (0, 0, 0)
+        );
+        let rows = [(700u16, 5u32), (40, 6), (511, 7), (600, 8)].map(|(row, v)| DstRow {
+            row,
+            cells: [v; 16],
+        });
+        let w = DstImage::from_rows(DstFormat::Fp32, &rows);
+        let got = [700, 40, 511, 600, 41, 39].map(|r| w.value(r, 9));
+        assert_eq!(
+            got,
+            [0, 6, 7, 0, 0, 0],
+            "rows past 511 are not in the 32-bit view"
+        );
     }
 }

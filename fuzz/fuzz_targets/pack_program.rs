@@ -12,5 +12,12 @@ thread_local! {
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    BENCH.with(|b| targets::run(&mut b.borrow_mut(), "pack_program", data));
+    BENCH.with(|b| {
+        targets::fuzz(
+            &mut b.borrow_mut(),
+            "pack_program",
+            targets::pack_program,
+            data,
+        )
+    });
 });

@@ -12,5 +12,12 @@ thread_local! {
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    BENCH.with(|b| targets::run(&mut b.borrow_mut(), "vector_parse", data));
+    BENCH.with(|b| {
+        targets::fuzz(
+            &mut b.borrow_mut(),
+            "vector_parse",
+            targets::vector_parse,
+            data,
+        )
+    });
 });

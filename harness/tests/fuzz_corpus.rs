@@ -69,11 +69,13 @@ fn every_target_has_a_fuzz_target_file_and_a_corpus() {
         let file = fuzz_dir().join("fuzz_targets").join(format!("{t}.rs"));
         let text = std::fs::read_to_string(&file).expect("target file exists");
         assert!(
-            text.contains(&format!("\"{t}\", data)")),
+            text.contains(&format!("\"{t}\", targets::{t}, data)")),
             "{} calls another oracle",
             file.display()
         );
+        assert!(targets::by_name(t).is_some(), "{t} has no check");
     }
+    assert!(targets::by_name("pack").is_none());
 }
 
 macro_rules! replay_test {

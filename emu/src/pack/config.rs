@@ -555,23 +555,36 @@ const _: () = {
 
 /// Reads `Config[state]` fields, noting which words it read.
 struct Reader<'a> {
-    cfg: &'a Config,
+    arch: Arch,
+    /// `Config[state]`'s words (none where there is no such state: every
+    /// field reads as zero, as [`Config::get`] has it).
+    words: &'a [u32],
     state: usize,
     seen: WordSet<CONFIG_SET>,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    fn new(cfg: &'a Config, state: usize) -> Reader<'a> {
+        Reader {
+            arch: cfg.arch(),
+            words: cfg.state_words(state).unwrap_or(&[]),
+            state,
+            seen: WordSet::default(),
+        }
+    }
+
     /// Note the word holding `f`; `None` where `f` does not exist on this
     /// architecture.
     fn note(&mut self, f: C) -> Option<RegField> {
-        let r = f.on(self.cfg.arch())?;
+        let r = f.on(self.arch)?;
         self.seen.insert(r.addr32);
         Some(r)
     }
 
     fn get(&mut self, f: C) -> u32 {
-        self.note(f);
-        self.cfg.get(self.state, f)
+        self.note(f)
+            .and_then(|r| Some(r.extract(*self.words.get(usize::from(r.addr32))?)))
+            .unwrap_or(0)
     }
 
     fn bit(&mut self, f: C) -> bool {
@@ -581,7 +594,7 @@ impl Reader<'_> {
     /// The raw word holding `f`, for 2-bit-per-entry tables.
     fn word_of(&mut self, f: C) -> u32 {
         self.note(f)
-            .and_then(|r| self.cfg.read_addr32(self.state, r.addr32 as usize))
+            .and_then(|r| self.words.get(usize::from(r.addr32)).copied())
             .unwrap_or(0)
     }
 }
@@ -706,7 +719,7 @@ impl PackerConfig {
                 r.get(per_packer!($f)[i])
             };
         }
-        let arch = r.cfg.arch();
+        let arch = r.arch;
         PackerConfig {
             in_format_code: get!(In_data_format) as u8,
             out_format_code: get!(Out_data_format) as u8,
@@ -887,11 +900,7 @@ impl Decoded {
 
     fn decode(cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> Decoded {
         let arch = cfg.arch();
-        let mut r = Reader {
-            cfg,
-            state,
-            seen: WordSet::default(),
-        };
+        let mut r = Reader::new(cfg, state);
         let mut tr = ThreadReader {
             tc,
             seen: Default::default(),

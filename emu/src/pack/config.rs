@@ -528,14 +528,7 @@ impl<const N: usize> WordSet<N> {
 
     /// The addresses in the set, in increasing order.
     fn iter(&self) -> impl Iterator<Item = u16> + '_ {
-        self.0.iter().enumerate().flat_map(|(i, &w)| {
-            let mut rest = w;
-            std::iter::from_fn(move || {
-                let b = rest.trailing_zeros() as u16;
-                rest &= rest.wrapping_sub(1);
-                (b < 64).then_some(i as u16 * 64 + b)
-            })
-        })
+        crate::state::written::set_bits(&self.0).map(|a| a as u16)
     }
 }
 

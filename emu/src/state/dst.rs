@@ -13,6 +13,7 @@
 
 use crate::arch::Arch;
 use crate::format::dst as fmt;
+use crate::state::written::set_bits;
 
 /// Rows of `Dst16b` (and of the underlying storage).
 pub const ROWS: usize = 1024;
@@ -73,22 +74,11 @@ impl std::fmt::Debug for Dst {
     }
 }
 
-/// The storage rows whose bit is set in `set`, in increasing order.
-fn rows_in(set: [u64; ROWS / 64]) -> impl Iterator<Item = usize> {
-    set.into_iter().enumerate().flat_map(|(i, w)| {
-        let mut rest = w;
-        std::iter::from_fn(move || {
-            let b = rest.trailing_zeros() as usize;
-            rest &= rest.wrapping_sub(1);
-            (b < 64).then_some(i * 64 + b)
-        })
-    })
-}
-
 impl Dst {
     /// Back to the reset state (all zero, no row valid) without allocating.
     pub fn reset(&mut self) {
-        for r in rows_in(self.written) {
+        let written = self.written;
+        for r in set_bits(&written) {
             self.bits[r] = [0; COLS];
         }
         self.written = [0; ROWS / 64];
@@ -98,8 +88,8 @@ impl Dst {
     /// Take `other`'s bits and valid flags without allocating, copying the
     /// rows either has written.
     pub fn copy_from(&mut self, other: &Dst) {
-        let either = std::array::from_fn(|i| self.written[i] | other.written[i]);
-        for r in rows_in(either) {
+        let either: [u64; ROWS / 64] = std::array::from_fn(|i| self.written[i] | other.written[i]);
+        for r in set_bits(&either) {
             self.bits[r] = other.bits[r];
         }
         self.written = other.written;

@@ -319,16 +319,7 @@ impl L1 {
 /// The byte ranges of the blocks whose bits are set in `words`, lowest
 /// first, in an L1 of `len` bytes.
 fn block_ranges(words: &[u64], len: usize) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
-    words.iter().enumerate().flat_map(move |(w, &bits)| {
-        let mut rest = bits;
-        std::iter::from_fn(move || {
-            (rest != 0).then(|| {
-                let start = (w * 64 + rest.trailing_zeros() as usize) * BLOCK;
-                rest &= rest - 1;
-                start..(start + BLOCK).min(len)
-            })
-        })
-    })
+    super::written::set_bits(words).map(move |b| b * BLOCK..((b + 1) * BLOCK).min(len))
 }
 
 /// Record `bytes`, 16 at a time, as the writes at `addr`, `addr + 16`, ...

@@ -5,6 +5,7 @@ pub mod dst;
 pub mod gpr;
 pub mod l1;
 pub mod src;
+pub(crate) mod written;
 
 pub use dst::Dst;
 pub use gpr::Gprs;

@@ -319,7 +319,7 @@ impl DstRows {
 /// drawn a row of 16 values (or 16 bytes, for formats of 8 bits or fewer) at
 /// a time. Once `u` is exhausted every row drawn is the same (as for
 /// [`DstRows`]), so the first such row is repeated.
-pub fn datum_bytes(u: &mut Unstructured<'_>, format: Format, n: usize) -> Result<Vec<u8>> {
+fn datum_bytes(u: &mut Unstructured<'_>, format: Format, n: usize) -> Result<Vec<u8>> {
     let len = n * format.l1_bits() as usize / 8;
     let mut out = Vec::with_capacity(len + 64);
     while out.len() < len {

@@ -36,41 +36,24 @@ impl DstImage {
         DstImage::from_rows(d.format, &d.rows)
     }
 
-    /// `rows` in `format`'s view; the others zero.
+    /// `rows` in `format`'s view; the others zero. Rows outside the view
+    /// are ignored; of two with the same number, the later one stands.
     pub fn from_rows(format: DstFormat, rows: &[DstRow]) -> DstImage {
-        let mut img = DstImage::new(format);
         let view = usize::from(format.mode().rows());
-        let inside = rows
-            .iter()
-            .map(|r| usize::from(r.row))
-            .filter(|&r| r < view);
-        if let (Some(lo), Some(hi)) = (inside.clone().min(), inside.max()) {
-            img.first = lo;
-            img.rows = vec![[0; 16]; hi - lo + 1];
-        }
-        for r in rows {
-            img.set_row(usize::from(r.row), r.cells);
+        let inside = || rows.iter().filter(|r| usize::from(r.row) < view);
+        let numbers = || inside().map(|r| usize::from(r.row));
+        let (Some(first), Some(last)) = (numbers().min(), numbers().max()) else {
+            return DstImage::new(format);
+        };
+        let mut img = DstImage {
+            format,
+            first,
+            rows: vec![[0; 16]; last - first + 1],
+        };
+        for r in inside() {
+            img.rows[usize::from(r.row) - first] = r.cells;
         }
         img
-    }
-
-    /// Set one row; rows outside the view are ignored.
-    pub fn set_row(&mut self, row: usize, cells: [u32; 16]) {
-        if row >= usize::from(self.format.mode().rows()) {
-            return;
-        }
-        if self.rows.is_empty() {
-            self.first = row;
-        } else if row < self.first {
-            let grow = self.first - row;
-            self.rows.splice(0..0, std::iter::repeat_n([0; 16], grow));
-            self.first = row;
-        }
-        let i = row - self.first;
-        if i >= self.rows.len() {
-            self.rows.resize(i + 1, [0; 16]);
-        }
-        self.rows[i] = cells;
     }
 
     /// The value at (`row`, `col`) in the image's own view.
@@ -153,49 +136,47 @@ mod tests {
         // 1.0 FP16 0x3c00: exponent 15 in 4:0.
         assert_eq!(fp16_arrangement(0x3c00), 0x000f);
         assert_eq!(bf16_from_arrangement(0xc07f), 0xbfc0);
-        let mut d = DstImage::new(DstFormat::Bf16);
-        d.set_row(3, [0xbfc0; 16]);
+        let d = DstImage::from_rows(DstFormat::Bf16, &[row(3, 0xbfc0)]);
         assert_eq!(d.storage16(3, 0), 0xc07f);
         assert_eq!(d.read_bf16(3, 5), 0xbfc0);
         assert_eq!(d.value(4, 0), 0, "unwritten rows read as zero");
-        let mut w = DstImage::new(DstFormat::Fp32);
-        w.set_row(0, [0x3f80_1234; 16]);
+        let w = DstImage::from_rows(DstFormat::Fp32, &[row(0, 0x3f80_1234)]);
         assert_eq!(w.storage32(0, 0), 0x007f_1234);
         assert_eq!(w.read_32(0, 0), 0x3f80_1234);
     }
 
-    #[test]
-    fn rows_outside_the_view_are_ignored_and_unwritten_ones_read_zero() {
-        let mut w = DstImage::new(DstFormat::Fp32);
-        w.set_row(600, [7; 16]);
-        w.set_row(511, [9; 16]);
-        assert_eq!(w.value(600, 0), 0, "the 32-bit view has 512 rows");
-        assert_eq!(w.value(511, 15), 9);
-        assert_eq!(w.value(510, 15), 0);
-        let mut h = DstImage::new(DstFormat::Bf16);
-        h.set_row(1023, [1; 16]);
-        assert_eq!(h.value(1023, 3), 1, "the 16-bit view has 1024 rows");
-        // Rows set below the first one set, and rows between.
-        h.set_row(1000, [2; 16]);
-        h.set_row(1010, [3; 16]);
-        assert_eq!(
-            (h.value(1000, 0), h.value(1010, 0), h.value(1023, 0)),
-            (2, 3, 1)
-        );
-        assert_eq!(
-            (h.value(999, 0), h.value(1005, 0), h.value(0, 0)),
-            (0, 0, 0)
-        );
-        let rows = [(700u16, 5u32), (40, 6), (511, 7), (600, 8)].map(|(row, v)| DstRow {
+    fn row(row: u16, v: u32) -> DstRow {
+        DstRow {
             row,
             cells: [v; 16],
-        });
+        }
+    }
+
+    #[test]
+    fn rows_outside_the_view_are_ignored_and_unwritten_ones_read_zero() {
+        let rows = [
+            row(700, 5),
+            row(40, 6),
+            row(511, 7),
+            row(600, 8),
+            row(40, 9),
+        ];
         let w = DstImage::from_rows(DstFormat::Fp32, &rows);
         let got = [700, 40, 511, 600, 41, 39].map(|r| w.value(r, 9));
         assert_eq!(
             got,
-            [0, 6, 7, 0, 0, 0],
-            "rows past 511 are not in the 32-bit view"
+            [0, 9, 7, 0, 0, 0],
+            "rows past 511 are not in the 32-bit view; the later row 40 stands"
+        );
+        let h = DstImage::from_rows(DstFormat::Bf16, &[row(1023, 1), row(1000, 2)]);
+        assert_eq!((h.value(1023, 3), h.value(1000, 0)), (1, 2), "1024 rows");
+        assert_eq!(
+            (h.value(999, 0), h.value(1005, 0), h.value(0, 0)),
+            (0, 0, 0)
+        );
+        assert_eq!(
+            DstImage::from_rows(DstFormat::Fp32, &[row(512, 1)]).value(512, 0),
+            0
         );
     }
 }

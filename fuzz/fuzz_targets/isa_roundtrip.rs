@@ -12,12 +12,5 @@ thread_local! {
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    BENCH.with(|b| {
-        targets::fuzz(
-            &mut b.borrow_mut(),
-            "isa_roundtrip",
-            targets::isa_roundtrip,
-            data,
-        )
-    });
+    BENCH.with(|b| targets::fuzz(&mut b.borrow_mut(), &targets::ISA_ROUNDTRIP, data));
 });

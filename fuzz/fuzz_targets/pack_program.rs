@@ -12,12 +12,5 @@ thread_local! {
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    BENCH.with(|b| {
-        targets::fuzz(
-            &mut b.borrow_mut(),
-            "pack_program",
-            targets::pack_program,
-            data,
-        )
-    });
+    BENCH.with(|b| targets::fuzz(&mut b.borrow_mut(), &targets::PACK_PROGRAM, data));
 });

@@ -12,5 +12,5 @@ thread_local! {
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    BENCH.with(|b| targets::fuzz(&mut b.borrow_mut(), "roundtrip", targets::roundtrip, data));
+    BENCH.with(|b| targets::fuzz(&mut b.borrow_mut(), &targets::ROUNDTRIP, data));
 });

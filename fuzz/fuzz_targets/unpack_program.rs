@@ -12,12 +12,5 @@ thread_local! {
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    BENCH.with(|b| {
-        targets::fuzz(
-            &mut b.borrow_mut(),
-            "unpack_program",
-            targets::unpack_program,
-            data,
-        )
-    });
+    BENCH.with(|b| targets::fuzz(&mut b.borrow_mut(), &targets::UNPACK_PROGRAM, data));
 });

@@ -14,12 +14,5 @@ thread_local! {
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    BENCH.with(|b| {
-        targets::fuzz(
-            &mut b.borrow_mut(),
-            "unpack_tile_diff",
-            targets::unpack_tile_diff,
-            data,
-        )
-    });
+    BENCH.with(|b| targets::fuzz(&mut b.borrow_mut(), &targets::UNPACK_TILE_DIFF, data));
 });

@@ -12,12 +12,5 @@ thread_local! {
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    BENCH.with(|b| {
-        targets::fuzz(
-            &mut b.borrow_mut(),
-            "vector_parse",
-            targets::vector_parse,
-            data,
-        )
-    });
+    BENCH.with(|b| targets::fuzz(&mut b.borrow_mut(), &targets::VECTOR_PARSE, data));
 });

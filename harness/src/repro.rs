@@ -424,10 +424,10 @@ fn check_bytes(bench: &mut Workbench, target: &str, data: &[u8]) -> Result<Verdi
 /// shrunk input). `Err` when the artifact does not decode or reproduces no
 /// disagreement.
 pub fn reproduce(target: &str, artifact: &[u8], budget: usize) -> Result<Reproduced, String> {
-    if !targets::TARGETS.contains(&target) {
+    if targets::by_name(target).is_none() {
         return Err(format!(
             "unknown target `{target}` (targets: {})",
-            targets::TARGETS.join(", ")
+            targets::TARGETS.map(|t| t.name).join(", ")
         ));
     }
     let first = guarded(|| check_bytes(&mut Workbench::new(), target, artifact));

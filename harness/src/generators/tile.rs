@@ -343,25 +343,13 @@ fn datum_bytes(u: &mut Unstructured<'_>, format: Format, n: usize) -> Result<Vec
 fn datum_row(u: &mut Unstructured<'_>, format: Format, out: &mut Vec<u8>) -> Result<()> {
     match format {
         Format::Fp32 | Format::Tf32 => {
-            for v in values::fp32_row(u)? {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
+            out.extend(values::fp32_row(u)?.map(u32::to_le_bytes).as_flattened())
         }
-        Format::Int32 => {
-            for v in values::int32_row(u)? {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-        }
+        Format::Int32 => out.extend(values::int32_row(u)?.map(u32::to_le_bytes).as_flattened()),
         Format::Bf16 | Format::Int16 => {
-            for v in values::bf16_row(u)? {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
+            out.extend(values::bf16_row(u)?.map(u16::to_le_bytes).as_flattened())
         }
-        Format::Fp16 => {
-            for v in values::fp16_row(u)? {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-        }
+        Format::Fp16 => out.extend(values::fp16_row(u)?.map(u16::to_le_bytes).as_flattened()),
         _ => {
             for _ in 0..16 {
                 out.push(values::byte(u)?);

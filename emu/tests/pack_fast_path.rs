@@ -469,10 +469,10 @@ fn bfp_groups_match_the_per_datum_path() {
 }
 
 /// The express path (a Blackhole PACR whose read interfaces each take a
-/// whole row through a fixed-format kernel straight into L1) against the
-/// per-datum path, around every condition it depends on: whole rows from
-/// column 0 or not (`SETADCXX` start and end), a data-stream buffer left
-/// partly filled, output that the FIFO wraps or that runs past the end of
+/// whole row through a fixed-format kernel straight into L1, or to one BFP
+/// group per row) against the per-datum path, around every condition it
+/// depends on: whole rows from column 0 or not (`SETADCXX` start and end),
+/// a data-stream buffer or BFP assembler left partly filled, output that the FIFO wraps or that runs past the end of
 /// L1, `Last` in the middle of a program and at its end, read interfaces
 /// that leave their group of four rows (a fault, or with the check off the
 /// rows ttsim v1.10.0 reads), rows never written, `Dst` address remapping,
@@ -485,9 +485,18 @@ fn express_path_matches_the_per_datum_path() {
     let arch = Arch::Blackhole;
     let mut rng = Lcg(0x5EED_0005);
     let (mut completed, mut faulted, mut crossed) = (0, 0, 0);
-    for k in 0..400 {
-        let (wide, dstacc, out, bytes) =
-            [(false, 5, 5, 2), (true, 5, 5, 2), (true, 0, 0, 4)][k % 3];
+    for k in 0..700 {
+        // (Read_32b_data, Dstacc = In_data_format, Out_data_format, bytes
+        // per input datum): the fixed-format kernels, then BFP outputs.
+        let (wide, dstacc, out, bytes) = [
+            (false, 5, 5, 2),  // BF16 -> BF16
+            (true, 5, 5, 2),   // FP32 rounded to BF16
+            (true, 0, 0, 4),   // FP32 -> FP32
+            (false, 5, 6, 2),  // BF16 -> BFP8_b
+            (true, 0, 7, 4),   // FP32 -> BFP4_b
+            (false, 6, 15, 1), // E8M6 -> BFP2_b
+            (false, 1, 11, 2), // FP16 -> BFP2a
+        ][k % 7];
         let mut m = machine(arch);
         m.l1.bytes_mut().fill(0x5A);
         formats(&mut m, dstacc, dstacc, out);
@@ -577,7 +586,14 @@ fn express_path_matches_the_per_datum_path() {
         }
         let (a, general) =
             same_as_per_datum_path(&mut m, &words, &format!("case {k} (sel {sel:#b})"));
-        assert_eq!(m.packer.unit(0), general.packer.unit(0), "case {k}");
+        // The fixed-format kernels decline rather than fault, so the whole
+        // packer state matches even after a fault. A BFP instruction stopped
+        // by the end of L1 has written the same bytes to L1 either way, but
+        // its groups' exponents wait in the exponent stream's buffer as
+        // whole instructions or as single groups.
+        if a.is_ok() || k % 7 < 3 {
+            assert_eq!(m.packer.unit(0), general.packer.unit(0), "case {k}");
+        }
         match &a {
             Ok(()) => completed += 1,
             Err(f) if f.rule.contains("aligned group of four") => crossed += 1,

@@ -1,7 +1,8 @@
 //! The express path: a Blackhole `PACR` whose enabled read interfaces each
-//! take a whole `Dst` row through a fixed-format row kernel
-//! ([`fast::Kernel`]) straight into L1, with no per-datum stage, no
-//! compression and an empty data-stream buffer. It goes from the ADC
+//! take a whole `Dst` row, with no per-datum stage and no compression,
+//! either through a fixed-format row kernel ([`fast::Kernel`]) straight into
+//! L1 with an empty data-stream buffer, or to one BFP group per row with an
+//! empty shared-exponent assembler ([`fast::BfpRows`]). It goes from the ADC
 //! counters to the L1 writes and the counter steps without the general
 //! path's per-packer context, and does exactly what the general path does
 //! for such an instruction (the differential tests in `pack_fast_path` run
@@ -9,8 +10,9 @@
 //! leaves everything as it was and the general path runs.
 
 use super::config::{Decoded, PackerConfig, Shared};
-use super::fast::{self, Kernel};
+use super::fast::{self, BfpRows, Kernel};
 use super::input::{self, ReadInterfaces, Source};
+use super::late::Late;
 use super::output::{self, OutputInputs};
 use super::prepared::Prepared;
 use super::{Context, PacrFields, Parts};
@@ -22,7 +24,7 @@ use crate::fault::Result;
 /// its other choices ([`Prepared`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Express {
-    kernel: Kernel,
+    rows_to: RowsTo,
     /// `ReadIntfSel` with its special case applied.
     interfaces: ReadInterfaces,
     /// The enabled interfaces' rows relative to `StartRow`, in interface
@@ -34,11 +36,20 @@ pub(super) struct Express {
     adc: u8,
 }
 
+/// Where an express instruction's rows go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RowsTo {
+    /// A fixed-format kernel, straight into L1.
+    L1(Kernel),
+    /// One BFP group per row, to the exponent and data streams.
+    Bfp(BfpRows),
+}
+
 impl Express {
     /// The express form of `prep` under `decoded`, if it has one: Blackhole
     /// (one packer), reading `Dst` (no `ZeroWrite`, `Flush` or L1 source),
-    /// not strided, not compressing, and stages with a fixed-format row
-    /// kernel and no edge mask. The stages are those the general path
+    /// not strided, not compressing, and stages with no per-datum stage and
+    /// no edge mask whose output is a fixed-format kernel's or BFP. The stages are those the general path
     /// chooses; where choosing them faults there is no express form, and the
     /// general path reports the fault when it comes to it.
     pub fn new(arch: Arch, prep: &Prepared, decoded: &Decoded) -> Option<Express> {
@@ -68,9 +79,16 @@ impl Express {
             strict_groups: true,
         };
         let st = ctx.stages(Source::Dst { start: 0 }).ok()?;
-        let kernel = match st.fast? {
-            k @ (Kernel::Bf16RoundToBf16 | Kernel::Fp32RoundToBf16 | Kernel::Fp32ToFp32) => k,
-            Kernel::Generic | Kernel::Bfp => return None,
+        let rows_to = match (st.fast?, st.late) {
+            (k @ (Kernel::Bf16RoundToBf16 | Kernel::Fp32RoundToBf16 | Kernel::Fp32ToFp32), _) => {
+                RowsTo::L1(k)
+            }
+            (Kernel::Bfp, Late::Bfp { exp, width }) => RowsTo::Bfp(BfpRows {
+                early: st.early,
+                exp,
+                width,
+            }),
+            _ => return None,
         };
         if !st.edge_unmasked {
             return None;
@@ -84,7 +102,7 @@ impl Express {
             }
         }
         Some(Express {
-            kernel,
+            rows_to,
             interfaces: f.read_interfaces,
             offsets,
             rows: rows as u8,
@@ -94,12 +112,13 @@ impl Express {
 
     /// Execute the instruction if it qualifies with the counters, streams
     /// and L1 as they are: whole rows (`InputNumDatums` 16 from column 0),
-    /// read interfaces within their group of four rows (or the check
-    /// off), an empty data-stream buffer whose writes all lie inside L1, and
-    /// on `Last` an empty BFP assembler. Returns `Ok(false)`, having changed
-    /// nothing the general path would not change the same way, where it
-    /// does not qualify. The only fault is from `Last` writing the buffers,
-    /// after the rows are written, as on the general path.
+    /// read interfaces within their group of four rows (or the check off),
+    /// an empty BFP assembler, and for a fixed-format kernel an empty
+    /// data-stream buffer whose writes all lie inside L1. Returns
+    /// `Ok(false)`, having changed nothing the general path would not
+    /// change the same way, where it does not qualify. Its faults are those
+    /// of the general path at the same point: a BFP group's stream leaving
+    /// L1, and `Last` writing the buffers.
     #[inline]
     pub fn run(
         &self,
@@ -123,7 +142,7 @@ impl Express {
             return Ok(false);
         }
         let unit = &mut parts.units[0];
-        if prep.fields.last && unit.bfp.pending() > 0 {
+        if unit.bfp.pending() > 0 {
             return Ok(false);
         }
         // As the general path: fresh stream addresses where needed, then
@@ -138,19 +157,19 @@ impl Express {
         let rows = self.offsets.map(|o| start_row + o);
         let rows = &rows[..self.rows as usize];
         let (l1, tag) = (&mut *parts.l1, parts.tag);
-        if !fast::whole_rows_to_l1(
-            self.kernel,
-            shared,
-            &mut unit.streams.data,
-            l1,
-            tag,
-            parts.dst,
-            rows,
-        ) {
-            return Ok(false);
-        }
         if !unit.tile_position_live {
             unit.tile_position = Default::default();
+        }
+        match self.rows_to {
+            RowsTo::L1(kernel) => {
+                let data = &mut unit.streams.data;
+                if !fast::whole_rows_to_l1(kernel, shared, data, l1, tag, parts.dst, rows) {
+                    return Ok(false);
+                }
+            }
+            RowsTo::Bfp(form) => {
+                form.to_streams(shared, &mut unit.streams, l1, tag, parts.dst, rows)?;
+            }
         }
         unit.tile_position
             .advance_rows(self.rows as u32, pk.reads_per_xy_plane);

@@ -7,7 +7,7 @@
 
 use super::config::Shared;
 use super::late::{emit_group, emit_groups, Late};
-use super::stream::OutStream;
+use super::stream::{OutStream, Streams};
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::fault::Result;
 use crate::format::bfp::{assemble_portable, BfpGroup};
@@ -321,9 +321,8 @@ impl Context<'_> {
 }
 
 impl Context<'_> {
-    /// Whole rows (at most [`BATCH_ROWS`]) with the BFP assembler empty:
-    /// each row is one group, made from the row in place in `Dst`, and the
-    /// groups go out together ([`emit_groups`]).
+    /// Whole rows (at most [`BATCH_ROWS`]) with the BFP assembler empty
+    /// ([`bfp_rows_to_streams`]).
     fn bfp_whole_rows(
         &self,
         st: &Stages,
@@ -333,8 +332,43 @@ impl Context<'_> {
         exp: BfpExp,
         width: BfpWidth,
     ) -> Result<()> {
-        let sh = self.shared;
-        let wide = st.early.reads_32b();
+        let rows = &rows[..rows.len().min(BATCH_ROWS)];
+        let form = BfpRows {
+            early: st.early,
+            exp,
+            width,
+        };
+        form.to_streams(self.shared, sink.streams, sink.l1, sink.tag, dst, rows)?;
+        sink.emitted += 16 * rows.len() as u32;
+        Ok(())
+    }
+}
+
+/// A BFP output fed by an early conversion that feeds BFP
+/// ([`EarlyConversion::feeds_bfp`]), taken a whole `Dst` row at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct BfpRows {
+    pub early: EarlyConversion,
+    pub exp: BfpExp,
+    pub width: BfpWidth,
+}
+
+impl BfpRows {
+    /// Whole `Dst` rows (at most [`BATCH_ROWS`]) with the BFP assembler
+    /// empty: each row is one group, made from the row in place in `Dst`,
+    /// and the groups go to the exponent and data streams together
+    /// ([`emit_groups`]). A fault is the streams' leaving L1, with the
+    /// writes before it done, as group by group.
+    pub fn to_streams(
+        self,
+        sh: &Shared,
+        streams: &mut Streams,
+        l1: &mut L1,
+        tag: u64,
+        dst: &Dst,
+        rows: &[u32],
+    ) -> Result<()> {
+        let wide = self.early.reads_32b();
         let rows = &rows[..rows.len().min(BATCH_ROWS)];
         let mut groups = [BfpGroup::default(); BATCH_ROWS];
         for (row, g) in rows.iter().zip(&mut groups) {
@@ -343,17 +377,9 @@ impl Context<'_> {
             } else {
                 Cells::Dst16(dst_row16(dst, sh.arch, sh.dst_addressing, *row))
             };
-            bfp_group(st.early, exp, width, cells, g);
+            bfp_group(self.early, self.exp, self.width, cells, g);
         }
-        emit_groups(
-            sink.streams,
-            sink.l1,
-            width,
-            &groups[..rows.len()],
-            sink.tag,
-        )?;
-        sink.emitted += 16 * rows.len() as u32;
-        Ok(())
+        emit_groups(streams, l1, self.width, &groups[..rows.len()], tag)
     }
 }
 

@@ -77,12 +77,24 @@ impl Late {
 /// several instructions (the output buffers, and the assembler before them,
 /// persist between `PACR`s; FormatConversion.md, "one shared 8b exponent per
 /// 16 datums").
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// Two assemblers are equal when they hold the same elements of the same
+/// format: what an empty one last held, and the format of its last group,
+/// make no difference to what it does next.
+#[derive(Clone, Debug, Default)]
 pub struct BfpAssembler {
     elems: [u16; 16],
     n: usize,
     kind: Option<(BfpExp, BfpWidth)>,
 }
+
+impl PartialEq for BfpAssembler {
+    fn eq(&self, other: &BfpAssembler) -> bool {
+        self.elems[..self.n] == other.elems[..other.n] && (self.n == 0 || self.kind == other.kind)
+    }
+}
+
+impl Eq for BfpAssembler {}
 
 impl BfpAssembler {
     /// Elements waiting for a full group.

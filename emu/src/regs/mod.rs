@@ -204,8 +204,15 @@ impl Space {
         (copy < self.copies && addr32 < self.per_copy).then_some(copy * self.per_copy + addr32)
     }
 
+    /// A whole word. `words` holds `copies * per_copy` words, so an address
+    /// below `per_copy` whose index lies in `words` is in a copy that exists.
+    #[inline]
     fn read(&self, copy: usize, addr32: usize) -> Option<u32> {
-        self.index(copy, addr32).map(|i| self.words[i])
+        if addr32 >= self.per_copy {
+            return None;
+        }
+        let i = copy.checked_mul(self.per_copy)?.checked_add(addr32)?;
+        self.words.get(i).copied()
     }
 
     /// Store a whole word, advancing the generation; `false` (and nothing
@@ -494,7 +501,13 @@ mod tests {
         assert!(!c.write_addr32(0, n, 1));
         assert!(!c.write_addr32(2, 0, 1));
         assert_eq!(c.read_addr32(0, n), None);
+        // A copy that does not exist, near and far (the index would
+        // overflow).
+        assert_eq!(c.read_addr32(2, 0), None);
+        assert_eq!(c.read_addr32(usize::MAX, 0), None);
+        assert_eq!(c.read_addr32(usize::MAX / n, n - 1), None);
         let mut t = ThreadConfig::new(Arch::Blackhole);
+        assert_eq!(t.read(3, 0), None);
         assert!(!t.write(3, 0, 1));
         assert!(!t.write(0, thread_config_words(Arch::Blackhole), 1));
     }

@@ -244,6 +244,15 @@ impl DstView {
         }
     }
 
+    /// [`DstView::store16`] on a whole row.
+    pub fn store16_row(self, v: &[u16; COLS]) -> [u16; COLS] {
+        match self {
+            DstView::Bf16 => v.map(fmt::encode_bf16),
+            DstView::Fp16 => v.map(fmt::encode_fp16),
+            _ => *v,
+        }
+    }
+
     /// A `DstBits` cell to the 16-bit view value (`Dst.md`, `Load16`).
     pub fn load16(self, v: u16) -> u16 {
         match self {
@@ -258,6 +267,14 @@ impl DstView {
         match self {
             DstView::Fp32 | DstView::Int32 => fmt::encode_fp32(v),
             _ => v,
+        }
+    }
+
+    /// [`DstView::store32`] on a whole row.
+    pub fn store32_row(self, v: &[u32; COLS]) -> [u32; COLS] {
+        match self {
+            DstView::Fp32 | DstView::Int32 => v.map(fmt::encode_fp32),
+            _ => *v,
         }
     }
 
@@ -287,6 +304,31 @@ mod view_tests {
         // Dst.md, Dst32_FP32: mantissa low [15:0], exponent [23:16],
         // mantissa high [30:24], sign [31]. FP32 1.5 = 0x3fc00000.
         assert_eq!(DstView::Fp32.store32(0x3fc0_0000), 0x407f_0000);
+    }
+
+    /// The row forms store each cell as the cell forms do, in every view.
+    #[test]
+    fn row_stores_are_cell_stores() {
+        let views = [
+            DstView::Bf16,
+            DstView::Fp16,
+            DstView::Raw16,
+            DstView::Fp32,
+            DstView::Int32,
+            DstView::Raw32,
+        ];
+        let mut x = 0x9E37_79B9u32;
+        for _ in 0..1000 {
+            let row: [u32; 16] = std::array::from_fn(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                x
+            });
+            let narrow = row.map(|v| v as u16);
+            for view in views {
+                assert_eq!(view.store16_row(&narrow), narrow.map(|v| view.store16(v)));
+                assert_eq!(view.store32_row(&row), row.map(|v| view.store32(v)));
+            }
+        }
     }
 
     #[test]

@@ -599,11 +599,20 @@ struct ThreadReader<'a> {
 }
 
 impl ThreadReader<'_> {
+    /// A field of `thread`'s words, as [`ThreadConfig::get`] reads it, its
+    /// word noted.
     fn get(&mut self, thread: usize, f: T) -> u32 {
-        if let (Some(r), Some(seen)) = (f.on(self.tc.arch()), self.seen.get_mut(thread)) {
-            seen.insert(r.addr32);
-        }
-        self.tc.get(thread, f)
+        let (Some(r), Some(seen), Some(words)) = (
+            f.on(self.tc.arch()),
+            self.seen.get_mut(thread),
+            self.tc.thread_words(thread),
+        ) else {
+            return 0;
+        };
+        seen.insert(r.addr32);
+        words
+            .get(usize::from(r.addr32))
+            .map_or(0, |w| r.extract(*w))
     }
 }
 

@@ -204,6 +204,13 @@ impl Space {
         (copy < self.copies && addr32 < self.per_copy).then_some(copy * self.per_copy + addr32)
     }
 
+    /// Every word of `copy`, or `None` for a copy that does not exist.
+    fn copy_words(&self, copy: usize) -> Option<&[u32]> {
+        let n = self.per_copy;
+        self.words
+            .get(copy.checked_mul(n)?..copy.checked_add(1)?.checked_mul(n)?)
+    }
+
     /// A whole word. `words` holds `copies * per_copy` words, so an address
     /// below `per_copy` whose index lies in `words` is in a copy that exists.
     #[inline]
@@ -307,10 +314,7 @@ impl Config {
 
     /// Every word of `state`, or `None` for a state that does not exist.
     pub fn state_words(&self, state: usize) -> Option<&[u32]> {
-        let n = self.space.per_copy;
-        self.space
-            .words
-            .get(state.checked_mul(n)?..state.checked_add(1)?.checked_mul(n)?)
+        self.space.copy_words(state)
     }
 
     /// Store a whole word; returns `false` (and stores nothing) outside the space.
@@ -395,6 +399,11 @@ impl ThreadConfig {
     }
 
     /// A named field of `thread`'s ThreadConfig; absent fields read as 0.
+    /// Every word of `thread`, or `None` for a thread that does not exist.
+    pub fn thread_words(&self, thread: usize) -> Option<&[u32]> {
+        self.space.copy_words(thread)
+    }
+
     pub fn get(&self, thread: usize, field: ThreadCfgField) -> u32 {
         self.space.get(thread, field.on(self.arch()))
     }
@@ -508,6 +517,9 @@ mod tests {
         assert_eq!(c.read_addr32(usize::MAX / n, n - 1), None);
         let mut t = ThreadConfig::new(Arch::Blackhole);
         assert_eq!(t.read(3, 0), None);
+        assert_eq!(t.thread_words(3), None);
+        assert_eq!(c.state_words(2), None);
+        assert_eq!(c.state_words(usize::MAX), None);
         assert!(!t.write(3, 0, 1));
         assert!(!t.write(0, thread_config_words(Arch::Blackhole), 1));
     }

@@ -6,8 +6,10 @@
 //! counters to the L1 writes and the counter steps without the general
 //! path's per-packer context, and does exactly what the general path does
 //! for such an instruction (the differential tests in `pack_fast_path` run
-//! both); where an instruction turns out not to qualify, or would fault, it
-//! leaves everything as it was and the general path runs.
+//! both). Where an instruction turns out not to qualify it leaves
+//! everything as it was and the general path runs; a BFP group whose
+//! streams leave L1 faults as the general path's row fast path does, with
+//! the same writes before it.
 
 use super::config::{Decoded, PackerConfig, Shared};
 use super::fast::{self, BfpRows, Kernel};
@@ -48,9 +50,9 @@ enum RowsTo {
 impl Express {
     /// The express form of `prep` under `decoded`, if it has one: Blackhole
     /// (one packer), reading `Dst` (no `ZeroWrite`, `Flush` or L1 source),
-    /// not strided, not compressing, and stages with no per-datum stage and
-    /// no edge mask whose output is a fixed-format kernel's or BFP. The stages are those the general path
-    /// chooses; where choosing them faults there is no express form, and the
+    /// not strided, not compressing, with no per-datum stage and no edge
+    /// mask, and an output that a fixed-format row kernel writes or that is
+    /// BFP. The stages are those the general path chooses; where choosing them faults there is no express form, and the
     /// general path reports the fault when it comes to it.
     pub fn new(arch: Arch, prep: &Prepared, decoded: &Decoded) -> Option<Express> {
         let f: &PacrFields = &prep.fields;

@@ -322,7 +322,7 @@ impl Context<'_> {
 
 impl Context<'_> {
     /// Whole rows (at most [`BATCH_ROWS`]) with the BFP assembler empty
-    /// ([`bfp_rows_to_streams`]).
+    /// ([`BfpRows::to_streams`]).
     fn bfp_whole_rows(
         &self,
         st: &Stages,

@@ -184,3 +184,33 @@ pub fn emit_groups(
     streams.exp.push(l1, &exps[..groups.len()], None, tag)?;
     streams.data.push(l1, &data[..n * groups.len()], None, tag)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use BfpExp::{A, B};
+    use BfpWidth::{Bits4, Bits8};
+
+    fn fed(steps: &[(BfpExp, BfpWidth, u16)]) -> BfpAssembler {
+        let mut a = BfpAssembler::default();
+        for &(exp, width, e) in steps {
+            a.push(exp, width, e).unwrap();
+        }
+        a
+    }
+
+    /// Equal when the same elements of the same format wait, whatever groups
+    /// went before; unequal when the waiting elements or their format
+    /// differ.
+    #[test]
+    fn assemblers_compare_by_what_they_hold() {
+        let group_a: Vec<_> = (0..16).map(|e| (A, Bits4, 0x3C00 + e)).collect();
+        assert_eq!(fed(&group_a), BfpAssembler::default());
+        let mut then_one = group_a.clone();
+        then_one.push((B, Bits8, 0x3F80));
+        assert_eq!(fed(&then_one), fed(&[(B, Bits8, 0x3F80)]));
+        assert_ne!(fed(&then_one), fed(&[(B, Bits8, 0x3F81)]));
+        assert_ne!(fed(&then_one), fed(&[(B, Bits4, 0x3F80)]));
+        assert_ne!(fed(&then_one), BfpAssembler::default());
+    }
+}

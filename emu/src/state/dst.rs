@@ -221,6 +221,16 @@ pub enum DstView {
 }
 
 impl DstView {
+    /// Every view.
+    pub const ALL: [DstView; 6] = [
+        DstView::Bf16,
+        DstView::Fp16,
+        DstView::Raw16,
+        DstView::Fp32,
+        DstView::Int32,
+        DstView::Raw32,
+    ];
+
     pub fn is_32b(self) -> bool {
         matches!(self, DstView::Fp32 | DstView::Int32 | DstView::Raw32)
     }
@@ -309,14 +319,6 @@ mod view_tests {
     /// The row forms store each cell as the cell forms do, in every view.
     #[test]
     fn row_stores_are_cell_stores() {
-        let views = [
-            DstView::Bf16,
-            DstView::Fp16,
-            DstView::Raw16,
-            DstView::Fp32,
-            DstView::Int32,
-            DstView::Raw32,
-        ];
         let mut x = 0x9E37_79B9u32;
         for _ in 0..1000 {
             let row: [u32; 16] = std::array::from_fn(|_| {
@@ -324,7 +326,7 @@ mod view_tests {
                 x
             });
             let narrow = row.map(|v| v as u16);
-            for view in views {
+            for view in DstView::ALL {
                 assert_eq!(view.store16_row(&narrow), narrow.map(|v| view.store16(v)));
                 assert_eq!(view.store32_row(&row), row.map(|v| view.store32(v)));
             }

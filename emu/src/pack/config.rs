@@ -921,7 +921,7 @@ impl Decoded {
             words: r
                 .seen
                 .iter()
-                .map(|a| (a, cfg.read_addr32(state, a as usize).unwrap_or(0)))
+                .map(|a| (a, r.words.get(usize::from(a)).copied().unwrap_or(0)))
                 .collect(),
             thread_words: (0u8..)
                 .zip(&tr.seen)

@@ -266,7 +266,13 @@ impl Context<'_> {
             Late::Plain { to, fp8, bytes } => (to, fp8, bytes),
             Late::Bfp { exp, width } => {
                 if col0 == 0 && end == 16 && sink.bfp.pending() == 0 {
-                    self.bfp_whole_rows(st, sink, dst, rows, exp, width)?;
+                    let form = BfpRows {
+                        early: st.early,
+                        exp,
+                        width,
+                    };
+                    form.to_streams(sh, sink.streams, sink.l1, sink.tag, dst, rows)?;
+                    sink.emitted += 16 * rows.len() as u32;
                     return Ok(true);
                 }
                 for row in rows {
@@ -317,30 +323,6 @@ impl Context<'_> {
             .data
             .push(sink.l1, &out[..len], None, sink.tag)?;
         Ok(true)
-    }
-}
-
-impl Context<'_> {
-    /// Whole rows (at most [`BATCH_ROWS`]) with the BFP assembler empty
-    /// ([`BfpRows::to_streams`]).
-    fn bfp_whole_rows(
-        &self,
-        st: &Stages,
-        sink: &mut Sink<'_>,
-        dst: &Dst,
-        rows: &[u32],
-        exp: BfpExp,
-        width: BfpWidth,
-    ) -> Result<()> {
-        let rows = &rows[..rows.len().min(BATCH_ROWS)];
-        let form = BfpRows {
-            early: st.early,
-            exp,
-            width,
-        };
-        form.to_streams(self.shared, sink.streams, sink.l1, sink.tag, dst, rows)?;
-        sink.emitted += 16 * rows.len() as u32;
-        Ok(())
     }
 }
 

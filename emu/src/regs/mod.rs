@@ -129,8 +129,8 @@ impl Stamp {
     }
 }
 
-/// The words of a register space made of `copies` equal copies (Config's
-/// states, ThreadConfig's threads), with the stamp that tells a reader
+/// The words of a register space made of equal copies (Config's states,
+/// ThreadConfig's threads), copy after copy, with the stamp that tells a reader
 /// whether anything was stored since it looked.
 ///
 /// Equality compares the architecture and the words, not the stamp. A clone
@@ -140,7 +140,6 @@ struct Space {
     arch: Arch,
     /// Words in one copy.
     per_copy: usize,
-    copies: usize,
     words: Vec<u32>,
     stamp: Stamp,
 }
@@ -169,7 +168,6 @@ impl Space {
         Space {
             arch,
             per_copy,
-            copies,
             words: vec![0; copies * per_copy],
             stamp: Stamp::new(),
         }
@@ -193,15 +191,21 @@ impl Space {
             self.words.copy_from_slice(&other.words);
             self.arch = other.arch;
             self.per_copy = other.per_copy;
-            self.copies = other.copies;
             self.stamp.generation = self.stamp.generation.wrapping_add(1);
         } else {
             *self = other.clone();
         }
     }
 
+    /// Where word `addr32` of `copy` sits in `words`: an address below
+    /// `per_copy` whose position lies in `words` is in a copy that exists.
+    #[inline]
     fn index(&self, copy: usize, addr32: usize) -> Option<usize> {
-        (copy < self.copies && addr32 < self.per_copy).then_some(copy * self.per_copy + addr32)
+        if addr32 >= self.per_copy {
+            return None;
+        }
+        let i = copy.checked_mul(self.per_copy)?.checked_add(addr32)?;
+        (i < self.words.len()).then_some(i)
     }
 
     /// Every word of `copy`, or `None` for a copy that does not exist.
@@ -211,15 +215,10 @@ impl Space {
             .get(copy.checked_mul(n)?..copy.checked_add(1)?.checked_mul(n)?)
     }
 
-    /// A whole word. `words` holds `copies * per_copy` words, so an address
-    /// below `per_copy` whose index lies in `words` is in a copy that exists.
+    /// A whole word.
     #[inline]
     fn read(&self, copy: usize, addr32: usize) -> Option<u32> {
-        if addr32 >= self.per_copy {
-            return None;
-        }
-        let i = copy.checked_mul(self.per_copy)?.checked_add(addr32)?;
-        self.words.get(i).copied()
+        self.index(copy, addr32).map(|i| self.words[i])
     }
 
     /// Store a whole word, advancing the generation; `false` (and nothing

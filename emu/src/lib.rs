@@ -32,6 +32,7 @@ pub mod fault;
 pub mod format;
 pub mod isa;
 pub mod machine;
+pub mod matrix;
 pub mod observe;
 pub mod pack;
 pub mod regs;

@@ -444,6 +444,8 @@ impl Machine {
                 let i = fields!(UnpacrNop);
                 return crate::unpack::unpacr_nop(self, t, i);
             }
+            O::Mova2d => return crate::matrix::moves::mova2d(self, t, fields!(Mova2d)),
+            O::Movb2d => return crate::matrix::moves::movb2d(self, t, fields!(Movb2d)),
             O::Cleardvalid => {
                 let i = fields!(Cleardvalid);
                 crate::unpack::handshake::cleardvalid(self, i)?;

@@ -26,16 +26,21 @@
 //! bits. Rows a run writes are valid, and ttsim and silicon reset every
 //! row valid, so this differs only where a run clears rows (`ZEROACC`).
 
+pub use super::src_readback::Source;
+use super::src_readback::{SrcHandshake, SrcPlan};
 use super::Refusal;
 use crate::golden::{Edge, Format, PackJob, Relu};
 use crate::llk::{self, PackForm};
 use crate::vector::{Dst, DstFormat, Step};
 use std::ops::Range;
 use tensix_emu::state::dst::{adj32, DstAddressing, DstView, COLS, ROWS, ROWS_32B};
+use tensix_emu::state::src::ROWS as SRC_ROWS;
 use tensix_emu::{Arch, Machine};
 
 /// `Dst32b` rows per tile pack: four faces of 16.
 const TILE_ROWS: u32 = 64;
+/// 64-row tiles of `Dst32b`.
+pub const TILES: u16 = (ROWS_32B as u32 / TILE_ROWS) as u16;
 /// L1 bytes of one tile's rows: 16 FP32 datums a row.
 pub const TILE_BYTES: u32 = TILE_ROWS * COLS as u32 * 4;
 
@@ -62,6 +67,11 @@ pub struct DstReadback {
     /// The `Dst` addressing in force when the vector's run ends, under which
     /// its `expect.dst` rows are named.
     pub addressing: DstAddressing,
+    /// The `SrcA`/`SrcB` banks moved into further tiles of `Dst` and packed
+    /// after `tiles`, and those that cannot be.
+    pub src: SrcPlan,
+    /// Who holds the `Src` banks when the run ends.
+    pub held: [SrcHandshake; 2],
 }
 
 impl DstReadback {
@@ -84,19 +94,32 @@ impl DstReadback {
         tiles
     }
 
+    /// Every tile packed, in L1 order: the `Dst` rows', then each `Src`
+    /// bank's.
+    fn packed(&self) -> impl Iterator<Item = u16> + '_ {
+        self.tiles
+            .iter()
+            .copied()
+            .chain(self.src.reads.iter().map(|r| r.tile))
+    }
+
     /// The L1 bytes the readback writes.
     pub fn window(&self) -> Range<u32> {
-        self.at..self.at + self.tiles.len() as u32 * TILE_BYTES
+        self.at..self.at + self.packed().count() as u32 * TILE_BYTES
     }
 
     /// TRISC2's steps: clear the Config words `config` and its ThreadConfig
-    /// registers `thread_regs`, then pack each tile.
+    /// registers `thread_regs`, move the `Src` banks into `Dst`, then pack
+    /// each tile. Nothing when there is nothing to pack.
     pub fn steps(
         &self,
         arch: Arch,
         config: &[u32],
         thread_regs: &[u8],
     ) -> Result<Vec<Step>, Refusal> {
+        if self.packed().next().is_none() {
+            return Ok(Vec::new());
+        }
         let mut steps: Vec<Step> = config
             .iter()
             .map(|&addr32| Step::Cfg { addr32, value: 0 })
@@ -104,8 +127,9 @@ impl DstReadback {
         for &reg in thread_regs {
             steps.push(Step::Instruction(super::setc16(reg, 0)));
         }
+        steps.extend(self.src.steps(arch, self.held));
         let mut written = std::collections::BTreeMap::new();
-        for (j, &tile) in self.tiles.iter().enumerate() {
+        for (j, tile) in self.packed().enumerate() {
             let job = PackJob {
                 arch,
                 dst: DstFormat::Fp32,
@@ -145,6 +169,32 @@ impl DstReadback {
         Ok(steps)
     }
 
+    /// The `Src` banks packed into `l1` (all of L1 after the run), as FP32
+    /// words, and those not read.
+    pub fn read_src(&self, l1: &[u8]) -> Option<ObservedSrc> {
+        let first = self.at as usize + self.tiles.len() * TILE_BYTES as usize;
+        let mut seen = ObservedSrc {
+            banks: Vec::new(),
+            unread: self.src.unread.clone(),
+        };
+        for (j, r) in self.src.reads.iter().enumerate() {
+            let at = first + j * TILE_BYTES as usize;
+            let bytes = l1.get(at..at + TILE_BYTES as usize)?;
+            let mut rows = Box::new([[0u32; COLS]; SRC_ROWS]);
+            for (row, b) in rows.iter_mut().zip(bytes.chunks_exact(COLS * 4)) {
+                for (w, v) in row.iter_mut().zip(b.chunks_exact(4)) {
+                    *w = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                }
+            }
+            seen.banks.push(SeenBank {
+                source: r.source,
+                bank: r.bank,
+                words: rows,
+            });
+        }
+        Some(seen)
+    }
+
     /// The rows packed into `l1` (all of L1 after the run).
     pub fn read(&self, arch: Arch, l1: &[u8]) -> Option<ObservedDst> {
         let mut seen = ObservedDst {
@@ -153,7 +203,8 @@ impl DstReadback {
             bits: Default::default(),
             read: vec![false; ROWS],
         };
-        let bytes = l1.get(self.window().start as usize..self.window().end as usize)?;
+        let end = self.at + self.tiles.len() as u32 * TILE_BYTES;
+        let bytes = l1.get(self.at as usize..end as usize)?;
         let rows = self
             .tiles
             .iter()
@@ -171,6 +222,65 @@ impl DstReadback {
     }
 }
 
+/// `SrcA` and `SrcB` as an engine showed them: per bank read back, the
+/// FP32 words the packer wrote for it (a cell `c` moved whole is `c << 13`),
+/// and the banks not read, with the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObservedSrc {
+    pub banks: Vec<SeenBank>,
+    pub unread: Vec<(Source, u8, String)>,
+}
+
+/// One bank read back: its rows as FP32 words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeenBank {
+    pub source: Source,
+    pub bank: u8,
+    pub words: Box<[[u32; COLS]; SRC_ROWS]>,
+}
+
+impl ObservedSrc {
+    /// Both banks of both registers of a machine, as the emulator engine
+    /// shows them.
+    pub fn of_machine(m: &Machine) -> ObservedSrc {
+        let mut banks = Vec::new();
+        for (source, reg) in [(Source::A, &m.srca), (Source::B, &m.srcb)] {
+            for (b, bank) in reg.banks.iter().enumerate() {
+                banks.push(SeenBank {
+                    source,
+                    bank: b as u8,
+                    words: Box::new(bank.rows.map(|row| row.map(|c| c << 13))),
+                });
+            }
+        }
+        ObservedSrc {
+            banks,
+            unread: Vec::new(),
+        }
+    }
+
+    /// Row `row` of `source` bank `bank` as FP32 words, if it was read
+    /// back; otherwise why not.
+    pub fn row(&self, source: Source, bank: u8, row: u8) -> Result<[u32; COLS], String> {
+        if let Some(seen) = self
+            .banks
+            .iter()
+            .find(|b| b.source == source && b.bank == bank)
+        {
+            return seen
+                .words
+                .get(usize::from(row))
+                .copied()
+                .ok_or_else(|| format!("a bank has {SRC_ROWS} rows"));
+        }
+        Err(self
+            .unread
+            .iter()
+            .find(|(s, b, _)| *s == source && *b == bank)
+            .map_or_else(|| "not asked for".into(), |(_, _, why)| why.clone()))
+    }
+}
+
 /// `Dst` as an engine showed it: the storage bits of the rows read back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObservedDst {
@@ -178,7 +288,7 @@ pub struct ObservedDst {
     /// The addressing the vector's row numbers are taken under.
     pub addressing: DstAddressing,
     /// The storage bits, where `read` says they were read back.
-    pub bits: tensix_emu::state::dst::Dst,
+    pub bits: Box<tensix_emu::state::dst::Dst>,
     /// Per storage row, whether it was read back.
     pub read: Vec<bool>,
 }
@@ -189,7 +299,7 @@ impl ObservedDst {
         ObservedDst {
             arch: m.arch(),
             addressing: m.dst_addressing(),
-            bits: m.dst.clone(),
+            bits: Box::new(m.dst.clone()),
             read: vec![true; ROWS],
         }
     }

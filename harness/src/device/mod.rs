@@ -38,6 +38,7 @@ pub mod bundle;
 pub mod dst_loader;
 pub mod dst_readback;
 pub mod rv32;
+pub mod src_readback;
 
 use crate::vector::Vector;
 use dst_readback::DstReadback;
@@ -117,6 +118,8 @@ pub struct RunFacts {
     pub thread2_regs: Vec<u8>,
     /// The `Dst` addressing in force when the run ends.
     pub dst_addressing: DstAddressing,
+    /// Who holds the `SrcA` and `SrcB` banks when the run ends.
+    pub src: [src_readback::SrcHandshake; 2],
 }
 
 impl RunFacts {
@@ -240,11 +243,23 @@ fn plan_readback(
     run: &RunFacts,
     used: &[Range<u64>],
 ) -> Result<Option<(DstReadback, Vec<Step>)>, String> {
-    let Some(want) = v.expect.dst.as_ref().filter(|d| !d.rows.is_empty()) else {
-        return Ok(None);
+    let want_dst = v.expect.dst.as_ref().filter(|d| !d.rows.is_empty());
+    let banks = |rows: &Option<Vec<crate::vector::SrcRow>>| -> Vec<u8> {
+        let mut b: Vec<u8> = rows.iter().flatten().map(|r| r.bank & 1).collect();
+        b.sort_unstable();
+        b.dedup();
+        b
     };
-    let tiles = DstReadback::tiles_for(v.arch, run.dst_addressing, want);
-    let len = tiles.len() as u32 * dst_readback::TILE_BYTES;
+    let want_src = [banks(&v.expect.srca), banks(&v.expect.srcb)];
+    if want_dst.is_none() && want_src.iter().all(Vec::is_empty) {
+        return Ok(None);
+    }
+    let tiles = want_dst.map_or_else(Vec::new, |want| {
+        DstReadback::tiles_for(v.arch, run.dst_addressing, want)
+    });
+    let mut free = (0..dst_readback::TILES).filter(|t| !tiles.contains(t));
+    let src = src_readback::SrcPlan::new(v.arch, want_src, run.src, &mut free);
+    let len = (tiles.len() + src.reads.len()) as u32 * dst_readback::TILE_BYTES;
     let l1 = v.arch.l1_size() as u32;
     let clear = |w: &Range<u32>| {
         !overlaps(&(u64::from(REGION.start)..u64::from(REGION.end)), w)
@@ -259,6 +274,8 @@ fn plan_readback(
         at,
         tiles,
         addressing: run.dst_addressing,
+        src,
+        held: run.src,
     };
     // What the emulator's run leaves set, and, in case the engine's run
     // went further than the emulator's (a fault it did not share), every

@@ -18,9 +18,11 @@ use crate::generators::tile::{pack_tags, PackTileCase, UnpackTileCase};
 use crate::generators::{from_seed, seeded_bytes};
 use crate::repro::{pack_candidates, program_candidates, unpack_candidates};
 use crate::run::{self, Workbench};
-use crate::vector::{Arch, Dst, DstFormat, DstRow, ExpectedFault, FaultKind, Vector};
+use crate::vector::{Arch, Dst, DstFormat, DstRow, ExpectedFault, FaultKind, SrcRow, Vector};
 use std::fmt;
 use tensix_emu::state::dst::{adj16, DstView, ROWS};
+use tensix_emu::state::src::ROWS as SRC_ROWS;
+use tensix_emu::state::SrcReg;
 use tensix_emu::Machine;
 
 /// Which generator a campaign draws from.
@@ -237,12 +239,9 @@ impl Class {
 /// The emulator's run of a job.
 pub enum EmulatorRun {
     /// `v` with `expect` holding the emulator's result: the L1 bytes and
-    /// `Dst` rows it changed, or the fault it stopped with.
-    Expected {
-        vector: Box<Vector>,
-        /// Whether the run changed SrcA or SrcB, which no engine reads back.
-        src_changed: bool,
-    },
+    /// `Dst`, `SrcA` and `SrcB` rows it changed, or the fault it stopped
+    /// with.
+    Expected(Box<Vector>),
     /// Nothing an engine can be compared with.
     Final(Class),
 }
@@ -277,7 +276,8 @@ pub fn emulator_run(bench: &mut Workbench, v: &Vector) -> EmulatorRun {
     let (m, fault) = bench.execute(v, &before);
     let changed = run::changed_between(&before.l1, &m.l1);
     let dst = changed_dst(&before, &m);
-    let src_changed = before.srca != m.srca || before.srcb != m.srcb;
+    let srca = changed_src(&before.srca, &m.srca);
+    let srcb = changed_src(&before.srcb, &m.srcb);
     bench.give_back(before);
     bench.give_back(m);
     let mut expected = v.clone();
@@ -297,12 +297,26 @@ pub fn emulator_run(bench: &mut Workbench, v: &Vector) -> EmulatorRun {
         None => {
             expected.expect.l1 = Some(changed);
             expected.expect.dst = dst;
+            expected.expect.srca = srca;
+            expected.expect.srcb = srcb;
         }
     }
-    EmulatorRun::Expected {
-        vector: Box::new(expected),
-        src_changed,
-    }
+    EmulatorRun::Expected(Box::new(expected))
+}
+
+/// The rows of a `Src` register whose cells differ between `before` and
+/// `after`, by bank and row.
+fn changed_src(before: &SrcReg, after: &SrcReg) -> Option<Vec<SrcRow>> {
+    let rows: Vec<SrcRow> = (0..2)
+        .flat_map(|bank| (0..SRC_ROWS).map(move |row| (bank, row)))
+        .filter(|&(bank, row)| before.banks[bank].rows[row] != after.banks[bank].rows[row])
+        .map(|(bank, row)| SrcRow {
+            bank: bank as u8,
+            row: row as u8,
+            cells: after.banks[bank].rows[row],
+        })
+        .collect();
+    (!rows.is_empty()).then_some(rows)
 }
 
 /// What an engine was asked and what it showed: the job with the
@@ -336,12 +350,9 @@ pub fn classify(
     v: &Vector,
     engine: &mut dyn Engine,
 ) -> (Class, Option<Asked>) {
-    let (expected, src_changed) = match emulator_run(bench, v) {
+    let expected = match emulator_run(bench, v) {
         EmulatorRun::Final(c) => return (c, None),
-        EmulatorRun::Expected {
-            vector,
-            src_changed,
-        } => (vector, src_changed),
+        EmulatorRun::Expected(vector) => vector,
     };
     let verdict = engine.run(&expected);
     let cmp = engine::compare(&expected, &verdict);
@@ -356,11 +367,7 @@ pub fn classify(
                 .join(""),
         ),
         _ if !cmp.compared => Class::Uncompared(cmp.not_compared.join("; ")),
-        Verdict::Observed(_) if src_changed => Class::Uncompared(
-            "the job's result is in SrcA or SrcB, which engines do not read back yet; \
-             L1, Dst and the absence of a fault matched"
-                .into(),
-        ),
+        _ if !cmp.result_gaps.is_empty() => Class::Uncompared(cmp.result_gaps.join("; ")),
         _ => Class::Agree,
     };
     (class, Some(Asked { expected, verdict }))
@@ -435,11 +442,14 @@ mod tests {
 
     /// An engine that does what the emulator does, or refuses; `flip`
     /// changes one L1 byte of what it shows, `flip_dst` one bit of every
-    /// `Dst` row.
+    /// `Dst` row, `flip_src` one bit of every `Src` row; `no_src` shows no
+    /// `Src` at all.
     #[derive(Default)]
     struct Fake {
         flip: Option<u32>,
         flip_dst: bool,
+        flip_src: bool,
+        no_src: bool,
         refuse: bool,
     }
 
@@ -464,6 +474,14 @@ mod tests {
             if let (true, Ok(d)) = (self.flip_dst, &mut o.dst) {
                 (0..ROWS).for_each(|r| d.bits.row_mut(r)[3] ^= 0x10);
             }
+            if let (true, Ok(s)) = (self.flip_src, &mut o.src) {
+                for b in &mut s.banks {
+                    b.words.iter_mut().for_each(|r| r[5] ^= 1 << 20);
+                }
+            }
+            if self.no_src {
+                o.src = Err("shown no Src".into());
+            }
             Verdict::Observed(o)
         }
     }
@@ -471,7 +489,7 @@ mod tests {
     /// The `Dst` rows the emulator's run of `v` changed.
     fn expected_dst(v: &Vector) -> Dst {
         match emulator_run(&mut Workbench::new(), v) {
-            EmulatorRun::Expected { vector, .. } => vector.expect.dst.expect("Dst rows"),
+            EmulatorRun::Expected(vector) => vector.expect.dst.expect("Dst rows"),
             EmulatorRun::Final(c) => panic!("the emulator did not finish: {c:?}"),
         }
     }
@@ -494,7 +512,7 @@ mod tests {
     }
 
     #[test]
-    fn an_unpack_to_src_is_uncompared_and_one_to_dst_is_compared_by_its_rows() {
+    fn an_unpack_is_compared_by_the_dst_or_src_rows_it_writes() {
         let mut same = Fake::default();
         let (mut to_src, mut to_dst) = (0, 0);
         for i in 0..80 {
@@ -537,11 +555,26 @@ mod tests {
                         assert_eq!(seen.cells[4], was.cells[4], "job {i} row {}", seen.row);
                     }
                 }
-            } else {
-                assert_ne!(class, Class::Agree, "job {i}: SrcA/SrcB are not read back");
-                if class.name() == "uncompared" {
-                    to_src += 1;
-                }
+            } else if class == Class::Agree {
+                to_src += 1;
+                let flip = |e: &mut Fake| classify(&mut Workbench::new(), &v, e).0;
+                let flipped = flip(&mut Fake {
+                    flip_src: true,
+                    ..Fake::default()
+                });
+                assert_eq!(flipped.name(), "differ", "job {i}");
+                assert!(flipped.reason().contains("src"), "{}", flipped.reason());
+                // A Src not shown is never agreement.
+                let unseen = flip(&mut Fake {
+                    no_src: true,
+                    ..Fake::default()
+                });
+                assert_eq!(unseen.name(), "uncompared", "job {i}");
+                assert!(
+                    unseen.reason().contains("shown no Src"),
+                    "{}",
+                    unseen.reason()
+                );
             }
         }
         assert!(to_src > 0 && to_dst > 0, "{to_src} to Src, {to_dst} to Dst");

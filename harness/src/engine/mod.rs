@@ -12,7 +12,9 @@ pub mod known;
 pub mod record;
 pub mod umd;
 
-use crate::device::{self, dst_readback::ObservedDst, RunFacts};
+use crate::device::dst_readback::{ObservedDst, ObservedSrc, Source};
+use crate::device::src_readback::SrcHandshake;
+use crate::device::{self, RunFacts};
 use crate::run;
 use crate::vector::{FaultKind, Vector};
 use std::ops::Range;
@@ -54,6 +56,8 @@ pub struct Observation {
     pub l1_unobserved: Vec<Range<u32>>,
     /// The `Dst` rows read back, or why there are none.
     pub dst: Result<ObservedDst, String>,
+    /// The `SrcA`/`SrcB` banks read back, or why there are none.
+    pub src: Result<Box<ObservedSrc>, String>,
 }
 
 /// An engine.
@@ -70,6 +74,10 @@ pub struct Comparison {
     pub mismatches: Vec<run::Mismatch>,
     /// What the vector expects that was not compared, and why.
     pub not_compared: Vec<String>,
+    /// The `Dst`, `SrcA` or `SrcB` rows the vector expects that went
+    /// uncompared, and why (also in `not_compared`): where there are any,
+    /// the job's result was not all held to.
+    pub result_gaps: Vec<String>,
 }
 
 /// Compare an engine's verdict with the vector's `expect`.
@@ -87,6 +95,7 @@ pub fn compare(v: &Vector, verdict: &Verdict) -> Comparison {
             compared: false,
             mismatches,
             not_compared,
+            result_gaps: Vec::new(),
         };
     }
     // The ISA leaves the outcome undefined (DESIGN.md, "Faults"): the
@@ -107,8 +116,10 @@ pub fn compare(v: &Vector, verdict: &Verdict) -> Comparison {
             compared: false,
             mismatches,
             not_compared,
+            result_gaps: Vec::new(),
         };
     }
+    let mut result_gaps = Vec::new();
     let compared = match verdict {
         Verdict::Observed(_) | Verdict::Stopped { .. } => true,
         Verdict::TimedOut(_) => expected_fault == Some(FaultKind::Deadlock),
@@ -144,18 +155,17 @@ pub fn compare(v: &Vector, verdict: &Verdict) -> Comparison {
                 mismatches.push(run::Mismatch::L1 { expected, actual });
             }
             if let Some(d) = &v.expect.dst {
-                compare_dst(d, &obs.dst, &mut mismatches, &mut not_compared);
+                compare_dst(d, &obs.dst, &mut mismatches, &mut result_gaps);
             }
-            let asked = [
-                ("srca", v.expect.srca.is_some()),
-                ("srcb", v.expect.srcb.is_some()),
-                ("adc", v.expect.adc.is_some()),
-            ];
-            // No engine reads SrcA, SrcB or the ADCs back yet.
-            for (part, is_expected) in asked {
-                if is_expected {
-                    not_compared.push(format!("expect.{part}: not read back from engines yet"));
+            for (source, rows) in [(Source::A, &v.expect.srca), (Source::B, &v.expect.srcb)] {
+                if let Some(rows) = rows {
+                    compare_src(source, rows, &obs.src, &mut mismatches, &mut result_gaps);
                 }
+            }
+            not_compared.extend(result_gaps.iter().cloned());
+            // No engine reads the ADCs back yet.
+            if v.expect.adc.is_some() {
+                not_compared.push("expect.adc: not read back from engines yet".into());
             }
         }
         Verdict::Stopped { kind, message } => {
@@ -185,6 +195,61 @@ pub fn compare(v: &Vector, verdict: &Verdict) -> Comparison {
         compared,
         mismatches,
         not_compared,
+        result_gaps,
+    }
+}
+
+/// Hold the `SrcA` or `SrcB` rows an engine showed against `want`; banks
+/// it did not show are named with the reason, never passed.
+fn compare_src(
+    source: Source,
+    want: &[crate::vector::SrcRow],
+    seen: &Result<Box<ObservedSrc>, String>,
+    mismatches: &mut Vec<run::Mismatch>,
+    not_compared: &mut Vec<String>,
+) {
+    let which = source.name();
+    let seen = match seen {
+        Ok(s) => s,
+        Err(why) => {
+            if !want.is_empty() {
+                not_compared.push(format!("expect.{which}: {why}"));
+            }
+            return;
+        }
+    };
+    let mut missing: Vec<(u8, String)> = Vec::new();
+    for r in want {
+        match seen.row(source, r.bank, r.row) {
+            Ok(words) => {
+                // A cell moved whole reads back as itself above 13 zero bits.
+                let expected = r.cells.map(|c| c << 13);
+                if words != expected {
+                    if let Some(w) = words.iter().find(|w| **w & 0x1fff != 0) {
+                        mismatches.push(run::Mismatch::Invariant(format!(
+                            "{which} bank {} row {} read back as FP32 {w:#010x}: a 19-bit \
+                             datum moved whole leaves the low 13 bits zero",
+                            r.bank, r.row
+                        )));
+                    }
+                    mismatches.push(run::Mismatch::Src {
+                        which,
+                        bank: r.bank,
+                        row: r.row,
+                        expected: r.cells,
+                        actual: words.map(|w| w >> 13),
+                    });
+                }
+            }
+            Err(why) => {
+                if !missing.iter().any(|(b, _)| *b == r.bank) {
+                    missing.push((r.bank, why));
+                }
+            }
+        }
+    }
+    for (bank, why) in missing {
+        not_compared.push(format!("expect.{which} bank {bank}: {why}"));
     }
 }
 
@@ -291,11 +356,19 @@ pub fn emulator_facts(v: &Vector) -> Result<RunFacts, String> {
         .filter(|&r| m.thread_config.read(2, r).is_some_and(|w| w != 0))
         .map(|r| r as u8)
         .collect();
+    let held = |r: &tensix_emu::state::SrcReg| SrcHandshake {
+        matrix_owns: r
+            .banks
+            .each_ref()
+            .map(|b| b.allowed_client == tensix_emu::state::SrcClient::MatrixUnit),
+        matrix_bank: (r.matrix_bank & 1) as u8,
+    };
     Ok(RunFacts {
         touched,
         config,
         thread2_regs,
         dst_addressing: m.dst_addressing(),
+        src: [held(&m.srca), held(&m.srcb)],
     })
 }
 
@@ -334,6 +407,7 @@ impl Engine for Emulator {
                 l1: m.l1.bytes().to_vec(),
                 l1_unobserved: Vec::new(),
                 dst: Ok(ObservedDst::of_machine(&m)),
+                src: Ok(Box::new(ObservedSrc::of_machine(&m))),
             }),
         }
     }
@@ -426,6 +500,7 @@ mod tests {
             l1: vec![0; 64],
             l1_unobserved: Vec::new(),
             dst: Err("not read".into()),
+            src: Err("not read".into()),
         });
         for verdict in [ran_on, stopped(FaultKind::Deadlock)] {
             let e = entry(verdict, &v);

@@ -3,12 +3,13 @@
 //!
 //! Only what the engine observed is recorded: L1 (as the 16-byte blocks that
 //! differ from the setup image, outside the program image's own region), the
-//! `Dst` rows the vector expects where the engine read them back, or the
-//! fault it stopped with. Parts it cannot read back are left out of
+//! `Dst`, `SrcA` and `SrcB` rows the vector expects where the engine read
+//! them back, or the fault it stopped with. Parts it cannot read back are left out of
 //! `expect` (absent means "not checked") and named in `provenance.detail`.
 
 use super::{EngineInfo, Verdict};
-use crate::vector::{Dst, DstRow, Expect, ExpectedFault, L1Range, Source, Vector};
+use crate::device::dst_readback::{ObservedSrc, Source as Src};
+use crate::vector::{Dst, DstRow, Expect, ExpectedFault, L1Range, Source, SrcRow, Vector};
 
 /// The vector `v` with `expect` replaced by what `verdict` observed.
 /// `date` is the day of the run (`YYYY-MM-DD`). A refusal or a time-out
@@ -57,7 +58,7 @@ pub fn recorded(
                 .iter()
                 .map(|r| format!("L1 {:#x}..{:#x} (the program image)", r.start, r.end))
                 .collect();
-            let mut unobserved = vec!["SrcA, SrcB and the ADCs".to_string()];
+            let mut unobserved = vec!["the ADCs".to_string()];
             let dst = match (&v.expect.dst, &obs.dst) {
                 (None, _) => None,
                 (Some(want), Ok(seen)) => {
@@ -83,11 +84,15 @@ pub fn recorded(
                     None
                 }
             };
+            let srca = src_rows(Src::A, &v.expect.srca, &obs.src, &mut unobserved);
+            let srcb = src_rows(Src::B, &v.expect.srcb, &obs.src, &mut unobserved);
             unobserved.extend(regions);
             (
                 Expect {
                     l1: Some(l1),
                     dst,
+                    srca,
+                    srcb,
                     ..Expect::default()
                 },
                 unobserved,
@@ -113,6 +118,41 @@ pub fn recorded(
         unobserved.join("; ")
     );
     Ok(out)
+}
+
+/// The `SrcA` or `SrcB` rows `want` names, as the engine showed them:
+/// every one, or none (and the reason in `unobserved`). A row read back
+/// with any of the low 13 bits set holds no 19-bit datum and is not one.
+fn src_rows(
+    source: Src,
+    want: &Option<Vec<SrcRow>>,
+    seen: &Result<Box<ObservedSrc>, String>,
+    unobserved: &mut Vec<String>,
+) -> Option<Vec<SrcRow>> {
+    let want = want.as_ref()?;
+    let which = source.name();
+    let seen = match seen {
+        Ok(s) => s,
+        Err(why) => {
+            unobserved.push(format!("{which} ({why})"));
+            return None;
+        }
+    };
+    let rows: Result<Vec<SrcRow>, String> = want
+        .iter()
+        .map(|r| {
+            let words = seen.row(source, r.bank, r.row)?;
+            if words.iter().any(|w| w & 0x1fff != 0) {
+                return Err(format!("row {} read back with its low 13 bits set", r.row));
+            }
+            Ok(SrcRow {
+                cells: words.map(|w| w >> 13),
+                ..*r
+            })
+        })
+        .collect();
+    rows.map_err(|why| unobserved.push(format!("{which} ({why})")))
+        .ok()
 }
 
 /// Today's date in UTC, `YYYY-MM-DD` (the civil-from-days algorithm of
@@ -173,6 +213,7 @@ mod tests {
             l1,
             l1_unobserved: vec![crate::device::REGION],
             dst: Err("not read back".into()),
+            src: Err("not read back".into()),
         });
         let info = EngineInfo {
             kind: "ttsim".into(),
@@ -218,6 +259,7 @@ mod tests {
                 l1: vec![0x5a; 1536 * 1024],
                 l1_unobserved: Vec::new(),
                 dst,
+                src: Err("not read back".into()),
             })
         };
         let r = recorded(&v, &info, &observed(Ok(ObservedDst::of_machine(&m))), "d").unwrap();
@@ -250,5 +292,47 @@ mod tests {
         };
         let e = recorded(&vector(), &info, &Verdict::Refused("no".into()), "d").unwrap_err();
         assert!(e.contains("refused: no"));
+    }
+    #[test]
+    fn the_src_rows_asked_for_are_recorded_as_the_engine_showed_them() {
+        use crate::device::dst_readback::ObservedSrc;
+        let mut v = vector();
+        v.expect.srca = Some(vec![SrcRow {
+            bank: 1,
+            row: 33,
+            cells: [0; 16],
+        }]);
+        let mut m = tensix_emu::Machine::new(tensix_emu::Arch::Blackhole);
+        m.srca.write(1, 33, 6, 0x5_1234);
+        let info = EngineInfo {
+            kind: "wolfpine".into(),
+            detail: "w".into(),
+        };
+        let observed = |src| {
+            Verdict::Observed(super::super::Observation {
+                l1: vec![0x5a; 1536 * 1024],
+                l1_unobserved: Vec::new(),
+                dst: Err("not read back".into()),
+                src,
+            })
+        };
+        let mut seen = ObservedSrc::of_machine(&m);
+        let r = recorded(&v, &info, &observed(Ok(Box::new(seen.clone()))), "d").unwrap();
+        let rows = r.expect.srca.unwrap();
+        assert_eq!((rows.len(), rows[0].bank, rows[0].row), (1, 1, 33));
+        assert_eq!(rows[0].cells[6], 0x5_1234);
+        assert!(!r.provenance.detail.contains("srca ("));
+        // A word no move could write is not recorded as a datum.
+        seen.banks[1].words[33][0] |= 1;
+        let r = recorded(&v, &info, &observed(Ok(Box::new(seen))), "d").unwrap();
+        assert_eq!(r.expect.srca, None);
+        assert!(
+            r.provenance.detail.contains("low 13 bits"),
+            "{}",
+            r.provenance.detail
+        );
+        let r = recorded(&v, &info, &observed(Err("no image".into())), "d").unwrap();
+        assert_eq!(r.expect.srca, None);
+        assert!(r.provenance.detail.contains("srca (no image)"));
     }
 }

@@ -347,25 +347,37 @@ pub fn verdict_of_reply(
                 (_, Value::Array(changes), Some(image)) => apply_changes(image, changes),
                 _ => None,
             };
-            let dst = match image.map(|i| &i.dst) {
+            let (dst, src) = match image.map(|i| &i.dst) {
                 Some(DstPlan::Read(rb)) => {
                     let w = rb.window();
                     unobserved.push(w.start..w.end.min(arch.l1_size() as u32));
-                    l1.as_deref()
-                        .and_then(|l1| rb.read(arch, l1))
-                        .ok_or_else(|| "the Dst readback lies outside L1".to_string())
+                    let outside = || "the Dst readback lies outside L1".to_string();
+                    (
+                        l1.as_deref()
+                            .and_then(|l1| rb.read(arch, l1))
+                            .ok_or_else(outside),
+                        l1.as_deref()
+                            .and_then(|l1| rb.read_src(l1))
+                            .map(Box::new)
+                            .ok_or_else(outside),
+                    )
                 }
-                Some(DstPlan::Unread(why)) => Err(why.clone()),
+                Some(DstPlan::Unread(why)) => (Err(why.clone()), Err(why.clone())),
                 Some(DstPlan::NotAsked) => {
-                    Err("not read back: the vector expected no Dst rows".into())
+                    let why = "not read back: the vector expected no Dst, SrcA or SrcB rows";
+                    (Err(why.into()), Err(why.into()))
                 }
-                None => Err("not read back: no program image to find it by".into()),
+                None => {
+                    let why = "not read back: no program image to find it by";
+                    (Err(why.into()), Err(why.into()))
+                }
             };
             match l1 {
                 Some(l1) if l1.len() == arch.l1_size() => Verdict::Observed(Observation {
                     l1,
                     l1_unobserved: unobserved,
                     dst,
+                    src,
                 }),
                 _ => Verdict::Refused("the runner's L1 read-back is not the whole L1".into()),
             }

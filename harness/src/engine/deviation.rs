@@ -72,6 +72,11 @@ pub const DEVIATIONS: &[Deviation] = &[
         entry: "wolfpine-no-downsampling",
         apply: no_downsampling,
     },
+    Deviation {
+        engine: "wolfpine",
+        entry: "wolfpine-src-row-steps-without-set-upd",
+        apply: src_row_steps_always,
+    },
 ];
 
 /// Wolfpine's packer (`framework/pe/tensix/backends/packer.py`,
@@ -125,6 +130,39 @@ fn no_downsampling(v: &mut Vector) -> bool {
             CfgField::THCON_SEC1_REG8_Downsample_mask,
         ],
     )
+}
+
+/// Wolfpine's unpacker (`flip_src_banks` in
+/// `framework/pe/tensix/backends/unpacker.py`) advances `SrcRow` by
+/// `16 + SrcRowBase` after every `UNPACR` that does not hand its bank over;
+/// `UNPACR_Regular.md` does so only when `Unpack_Src_Reg_Set_Upd` is set,
+/// a field no Python file of the package reads. The counterfactual sets it
+/// for both unpackers, in a vector that issues an `UNPACR`.
+fn src_row_steps_always(v: &mut Vector) -> bool {
+    const UNPACR: u32 = 0x42;
+    let words = v
+        .program
+        .iter()
+        .flat_map(|p| &p.run)
+        .filter_map(|s| match s {
+            crate::vector::Step::Instruction(w) => Some(*w),
+            _ => None,
+        })
+        .chain(
+            v.setup
+                .mop_config
+                .iter()
+                .flat_map(|m| m.words.iter().copied()),
+        );
+    if !words.into_iter().any(|w| w >> 24 == UNPACR) {
+        return false;
+    }
+    [
+        CfgField::THCON_SEC0_REG2_Unpack_Src_Reg_Set_Upd,
+        CfgField::THCON_SEC1_REG2_Unpack_Src_Reg_Set_Upd,
+    ]
+    .into_iter()
+    .fold(false, |changed, f| set_field(v, f, 1) | changed)
 }
 
 /// Clear a packer field in the four places the packers keep it
@@ -330,9 +368,10 @@ pub fn entries(bench: &mut Workbench, recorded: &Vector, engine: &str) -> Option
     })
 }
 
-/// The most rules of one engine [`explain`] combines (`2^8 - 1` sets); a
-/// test keeps the catalogue within it.
-const MAX_RULES: usize = 8;
+/// The most rules of one engine [`explain`] combines (`2^10 - 1` sets, of
+/// which only those of the rules that reach the vector are tried); a test
+/// keeps the catalogue within it.
+const MAX_RULES: usize = 10;
 
 /// The smallest set of `engine`'s deviations (fewest rules, then catalogue
 /// order) under which the emulator meets every expectation of `recorded`,
@@ -459,6 +498,23 @@ mod tests {
         let v = corpus("isa-spec/wormhole_b0/pack/packer-mask-zero-means-packer-0.yaml");
         assert!(crate::run::run_vector(&v).unwrap().passed());
         assert_eq!(explain(&mut Workbench::new(), &v, "wolfpine"), None);
+    }
+
+    #[test]
+    fn the_src_row_rule_reaches_only_vectors_that_unpack() {
+        let mut pack = corpus("isa-spec/wormhole_b0/pack/packer-mask-zero-means-packer-0.yaml");
+        assert!(!src_row_steps_always(&mut pack));
+        let mut v = corpus(
+            "engines/wolfpine-src-row-steps-without-set-upd/wolfpine-wormhole_b0-unpack.yaml",
+        );
+        assert!(src_row_steps_always(&mut v));
+        for f in [
+            CfgField::THCON_SEC0_REG2_Unpack_Src_Reg_Set_Upd,
+            CfgField::THCON_SEC1_REG2_Unpack_Src_Reg_Set_Upd,
+        ] {
+            assert_eq!(setup_value(&v, f), 1);
+        }
+        assert!(!src_row_steps_always(&mut v), "already set");
     }
 
     /// Wolfpine wrote FP16 `0x025d` (a denormal) as BF16 `0x004b`

@@ -430,8 +430,10 @@ impl EngineEntry {
             (Verdict::Refused(_), _) => "refused",
             (Verdict::TimedOut(_), c) if !c.compared => "timed out",
             (_, c) if !c.compared => "uncompared",
-            (_, c) if c.mismatches.is_empty() => "agree",
-            _ => "differ",
+            (_, c) if !c.mismatches.is_empty() => "differ",
+            // Some of the rows the vector expects were not read back.
+            (_, c) if !c.result_gaps.is_empty() => "uncompared",
+            _ => "agree",
         }
     }
 }
@@ -483,6 +485,43 @@ mod tests {
             comparison: compare(v, &verdict),
             verdict,
         }
+    }
+
+    /// Rows a vector expects that the engine did not show keep it from
+    /// agreeing; a mismatch elsewhere still makes it differ.
+    #[test]
+    fn a_vector_whose_src_rows_went_unread_is_uncompared() {
+        let mut v = Vector::from_yaml_str(
+            "schema: tensix-vector/1\nname: s\narch: blackhole\nprovenance: {source: isa-spec}\n\
+             program:\n  - thread: 0\n    run: [0x02000000]\n",
+            "s.yaml",
+        )
+        .unwrap();
+        v.expect.l1 = Some(Vec::new());
+        let seen = |l1: Vec<u8>, src: Result<Box<ObservedSrc>, String>| {
+            Verdict::Observed(Observation {
+                l1,
+                l1_unobserved: Vec::new(),
+                dst: Err("not read".into()),
+                src,
+            })
+        };
+        let m = tensix_emu::Machine::new(tensix_emu::Arch::Blackhole);
+        let all = || Ok(Box::new(ObservedSrc::of_machine(&m)));
+        assert_eq!(entry(seen(vec![0; 64], all()), &v).class(), "agree");
+        v.expect.srcb = Some(vec![crate::vector::SrcRow {
+            bank: 0,
+            row: 3,
+            cells: [0; 16],
+        }]);
+        assert_eq!(entry(seen(vec![0; 64], all()), &v).class(), "agree");
+        let e = entry(seen(vec![0; 64], Err("no move".into())), &v);
+        assert_eq!(e.class(), "uncompared");
+        assert_eq!(e.comparison.result_gaps, vec!["expect.srcb: no move"]);
+        assert_eq!(
+            entry(seen(vec![1; 64], Err("no move".into())), &v).class(),
+            "differ"
+        );
     }
 
     #[test]

@@ -350,7 +350,9 @@ pub fn verdict_of_reply(
             let (dst, src) = match image.map(|i| &i.dst) {
                 Some(DstPlan::Read(rb)) => {
                     let w = rb.window();
-                    unobserved.push(w.start..w.end.min(arch.l1_size() as u32));
+                    if !w.is_empty() {
+                        unobserved.push(w.start..w.end.min(arch.l1_size() as u32));
+                    }
                     let outside = || "the Dst readback lies outside L1".to_string();
                     (
                         l1.as_deref()

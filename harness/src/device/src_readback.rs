@@ -144,8 +144,9 @@ impl SrcPlan {
         plan
     }
 
-    /// TRISC2's steps: set up the moves, move each bank (with a
-    /// `CLEARDVALID` before the second bank of a source), wait for the
+    /// TRISC2's steps: set up the moves, move each bank (after a
+    /// `CLEARDVALID` that gives back the matrix unit's current bank, where
+    /// the bank is the other one), wait for the
     /// matrix unit to finish, and put the setup back to zero. The Config
     /// and ThreadConfig words touched are zero before (the readback clears
     /// what the run leaves set).

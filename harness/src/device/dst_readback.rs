@@ -1,6 +1,7 @@
 //! Reading `Dst` back on a device: after the vector's programs, TRISC2
 //! packs the `Dst32b` rows the vector's `expect.dst` names into L1 scratch,
-//! where the runner's L1 read-back finds them.
+//! where the runner's L1 read-back finds them; after them, the tiles into
+//! which [`super::src_readback`] moved the `SrcA`/`SrcB` banks it expects.
 //!
 //! No engine reached through tt-umd gives a direct view of `Dst`: the
 //! RISC-V window onto it (`Dst.md`, "RISCV access to Dst") is not modelled

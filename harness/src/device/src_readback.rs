@@ -190,27 +190,26 @@ impl SrcPlan {
                     reset: 0,
                 })));
             }
-            let base = u32::from(r.tile) * 64;
-            match r.source {
-                // Eight rows at a time (ttsim moves no fewer).
-                Source::A => steps.extend((0..8).map(|k| {
-                    insn(Instruction::Mova2d(isa::Mova2d {
+            // MOVA2D eight rows at a time (ttsim moves no fewer), MOVB2D
+            // four (Move4Rows).
+            let rows = if r.source == Source::A { 8 } else { 4 };
+            steps.extend((0..64 / rows).map(|k| {
+                let (src, dst) = (rows * k, u32::from(r.tile) * 64 + rows * k);
+                insn(match r.source {
+                    Source::A => Instruction::Mova2d(isa::Mova2d {
                         instr_mod: 2,
-                        src: 8 * k,
-                        dst: base + 8 * k,
+                        src,
+                        dst,
                         ..Default::default()
-                    }))
-                })),
-                // Move4Rows.
-                Source::B => steps.extend((0..16).map(|k| {
-                    insn(Instruction::Movb2d(isa::Movb2d {
+                    }),
+                    Source::B => Instruction::Movb2d(isa::Movb2d {
                         instr_mod: 4,
-                        src: 4 * k,
-                        dst: base + 4 * k,
+                        src,
+                        dst,
                         ..Default::default()
-                    }))
-                })),
-            }
+                    }),
+                })
+            }));
         }
         // STALLWAIT: block everything until this thread has nothing in the
         // matrix unit's pipeline (C7 on Wormhole B0, `STALLWAIT.md`; C4 on

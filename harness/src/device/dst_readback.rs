@@ -28,7 +28,7 @@
 //! row valid, so this differs only where a run clears rows (`ZEROACC`).
 
 pub use super::src_readback::Source;
-use super::src_readback::{SrcHandshake, SrcPlan};
+use super::src_readback::SrcPlan;
 use super::Refusal;
 use crate::golden::{Edge, Format, PackJob, Relu};
 use crate::llk::{self, PackForm};
@@ -71,8 +71,6 @@ pub struct DstReadback {
     /// The `SrcA`/`SrcB` banks moved into further tiles of `Dst` and packed
     /// after `tiles`, and those that cannot be.
     pub src: SrcPlan,
-    /// Who holds the `Src` banks when the run ends.
-    pub held: [SrcHandshake; 2],
 }
 
 impl DstReadback {
@@ -128,7 +126,7 @@ impl DstReadback {
         for &reg in thread_regs {
             steps.push(Step::Instruction(super::setc16(reg, 0)));
         }
-        steps.extend(self.src.steps(arch, self.held));
+        steps.extend(self.src.steps(arch));
         let mut written = std::collections::BTreeMap::new();
         for (j, tile) in self.packed().enumerate() {
             let job = PackJob {

@@ -275,7 +275,6 @@ fn plan_readback(
         tiles,
         addressing: run.dst_addressing,
         src,
-        held: run.src,
     };
     // What the emulator's run leaves set, and, in case the engine's run
     // went further than the emulator's (a fault it did not share), every

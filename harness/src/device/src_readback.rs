@@ -80,6 +80,8 @@ pub struct BankRead {
 pub struct SrcPlan {
     pub reads: Vec<BankRead>,
     pub unread: Vec<(Source, u8, String)>,
+    /// Who holds the banks when the run ends, which the moves start from.
+    pub held: [SrcHandshake; 2],
 }
 
 impl SrcPlan {
@@ -91,7 +93,10 @@ impl SrcPlan {
         held: [SrcHandshake; 2],
         free: &mut dyn Iterator<Item = u16>,
     ) -> SrcPlan {
-        let mut plan = SrcPlan::default();
+        let mut plan = SrcPlan {
+            held,
+            ..SrcPlan::default()
+        };
         for source in Source::BOTH {
             let want = &wanted[source.index()];
             if want.is_empty() {
@@ -150,7 +155,7 @@ impl SrcPlan {
     /// matrix unit to finish, and put the setup back to zero. The Config
     /// and ThreadConfig words touched are zero before (the readback clears
     /// what the run leaves set).
-    pub fn steps(&self, arch: Arch, held: [SrcHandshake; 2]) -> Vec<Step> {
+    pub fn steps(&self, arch: Arch) -> Vec<Step> {
         if self.reads.is_empty() {
             return Vec::new();
         }
@@ -181,7 +186,7 @@ impl SrcPlan {
         }
         let insn = |i: Instruction| Step::Instruction(isa::encode(arch, &i).unwrap_or(0));
         for r in &self.reads {
-            if r.bank != held[r.source.index()].matrix_bank & 1 {
+            if r.bank != self.held[r.source.index()].matrix_bank & 1 {
                 // Give the matrix unit's first bank back (read just before,
                 // or not wanted), which moves it to the other
                 // (CLEARDVALID.md).
@@ -375,7 +380,6 @@ mod tests {
                     tiles: Vec::new(),
                     addressing: DstAddressing::default(),
                     src: plan,
-                    held,
                 };
                 let steps = rb.steps(arch, &[], &[]).unwrap();
                 let n = read_back(&m, &rb, steps);

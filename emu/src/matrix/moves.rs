@@ -146,7 +146,7 @@ fn move_rows(
     if arch == Arch::Blackhole && tcfg.get(thread, T::DISABLE_IMPLIED_SRCA_FMT_Base) == 0 {
         // ImpliedSrcAFmt[MatrixUnit.SrcABank]: the format unpacker 0 wrote
         // that bank in. (Only MOVA2D gets here on Blackhole.)
-        format = u32::from(m.unpackers.units[0].implied_format[m.srca.matrix_bank & 1]);
+        format = u32::from(m.unpackers.units[0].implied_format[bank]);
     }
     let tf32 = format == u32::from(DataFormat::Tf32.code());
     if use_dst32b_lo && tf32 {
@@ -170,7 +170,6 @@ fn move_rows(
     let addressing = dst_addressing(cfg, state);
 
     for k in 0..rows.count {
-        let reg: &SrcReg = if source == 0 { &m.srca } else { &m.srcb };
         let src_row = &reg.banks[bank].rows[((rows.src + k * rows.src_step) & 0x3f) as usize];
         let mut wide = [0u32; COLS];
         let mut narrow = [0u16; COLS];
@@ -185,7 +184,9 @@ fn move_rows(
             } else {
                 remove_high_exponent(hw)
             };
-            wide[c] = (u32::from(narrow[c]) << 16) | (((hw >> 8) & 7) << 13);
+            if tf32 {
+                wide[c] = (u32::from(narrow[c]) << 16) | (((hw >> 8) & 7) << 13);
+            }
         }
         let row = (first + k) & 0x3ff;
         // Each write makes its row valid, as the unpackers' writes do

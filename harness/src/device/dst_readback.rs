@@ -28,7 +28,7 @@
 //! row valid, so this differs only where a run clears rows (`ZEROACC`).
 
 pub use super::src_readback::Source;
-use super::src_readback::SrcPlan;
+use super::src_readback::{moved_word, SrcPlan};
 use super::Refusal;
 use crate::golden::{Edge, Format, PackJob, Relu};
 use crate::llk::{self, PackForm};
@@ -180,10 +180,8 @@ impl DstReadback {
             let at = first + j * TILE_BYTES as usize;
             let bytes = l1.get(at..at + TILE_BYTES as usize)?;
             let mut rows = Box::new([[0u32; COLS]; SRC_ROWS]);
-            for (row, b) in rows.iter_mut().zip(bytes.chunks_exact(COLS * 4)) {
-                for (w, v) in row.iter_mut().zip(b.chunks_exact(4)) {
-                    *w = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
-                }
+            for (row, words) in rows.iter_mut().zip(fp32_rows(bytes)) {
+                *row = words;
             }
             seen.banks.push(SeenBank {
                 source: r.source,
@@ -208,17 +206,24 @@ impl DstReadback {
             .tiles
             .iter()
             .flat_map(|&t| u32::from(t) * TILE_ROWS..(u32::from(t) + 1) * TILE_ROWS);
-        for (q, row) in rows.zip(bytes.chunks_exact(COLS * 4)) {
+        for (q, row) in rows.zip(fp32_rows(bytes)) {
             let s = adj32(arch, DstAddressing::default(), q);
-            for (c, v) in row.chunks_exact(4).enumerate() {
-                let v = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
-                seen.bits.write32_at(s, c, DstView::Fp32.store32(v));
-            }
+            seen.bits.write32_row(s, &DstView::Fp32.store32_row(&row));
             seen.read[s % ROWS] = true;
             seen.read[(s + 8) % ROWS] = true;
         }
         Some(seen)
     }
+}
+
+/// The rows of 16 little-endian FP32 words the packer wrote into `bytes`.
+fn fp32_rows(bytes: &[u8]) -> impl Iterator<Item = [u32; COLS]> + '_ {
+    bytes.chunks_exact(COLS * 4).map(|row| {
+        std::array::from_fn(|c| {
+            let v = &row[4 * c..4 * c + 4];
+            u32::from_le_bytes([v[0], v[1], v[2], v[3]])
+        })
+    })
 }
 
 /// `SrcA` and `SrcB` as an engine showed them: per bank read back, the
@@ -248,7 +253,7 @@ impl ObservedSrc {
                 banks.push(SeenBank {
                     source,
                     bank: b as u8,
-                    words: Box::new(bank.rows.map(|row| row.map(|c| c << 13))),
+                    words: Box::new(bank.rows.map(|row| row.map(moved_word))),
                 });
             }
         }

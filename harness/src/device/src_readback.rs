@@ -57,6 +57,21 @@ impl Source {
     }
 }
 
+/// The FP32 word the packer writes for a cell the readback moved: the
+/// canonical cell (sign 18, exponent 17:10, mantissa 9:0) above 13 zero bits.
+pub fn moved_word(cell: u32) -> u32 {
+    cell << 13
+}
+
+/// The cells a row of such words holds, or the first word whose low 13
+/// bits are set, which no move writes.
+pub fn moved_cells(words: &[u32; 16]) -> Result<[u32; 16], u32> {
+    match words.iter().find(|w| **w & 0x1fff != 0) {
+        Some(&w) => Err(w),
+        None => Ok(words.map(|w| w >> 13)),
+    }
+}
+
 /// Who holds a `Src` register's banks when the run ends.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SrcHandshake {
@@ -268,7 +283,7 @@ mod tests {
                 &m.srcb
             };
             for row in 0..64u8 {
-                let want = reg.banks[usize::from(r.bank)].rows[usize::from(row)].map(|c| c << 13);
+                let want = reg.banks[usize::from(r.bank)].rows[usize::from(row)].map(moved_word);
                 assert_eq!(seen.row(r.source, r.bank, row), Ok(want), "{r:?} row {row}");
             }
         }
@@ -302,13 +317,11 @@ mod tests {
                 let before = run::prepare(&v).unwrap();
                 let (m, fault) = run::execute(&v, &before);
                 assert_eq!(fault, None);
-                let n = read_back(&m, &rb, steps);
+                assert_eq!(read_back(&m, &rb, steps), rb.src.reads.len());
                 for (source, rows) in [(Source::A, &v.expect.srca), (Source::B, &v.expect.srcb)] {
-                    let banks = rows.iter().flatten().map(|r| r.bank);
-                    if rows.is_some() {
-                        read[arch as usize][source.index()] += n.min(1);
-                    }
-                    for b in banks {
+                    read[arch as usize][source.index()] +=
+                        rb.src.reads.iter().filter(|r| r.source == source).count();
+                    for b in rows.iter().flatten().map(|r| r.bank) {
                         let readable = source == Source::A || arch == Arch::WormholeB0;
                         assert_eq!(
                             rb.src

@@ -13,7 +13,7 @@ pub mod record;
 pub mod umd;
 
 use crate::device::dst_readback::{ObservedDst, ObservedSrc, Source};
-use crate::device::src_readback::SrcHandshake;
+use crate::device::src_readback::{moved_cells, SrcHandshake};
 use crate::device::{self, RunFacts};
 use crate::run;
 use crate::vector::{FaultKind, Vector};
@@ -221,11 +221,10 @@ fn compare_src(
     let mut missing: Vec<(u8, String)> = Vec::new();
     for r in want {
         match seen.row(source, r.bank, r.row) {
-            Ok(words) => {
-                // A cell moved whole reads back as itself above 13 zero bits.
-                let expected = r.cells.map(|c| c << 13);
-                if words != expected {
-                    if let Some(w) = words.iter().find(|w| **w & 0x1fff != 0) {
+            Ok(words) => match moved_cells(&words) {
+                Ok(cells) if cells == r.cells => {}
+                seen => {
+                    if let Err(w) = seen {
                         mismatches.push(run::Mismatch::Invariant(format!(
                             "{which} bank {} row {} read back as FP32 {w:#010x}: a 19-bit \
                              datum moved whole leaves the low 13 bits zero",
@@ -240,7 +239,7 @@ fn compare_src(
                         actual: words.map(|w| w >> 13),
                     });
                 }
-            }
+            },
             Err(why) => {
                 if !missing.iter().any(|(b, _)| *b == r.bank) {
                     missing.push((r.bank, why));

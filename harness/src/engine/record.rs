@@ -9,6 +9,7 @@
 
 use super::{EngineInfo, Verdict};
 use crate::device::dst_readback::{ObservedSrc, Source as Src};
+use crate::device::src_readback::moved_cells;
 use crate::vector::{Dst, DstRow, Expect, ExpectedFault, L1Range, Source, SrcRow, Vector};
 
 /// The vector `v` with `expect` replaced by what `verdict` observed.
@@ -141,14 +142,9 @@ fn src_rows(
     let rows: Result<Vec<SrcRow>, String> = want
         .iter()
         .map(|r| {
-            let words = seen.row(source, r.bank, r.row)?;
-            if words.iter().any(|w| w & 0x1fff != 0) {
-                return Err(format!("row {} read back with its low 13 bits set", r.row));
-            }
-            Ok(SrcRow {
-                cells: words.map(|w| w >> 13),
-                ..*r
-            })
+            let cells = moved_cells(&seen.row(source, r.bank, r.row)?)
+                .map_err(|_| format!("row {} read back with its low 13 bits set", r.row))?;
+            Ok(SrcRow { cells, ..*r })
         })
         .collect();
     rows.map_err(|why| unobserved.push(format!("{which} ({why})")))

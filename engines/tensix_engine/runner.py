@@ -31,6 +31,7 @@ last words from standard error and reports them as the verdict.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import functools
 import hashlib
@@ -183,19 +184,25 @@ class Runner:
 
         self.umd = tt_umd
         self.target = target
-        # A simulator is opened afresh for every run: neither ttsim nor
-        # Wolfpine models a reset of the Tensix coprocessor (ttsim's soft
-        # reset register reaches only the RISC-V cores: src/tile.cpp,
-        # RISCV_DEBUG_REGS_SOFT_RESET_0), so Config, ADCs, SrcA/SrcB valid
-        # bits and semaphores would carry over from one vector to the next.
-        # A card cannot be reopened that way; its tile keeps that state.
-        self.fresh_per_run = target.kind != "device"
-        # ttsim ends its process on what it does not model (src/common.cpp
-        # `ttsim_error`), so each run happens in a forked child: the child
-        # opens the simulator afresh, and its death ends one run, not the
-        # runner (no Python start-up per refused vector). The runner itself
-        # never opens it: an open simulator's mappings are too large to fork.
-        self.isolate = target.kind == "ttsim"
+        # A simulator is opened afresh for every run, in a forked child:
+        # neither ttsim nor Wolfpine models a reset of the Tensix coprocessor
+        # (ttsim's soft reset register reaches only the RISC-V cores:
+        # src/tile.cpp, RISCV_DEBUG_REGS_SOFT_RESET_0), so Config, ADCs,
+        # SrcA/SrcB valid bits and semaphores would carry over from one
+        # vector to the next. A card cannot be reopened that way; its tile
+        # keeps that state.
+        #
+        # The child ends without closing the simulator, and its process
+        # group (the Wolfpine server is a process tt-umd starts) ends with it:
+        # - ttsim ends its process on what it does not model (src/common.cpp
+        #   `ttsim_error`); that ends one run, not the runner, so there is no
+        #   Python start-up per refused vector;
+        # - closing a Wolfpine device costs 5 s in tt-umd, whose notification
+        #   thread waits out its poll while holding the GIL (measured with
+        #   tt-umd 0.9.14: open 0.3 s, close 5.0 s).
+        # The runner itself never opens a simulator: an open simulator's
+        # mappings are too large to fork.
+        self.isolate = target.kind != "device"
         if self.isolate:
             self.dev = None
             probe = run_forked(lambda: {"status": "ok", "arch": arch_name(open_device(target).get_arch())}, 120)
@@ -230,11 +237,7 @@ class Runner:
             return {"status": "refused", "message": f"the vector is for {req['arch']}, the engine is {self.arch}"}
         if self.isolate:
             return run_forked(lambda: self.run_here(req), float(req.get("timeout", 10)) * 1.5 + 5)
-        try:
-            return self.run_here(req)
-        finally:
-            if self.fresh_per_run:
-                self.dev = None  # closed: the next run opens a fresh one
+        return self.run_here(req)
 
     def run_here(self, req: dict) -> dict:
         """One run on the open device, or on one opened for it."""
@@ -337,7 +340,8 @@ def changed_blocks(before: bytes, after: bytes, block: int = 16, page: int = 409
 
 def forked_child(work, reply_r: int, reply_w: int, err_r: int, err_w: int) -> None:
     """The child of `run_forked`: run `work`, write its reply, and end
-    without returning (no Python clean-up of the parent's state)."""
+    without returning (no Python clean-up of the parent's state), taking
+    the processes it started (a simulator's server) with it."""
     status = 0
     try:
         os.close(reply_r)
@@ -354,14 +358,24 @@ def forked_child(work, reply_r: int, reply_w: int, err_r: int, err_w: int) -> No
         os.write(2, traceback.format_exc().encode())
         status = 1
     finally:
-        os._exit(status)
+        try:
+            end_children(os.getpid())
+        finally:
+            os._exit(status)
 
 
 def run_forked(work, deadline_seconds: float) -> dict:
     """`work()` in a forked child whose standard output and error are a
     pipe of their own: a simulator that ends its process ends the child,
     and the child's last words become a `died` reply. A child that does not
-    answer before the deadline is killed."""
+    answer before the deadline is killed.
+
+    Whatever the child started ends with it. A simulator's server (Wolfpine's
+    runs in a session of its own) would otherwise outlive the child and hold
+    its error pipe open until the deadline. The child ends its children; the
+    runner, as the subreaper of its descendants, ends any a dead child left,
+    once they have had `LAST_WORDS_SECONDS` to finish saying why."""
+    become_subreaper()
     reply_r, reply_w = os.pipe()
     err_r, err_w = os.pipe()
     pid = os.fork()
@@ -376,8 +390,9 @@ def run_forked(work, deadline_seconds: float) -> dict:
     while open_fds:
         left = limit - time.monotonic()
         if left <= 0:
-            timed_out = True
-            os.kill(pid, signal.SIGKILL)
+            # Past the deadline while the child runs; or past the grace its
+            # leftovers had to finish writing, which is no timeout.
+            timed_out = reply_r in open_fds
             break
         ready, _, _ = select.select(open_fds, [], [], left)
         for fd in ready:
@@ -388,9 +403,15 @@ def run_forked(work, deadline_seconds: float) -> dict:
                     del chunks[fd][:-64]
             else:
                 open_fds.remove(fd)
+                if fd == reply_r:
+                    # The child has ended: its reply end is not inherited.
+                    limit = min(limit, time.monotonic() + LAST_WORDS_SECONDS)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    end_children(os.getpid())
     os.close(reply_r)
     os.close(err_r)
-    os.waitpid(pid, 0)
     if timed_out:
         return {"status": "timeout", "message": f"the run did not end in {deadline_seconds:.0f} s"}
     text = b"".join(chunks[reply_r]).decode(errors="replace").strip()
@@ -400,6 +421,55 @@ def run_forked(work, deadline_seconds: float) -> dict:
         except ValueError:
             pass
     return {"status": "died", "message": last_words(b"".join(chunks[err_r]).decode(errors="replace"))}
+
+
+# How long what a dead child left behind may go on writing its error pipe.
+LAST_WORDS_SECONDS = 5.0
+
+
+def become_subreaper() -> None:
+    """Have orphaned descendants handed to this process rather than to init
+    (Linux `PR_SET_CHILD_SUBREAPER`), so `end_children` can reach them."""
+    import ctypes  # noqa: PLC0415
+
+    pr_set_child_subreaper = 36
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1, 0, 0, 0)
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is `pid`, from /proc."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and int(fields[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def end_children(pid: int) -> None:
+    """SIGKILL every child of `pid` (this process's own, or those handed to
+    it as subreaper), and reap them when they are this process's; repeated
+    for grandchildren orphaned along the way, a bounded number of times."""
+    for _ in range(8):
+        children = children_of(pid)
+        if not children:
+            return
+        for child in children:
+            with contextlib.suppress(OSError):
+                os.kill(child, signal.SIGKILL)
+        if pid == os.getpid():
+            for child in children:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(child, 0)
 
 
 def serve(runner: Runner, requests, replies) -> None:
@@ -423,8 +493,14 @@ def last_words(stderr: str) -> str:
     """Why a runner ended: ttsim's `ERROR: <category>: ...` line (it prints
     that and exits, src/common.cpp `ttsim_error`), a Python error, or the
     last line. A Python error that says nothing more than its name (a bare
-    `assert` in Wolfpine) is followed by where it was raised."""
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    `assert` in Wolfpine) is followed by where it was raised. Wolfpine's
+    note that it stopped the process waiting on it is an effect, not the
+    cause, and is passed over."""
+    lines = [
+        line.strip()
+        for line in stderr.splitlines()
+        if line.strip() and not line.startswith("[server] stopping the tt-metal host")
+    ]
     for mark in ("ERROR:", "Error"):
         found = [i for i, line in enumerate(lines) if mark in line]
         if found:

@@ -84,6 +84,12 @@ def test_last_words_name_the_engine_error_and_where_a_bare_one_was_raised():
     assert runner.last_words(wolfpine) == (
         "AssertionError at pe/tensix/unpacker.py:580 in read_config: assert whichADC != 3"
     )
+    # Wolfpine's server then stops the process that opened it, and says so.
+    stopped = wolfpine + (
+        "[server] stopping the tt-metal host (pid 18850): it is waiting for a reply the simulator"
+        " can no longer send (AssertionError: ), which no simulated tile will ever send.\n"
+    )
+    assert runner.last_words(stopped) == runner.last_words(wolfpine)
     said = "NotImplementedError: Packer 2 requests zero compression\n"
     assert runner.last_words(said) == "NotImplementedError: Packer 2 requests zero compression"
     assert runner.last_words("") == "the runner ended without a word"
@@ -126,6 +132,45 @@ def test_a_forked_run_that_does_not_answer_is_killed_at_its_deadline():
 
     reply = runner.run_forked(lambda: time.sleep(60), 0.5)
     assert reply["status"] == "timeout"
+
+
+def gone(pid: int) -> bool:
+    """Whether process `pid` has ended (absent, or a zombie awaiting its
+    reaper), waiting up to a few seconds for the kill to land."""
+    import time
+
+    for _ in range(100):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_what_a_forked_run_starts_ends_with_it():
+    import subprocess
+
+    # A server that holds the child's standard error, as a simulator's does:
+    # left alive, it would keep the run from ending before its deadline.
+    def starts_a_server():
+        server = subprocess.Popen(["sleep", "60"])
+        return {"status": "ok", "server": server.pid}
+
+    reply = runner.run_forked(starts_a_server, 20)
+    assert reply["status"] == "ok"
+    assert gone(reply["server"])
+
+    def starts_one_and_dies():
+        server = subprocess.Popen(["sleep", "60"])
+        os.write(2, f"server {server.pid}\n".encode())
+        os._exit(3)
+
+    reply = runner.run_forked(starts_one_and_dies, 20)
+    assert reply["status"] == "died"
+    assert gone(int(reply["message"].split()[1]))
 
 
 BH_DESCRIPTOR = """grid:

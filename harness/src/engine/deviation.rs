@@ -77,6 +77,11 @@ pub const DEVIATIONS: &[Deviation] = &[
         entry: "wolfpine-src-row-steps-without-set-upd",
         apply: src_row_steps_always,
     },
+    Deviation {
+        engine: "wolfpine",
+        entry: "wolfpine-int16-to-src-keeps-low-byte",
+        apply: int16_high_byte_dropped,
+    },
 ];
 
 /// Wolfpine's packer (`framework/pe/tensix/backends/packer.py`,
@@ -163,6 +168,37 @@ fn src_row_steps_always(v: &mut Vector) -> bool {
     ]
     .into_iter()
     .fold(false, |changed, f| set_field(v, f, 1) | changed)
+}
+
+/// Wolfpine's unpacker (`formatConversion` in
+/// `framework/pe/tensix/backends/unpacker.py`, case `UINT16`) writes an
+/// INT16 datum to `SrcA`/`SrcB` as its low byte alone; `UNPACR_Regular.md`
+/// (`FormatConversion`) puts the high byte in register bits 18:11 as well.
+/// The counterfactual clears the high byte of every 16-bit word of L1 in a
+/// vector with an unpacker reading INT16. (Its `Dst` arrangement differs
+/// again, `(x & 0xff00) << 3`; this rule does not explain an unpack to
+/// `Dst`, and the emulator's run then says so by not matching.)
+fn int16_high_byte_dropped(v: &mut Vector) -> bool {
+    let reads_int16 = [
+        CfgField::THCON_SEC0_REG0_TileDescriptor,
+        CfgField::THCON_SEC1_REG0_TileDescriptor,
+    ]
+    .into_iter()
+    // The descriptor's first word holds InDataFormat in bits 3:0.
+    .any(|descriptor| setup_value(v, descriptor) & 0xf == INT16);
+    reads_int16
+        && v.setup.l1.iter_mut().fold(false, |changed, range| {
+            let skip = (range.addr & 1) as usize;
+            let Some(bytes) = range.bytes.get_mut(skip..) else {
+                return changed;
+            };
+            let mut cleared = false;
+            for datum in bytes.chunks_exact_mut(2) {
+                cleared |= datum[1] != 0;
+                datum[1] = 0;
+            }
+            cleared | changed
+        })
 }
 
 /// Clear a packer field in the four places the packers keep it
@@ -306,6 +342,7 @@ fn flush_low_range_in_l1(range: &mut crate::vector::L1Range) -> bool {
 const FP32: u32 = DataFormat::Float32 as u32;
 const FP16: u32 = DataFormat::Float16 as u32;
 const BF16: u32 = DataFormat::Float16B as u32;
+const INT16: u32 = DataFormat::Int16 as u32;
 
 /// The value the setup leaves in `field` in state 0
 /// (zero, the reset value, when none does).
@@ -582,6 +619,32 @@ mod tests {
             .collect();
         assert_eq!(got, [0, 0x8000_0000, 0x3880_0000, 0x3780_0000]);
         assert_eq!(v.setup.l1[0].bytes[..2], [0x00, 0x38]);
+    }
+
+    #[test]
+    fn an_int16_unpack_loses_the_high_byte_of_each_aligned_datum() {
+        let mut v =
+            corpus("engines/wolfpine-int16-to-src-keeps-low-byte/wolfpine-wormhole_b0-unpack.yaml");
+        // The range starts at an odd address: its first byte is the high
+        // byte of a datum outside it and stays.
+        v.setup.l1 = vec![crate::vector::L1Range {
+            addr: 0x2001,
+            bytes: vec![0x7f, 0xff, 0x3f, 0x80, 0x00, 0x12],
+        }];
+        assert!(int16_high_byte_dropped(&mut v));
+        assert_eq!(v.setup.l1[0].bytes, [0x7f, 0xff, 0x00, 0x80, 0x00, 0x12]);
+        assert!(!int16_high_byte_dropped(&mut v), "nothing left to clear");
+
+        let mut pack = corpus("isa-spec/wormhole_b0/pack/packer-mask-zero-means-packer-0.yaml");
+        pack.setup.l1 = vec![crate::vector::L1Range {
+            addr: 0x2000,
+            bytes: vec![0xff; 4],
+        }];
+        assert!(
+            !int16_high_byte_dropped(&mut pack),
+            "no unpacker reads INT16"
+        );
+        assert_eq!(pack.setup.l1[0].bytes, [0xff; 4]);
     }
 
     #[test]

@@ -22,10 +22,13 @@ Replies:
                                     ranges the engine itself changed)
   {"status": "refused", "message"}  the engine would not take the image
   {"status": "timeout", "message"}  the TRISCs did not finish in time
+  {"status": "died", "message"}     the simulator ended the run's process:
+                                    its last words from standard error
 
-A simulator that stops on something it does not model ends its own process;
-tt-umd then fails, and the runner exits. The harness reads the simulator's
-last words from standard error and reports them as the verdict.
+A simulator runs each image in a forked child of the runner (`run_forked`),
+so one that stops on something it does not model ends that run only. On a
+card the runner itself opens the device; should tt-umd fail there, the
+runner exits, and the harness reads its last words from standard error.
 """
 
 from __future__ import annotations
@@ -427,6 +430,7 @@ def run_forked(work, deadline_seconds: float) -> dict:
 LAST_WORDS_SECONDS = 5.0
 
 
+@functools.cache
 def become_subreaper() -> None:
     """Have orphaned descendants handed to this process rather than to init
     (Linux `PR_SET_CHILD_SUBREAPER`), so `end_children` can reach them."""

@@ -195,8 +195,8 @@ class Runner:
         # vector to the next. A card cannot be reopened that way; its tile
         # keeps that state.
         #
-        # The child ends without closing the simulator, and its process
-        # group (the Wolfpine server is a process tt-umd starts) ends with it:
+        # The child ends without closing the simulator, and what it started
+        # (the Wolfpine server is a process tt-umd starts) ends with it:
         # - ttsim ends its process on what it does not model (src/common.cpp
         #   `ttsim_error`); that ends one run, not the runner, so there is no
         #   Python start-up per refused vector;

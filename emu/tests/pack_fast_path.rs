@@ -472,8 +472,8 @@ fn bfp_groups_match_the_per_datum_path() {
 /// whole row through a fixed-format kernel straight into L1, or to one BFP
 /// group per row) against the per-datum path, around every condition it
 /// depends on: whole rows from column 0 or not (`SETADCXX` start and end),
-/// a data-stream buffer or BFP assembler left partly filled, output that the FIFO wraps or that runs past the end of
-/// L1, `Last` in the middle of a program and at its end, read interfaces
+/// a data-stream buffer or BFP assembler left partly filled, output that
+/// the FIFO wraps or that runs past the end of L1, `Last` in the middle of a program and at its end, read interfaces
 /// that leave their group of four rows (a fault, or with the check off the
 /// rows ttsim v1.10.0 reads), rows never written, `Dst` address remapping,
 /// and counter steps that clear, carriage-return and increment. Every case

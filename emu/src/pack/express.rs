@@ -52,8 +52,9 @@ impl Express {
     /// (one packer), reading `Dst` (no `ZeroWrite`, `Flush` or L1 source),
     /// not strided, not compressing, with no per-datum stage and no edge
     /// mask, and an output that a fixed-format row kernel writes or that is
-    /// BFP. The stages are those the general path chooses; where choosing them faults there is no express form, and the
-    /// general path reports the fault when it comes to it.
+    /// BFP. The stages are those the general path chooses; where choosing
+    /// them faults there is no express form, and the general path reports
+    /// the fault when it comes to it.
     pub fn new(arch: Arch, prep: &Prepared, decoded: &Decoded) -> Option<Express> {
         let f: &PacrFields = &prep.fields;
         let [unit] = prep.units() else {

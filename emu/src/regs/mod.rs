@@ -397,12 +397,12 @@ impl ThreadConfig {
         self.space.write(thread, reg, value)
     }
 
-    /// A named field of `thread`'s ThreadConfig; absent fields read as 0.
     /// Every word of `thread`, or `None` for a thread that does not exist.
     pub fn thread_words(&self, thread: usize) -> Option<&[u32]> {
         self.space.copy_words(thread)
     }
 
+    /// A named field of `thread`'s ThreadConfig; absent fields read as 0.
     pub fn get(&self, thread: usize, field: ThreadCfgField) -> u32 {
         self.space.get(thread, field.on(self.arch()))
     }

@@ -221,16 +221,16 @@ fn compare_src(
     let mut missing: Vec<(u8, String)> = Vec::new();
     for r in want {
         match seen.row(source, r.bank, r.row) {
-            Ok(words) => match moved_cells(&words) {
-                Ok(cells) if cells == r.cells => {}
-                seen => {
-                    if let Err(w) = seen {
-                        mismatches.push(run::Mismatch::Invariant(format!(
-                            "{which} bank {} row {} read back as FP32 {w:#010x}: a 19-bit \
-                             datum moved whole leaves the low 13 bits zero",
-                            r.bank, r.row
-                        )));
-                    }
+            Ok(words) => {
+                let cells = moved_cells(&words);
+                if let Err(w) = cells {
+                    mismatches.push(run::Mismatch::Invariant(format!(
+                        "{which} bank {} row {} read back as FP32 {w:#010x}: a 19-bit datum \
+                         moved whole leaves the low 13 bits zero",
+                        r.bank, r.row
+                    )));
+                }
+                if cells != Ok(r.cells) {
                     mismatches.push(run::Mismatch::Src {
                         which,
                         bank: r.bank,
@@ -239,7 +239,7 @@ fn compare_src(
                         actual: words.map(|w| w >> 13),
                     });
                 }
-            },
+            }
             Err(why) => {
                 if !missing.iter().any(|(b, _)| *b == r.bank) {
                     missing.push((r.bank, why));
@@ -521,6 +521,21 @@ mod tests {
             entry(seen(vec![1; 64], Err("no move".into())), &v).class(),
             "differ"
         );
+        // A word with low bits set holds no moved datum: an invariant fails,
+        // and the row differs.
+        let mut odd = ObservedSrc::of_machine(&m);
+        let b0 = odd
+            .banks
+            .iter_mut()
+            .find(|b| b.source == Source::B && b.bank == 0)
+            .unwrap();
+        b0.words[3][0] = 1;
+        let e = entry(seen(vec![0; 64], Ok(Box::new(odd))), &v);
+        assert_eq!(e.class(), "differ");
+        let m = &e.comparison.mismatches;
+        assert_eq!(m.len(), 2, "{m:?}");
+        assert!(matches!(&m[0], run::Mismatch::Invariant(w) if w.contains("0x00000001")));
+        assert!(matches!(&m[1], run::Mismatch::Src { row: 3, .. }));
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! Only what the engine observed is recorded: L1 (as the 16-byte blocks that
 //! differ from the setup image, outside the program image's own region), the
 //! `Dst`, `SrcA` and `SrcB` rows the vector expects where the engine read
-//! them back, or the fault it stopped with. Parts it cannot read back are left out of
-//! `expect` (absent means "not checked") and named in `provenance.detail`.
+//! them back, or the fault it stopped with. Parts it cannot read back are
+//! left out of `expect` (absent means "not checked") and named in
+//! `provenance.detail`.
 
 use super::{EngineInfo, Verdict};
 use crate::device::dst_readback::{ObservedSrc, Source as Src};
@@ -289,6 +290,7 @@ mod tests {
         let e = recorded(&vector(), &info, &Verdict::Refused("no".into()), "d").unwrap_err();
         assert!(e.contains("refused: no"));
     }
+
     #[test]
     fn the_src_rows_asked_for_are_recorded_as_the_engine_showed_them() {
         use crate::device::dst_readback::ObservedSrc;

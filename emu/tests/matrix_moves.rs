@@ -1,4 +1,5 @@
-//! `MOVA2D` and `MOVB2D` (tt-isa-documentation `MOVA2D.md`, `MOVB2D.md`).
+//! `MOVA2D`, `MOVB2D` and `MOVB2A` (tt-isa-documentation `MOVA2D.md`, `MOVB2D.md`,
+//! `MOVB2A.md`).
 //! Expected values are worked out here from the cell's fields: a `SrcA`
 //! cell in canonical order (sign 18, exponent 17:10, mantissa 9:0) moved
 //! with the TF32 format is the FP32 value sign, exponent, mantissa, 13
@@ -210,4 +211,79 @@ fn what_is_not_modelled_or_defined_faults() {
     assert_eq!(e.kind, FaultKind::Unimplemented);
     assert_eq!(m.read_dst_row(DstView::Fp32, 0), [0; 16]);
     run(&mut m, 1, &["MOVA2D instr_mod=2 src=0 dst=0 addr_mode=0"]).unwrap();
+}
+
+/// `MOVB2A.md` (1ae1f85): four aligned rows, or one, from the matrix unit's
+/// `SrcB` bank into its `SrcA` bank, whoever owns that `SrcA` bank.
+#[test]
+fn movb2a_copies_srcb_rows_into_the_matrix_units_srca_bank() {
+    for arch in Arch::ALL {
+        let mut m = loaded(arch, 1, 1);
+        set(&mut m, C::ALU_FORMAT_SPEC_REG1_SrcB, TF32);
+        if arch == Arch::Blackhole {
+            set_thread(&mut m, 1, T::DISABLE_IMPLIED_SRCB_FMT_Base, 1);
+        }
+        // SrcA: the matrix unit on bank 1, which the unpackers hold.
+        m.srca.matrix_bank = 1;
+        let want: Vec<[u32; 16]> = (0..64)
+            .map(|r| std::array::from_fn(|c| m.srcb.read(1, r, c)))
+            .collect();
+        // Four rows from 8 (aligned from 9) to 36 (from 38); one row from 5
+        // to 63.
+        run(
+            &mut m,
+            1,
+            &["MOVB2A instr_mod=2 srcb=9 srca=38", "MOVB2A srcb=5 srca=63"],
+        )
+        .unwrap();
+        for k in 0..4 {
+            assert_eq!(srca(&m, 1, 36 + k), want[8 + k], "{arch} row {k}");
+        }
+        assert_eq!(srca(&m, 1, 63), want[5], "{arch}");
+        assert_eq!(srca(&m, 1, 40), [0; 16], "{arch}");
+        assert_eq!(srca(&m, 1, 62), [0; 16], "{arch}");
+        assert_eq!(srca(&m, 0, 36), [0; 16], "{arch}: the other bank");
+        // Flushing: column 0 has exponent 0 and becomes zero, sign too.
+        set(&mut m, C::ALU_ACC_CTRL_Zero_Flag_disabled_src, 0);
+        run(&mut m, 1, &["MOVB2A srcb=3 srca=0"]).unwrap();
+        assert_ne!(want[3][0], 0);
+        let row = srca(&m, 1, 0);
+        assert_eq!(row[0], 0, "{arch}");
+        assert_eq!(row[1..], want[3][1..], "{arch}");
+    }
+}
+
+#[test]
+fn movb2a_waits_for_srcb_and_narrows_only_to_tf32() {
+    for arch in Arch::ALL {
+        let mut m = loaded(arch, 1, 0);
+        set(&mut m, C::ALU_FORMAT_SPEC_REG1_SrcB, TF32);
+        if arch == Arch::Blackhole {
+            set_thread(&mut m, 1, T::DISABLE_IMPLIED_SRCB_FMT_Base, 1);
+        }
+        m.srcb.banks[0].allowed_client = SrcClient::Unpackers;
+        let e = run(&mut m, 1, &["MOVB2A srcb=0 srca=0"]).unwrap_err();
+        assert_eq!(e.kind, FaultKind::Deadlock, "{arch}");
+        assert_eq!(srca(&m, 0, 0), [0; 16]);
+        // TruncateSrc for BF16 is defined nowhere.
+        let mut m = loaded(arch, 1, 0);
+        set(&mut m, C::ALU_FORMAT_SPEC_REG1_SrcB, BF16);
+        if arch == Arch::Blackhole {
+            set_thread(&mut m, 1, T::DISABLE_IMPLIED_SRCB_FMT_Base, 1);
+        }
+        let e = run(&mut m, 1, &["MOVB2A srcb=0 srca=0"]).unwrap_err();
+        assert_eq!(e.kind, FaultKind::Unimplemented, "{arch}");
+    }
+    // Blackhole takes the bank's implied format unless told not to.
+    let mut m = loaded(Arch::Blackhole, 1, 0);
+    set(&mut m, C::ALU_FORMAT_SPEC_REG1_SrcB, TF32);
+    m.unpackers.units[1].implied_format = [BF16 as u8, TF32 as u8];
+    let e = run(&mut m, 1, &["MOVB2A srcb=0 srca=0"]).unwrap_err();
+    assert_eq!(e.kind, FaultKind::Unimplemented);
+    m.unpackers.units[1].implied_format = [TF32 as u8, BF16 as u8];
+    run(&mut m, 1, &["MOVB2A srcb=0 srca=0"]).unwrap();
+    assert_eq!(
+        srca(&m, 0, 0),
+        std::array::from_fn(|c| m.srcb.read(0, 0, c))
+    );
 }

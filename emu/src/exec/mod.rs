@@ -446,6 +446,7 @@ impl Machine {
             }
             O::Mova2d => return crate::matrix::moves::mova2d(self, t, fields!(Mova2d)),
             O::Movb2d => return crate::matrix::moves::movb2d(self, t, fields!(Movb2d)),
+            O::Movb2a => return crate::matrix::moves::movb2a(self, t, fields!(Movb2a)),
             O::Cleardvalid => {
                 let i = fields!(Cleardvalid);
                 crate::unpack::handshake::cleardvalid(self, i)?;

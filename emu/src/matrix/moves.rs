@@ -2,6 +2,8 @@
 //! `SrcB` into `Dst` (tt-isa-documentation `MOVA2D.md`, `MOVB2D.md`,
 //! Wormhole tree; the `MOVA2D` page as of 545c98a, which adds Blackhole's
 //! implied `SrcA` format and makes TF32 with `UseDst32bLo` undefined).
+//! `MOVB2A` copies rows of `SrcB` into `SrcA` (`MOVB2A.md` as of 1ae1f85,
+//! which covers both architectures).
 //!
 //! Each datum is taken in its hardware order (sign, mantissa, exponent) and
 //! narrowed to 16 bits: with an 8-bit exponent the low three mantissa bits
@@ -23,7 +25,7 @@ use crate::exec::config_unit::state_of;
 use crate::exec::{dst_addressing, Issue};
 use crate::fault::{Fault, Result};
 use crate::format::{DataFormat, SrcCell};
-use crate::isa::{Mova2d, Movb2d};
+use crate::isa::{Mova2d, Movb2a, Movb2d};
 use crate::machine::Machine;
 use crate::regs::{CfgField as C, ThreadCfgField as T};
 use crate::state::dst::{adj16, adj32, COLS};
@@ -115,6 +117,67 @@ pub fn movb2d(m: &mut Machine, thread: usize, i: &Movb2d) -> Result<Issue> {
         broadcast_col0: col0,
     };
     move_rows(m, thread, 1, rows, mask, i.dest_32b_lo != 0, i.addr_mode)
+}
+
+/// Execute `MOVB2A` for `thread` (`MOVB2A.md`): one row, or with
+/// `Move4Rows` (modifier bit 1) an aligned block of four, from the matrix
+/// unit's `SrcB` bank to its `SrcA` bank. It waits for the matrix unit to
+/// own the `SrcB` bank, not the `SrcA` one. Each datum may be flushed (an
+/// exponent of zero becomes zero, unless `Zero_Flag_disabled_src`) and is
+/// then passed through `TruncateSrc` for the `SrcB` format (on Blackhole the
+/// bank's implied format unless `DISABLE_IMPLIED_SRCB_FMT_Base`).
+///
+/// `TruncateSrc` is named on the page and defined on none stored; TF32 is
+/// taken to keep the datum whole (it is the full 19-bit type of
+/// `SrcASrcB.md`), and any other format is unimplemented. ttsim
+/// (`TENSIX_EXECUTE_MOVB2A`) copies every format unchanged.
+pub fn movb2a(m: &mut Machine, thread: usize, i: &Movb2a) -> Result<Issue> {
+    let bank_b = m.srcb.matrix_bank & 1;
+    if m.srcb.banks[bank_b].allowed_client != SrcClient::MatrixUnit {
+        return Ok(Issue::Wait);
+    }
+    let arch = m.arch();
+    let tcfg = &m.thread_config;
+    addr_mod::check_no_op(tcfg, thread, i.addr_mode)?;
+    let state = state_of(tcfg, thread);
+    let cfg = &m.config;
+    let mut format = if cfg.get(state, C::ALU_FORMAT_SPEC_REG_SrcB_override) != 0 {
+        cfg.get(state, C::ALU_FORMAT_SPEC_REG_SrcB_val)
+    } else {
+        cfg.get(state, C::ALU_FORMAT_SPEC_REG1_SrcB)
+    };
+    if arch == Arch::Blackhole && tcfg.get(thread, T::DISABLE_IMPLIED_SRCB_FMT_Base) == 0 {
+        // ImpliedSrcBFmt[MatrixUnit.SrcBBank]: the format unpacker 1 wrote
+        // that bank in.
+        format = u32::from(m.unpackers.units[1].implied_format[bank_b]);
+    }
+    if format != u32::from(DataFormat::Tf32.code()) {
+        return Err(Fault::unimplemented(format!(
+            "MOVB2A with the SrcB format {format}: TruncateSrc, which narrows each datum to \
+             it, is defined in no stored page (MOVB2A.md); only TF32 is modelled"
+        )));
+    }
+    let flush = cfg.get(state, C::ALU_ACC_CTRL_Zero_Flag_disabled_src) == 0;
+    let (srca, srcb, count) = if i.instr_mod & 2 != 0 {
+        (i.srca & 0x3c, i.srcb & 0x3c, 4)
+    } else {
+        (i.srca & 0x3f, i.srcb & 0x3f, 1)
+    };
+    let bank_a = m.srca.matrix_bank & 1;
+    for k in 0..count {
+        let row = m.srcb.banks[bank_b].rows[(srcb + k) as usize];
+        let to = &mut m.srca.banks[bank_a].rows[(srca + k) as usize];
+        for (out, cell) in to.iter_mut().zip(row) {
+            // The canonical cell's exponent is bits 17:10 (the hardware
+            // order's 7:0, `!(SrcVal & 0xff)`).
+            *out = if flush && cell & (0xff << 10) == 0 {
+                0
+            } else {
+                cell
+            };
+        }
+    }
+    Ok(Issue::Done)
 }
 
 /// The move itself: `source` 0 is `SrcA`, 1 `SrcB`; `dst_mask` aligns the

@@ -3,18 +3,28 @@
 //! into a tile of `Dst` and the [`super::dst_readback`] packs that tile into
 //! L1 beside the `Dst` rows.
 //!
-//! The move is `MOVA2D` (or, on Wormhole B0, `MOVB2D`) with the `SrcA`
-//! format TF32 and denormal flushing off (`ALU_ACC_CTRL_Zero_Flag_disabled_src`),
-//! which writes each 19-bit datum whole into `Dst32b`: sign, high seven
-//! mantissa bits and exponent in the high half, the low three mantissa bits
-//! in bits 15:13 (`MOVA2D.md`). The packer, reading `Dst32b` as FP32, gives
-//! sign, exponent and ten mantissa bits followed by 13 zero bits: the
-//! canonical cell shifted left by 13. On Blackhole the move would take the
-//! format the bank was unpacked in, so the readback sets
-//! `DISABLE_IMPLIED_SRCA_FMT_Base` (`MOVA2D.md` as of 545c98a; ttsim
-//! `tensix.cpp` likewise). ttsim also narrows `MOVB2D`'s datums by the
-//! `SrcB` format unless it is TF32, a step no ISA page has, so
-//! `ALU_FORMAT_SPEC_REG1_SrcB` is TF32 too.
+//! `SrcA` moves with `MOVA2D`, the `SrcA` format TF32 and denormal flushing
+//! off (`ALU_ACC_CTRL_Zero_Flag_disabled_src`), which writes each 19-bit
+//! datum whole into `Dst32b`: sign, high seven mantissa bits and exponent in
+//! the high half, the low three mantissa bits in bits 15:13 (`MOVA2D.md`).
+//! The packer, reading `Dst32b` as FP32, gives sign, exponent and ten
+//! mantissa bits followed by 13 zero bits: the canonical cell shifted left
+//! by 13. On Blackhole the move would take the format the bank was unpacked
+//! in, so the readback sets `DISABLE_IMPLIED_SRCA_FMT_Base` (`MOVA2D.md` as
+//! of 545c98a; ttsim `tensix.cpp` likewise).
+//!
+//! `SrcB` moves on Wormhole B0 with `MOVB2D` the same way (it too takes the
+//! `SrcA` format). ttsim also narrows `MOVB2D`'s datums by the `SrcB`
+//! format unless it is TF32, a step no ISA page has, so
+//! `ALU_FORMAT_SPEC_REG1_SrcB` is TF32 too. On Blackhole no page gives
+//! `MOVB2D`'s modifier bits, so `SrcB` goes through `SrcA`: `MOVB2A` copies
+//! it, TF32 and unflushed (`DISABLE_IMPLIED_SRCB_FMT_Base` set), into the
+//! matrix unit's `SrcA` bank, which `MOVA2D` then moves (`MOVB2A.md` as of
+//! 1ae1f85, which covers Blackhole). `MOVB2A` does not wait for that `SrcA`
+//! bank, but `MOVA2D` waits until the matrix unit owns it, so when the
+//! unpackers hold it the readback hands it over with `UNPACR_NOP`s that clear
+//! the unpacker's bank and set it valid (one, or two when the unpacker is on
+//! the other bank), after every `SrcA` bank wanted was read.
 //!
 //! A move waits until the matrix unit owns the bank it reads, and it reads
 //! only the bank the matrix unit is on. So a bank can be read when the run
@@ -23,10 +33,9 @@
 //! unpackers still hold is not read: nothing but the unpackers could hand
 //! it over, and that would be a write to the state under test.
 //!
-//! What is not read, and why, is said, never guessed: `SrcB` on Blackhole
-//! (its `MOVB2D` takes the format of the bank's unpack, in ttsim, and its
-//! modifier bits are in no stored page), banks the unpackers hold, banks
-//! for which `Dst` has no free tile.
+//! What is not read, and why, is said, never guessed: banks the unpackers
+//! hold, `SrcB` on Blackhole when no `SrcA` bank can be handed to the
+//! matrix unit, banks for which `Dst` has no free tile.
 
 use crate::vector::Step;
 use std::collections::BTreeMap;
@@ -79,6 +88,41 @@ pub struct SrcHandshake {
     pub matrix_owns: [bool; 2],
     /// The bank the matrix unit reads (`MatrixUnit.SrcABank` / `SrcBBank`).
     pub matrix_bank: u8,
+    /// The bank the unpacker writes (`Unpackers[i].SrcBank`).
+    pub unpacker_bank: u8,
+}
+
+impl SrcHandshake {
+    /// After the readback's moves read `banks` in turn: a `CLEARDVALID`
+    /// before each one that is not the matrix unit's first.
+    fn after_reading(mut self, banks: impl Iterator<Item = u8>) -> SrcHandshake {
+        let first = self.matrix_bank & 1;
+        for bank in banks {
+            if bank != first {
+                self.matrix_owns[usize::from(first)] = false;
+                self.matrix_bank = first ^ 1;
+            }
+        }
+        self
+    }
+
+    /// How many `UNPACR_NOP`s that clear the unpacker's bank and set it
+    /// valid make the matrix unit own the bank it is on: none if it does,
+    /// one if the unpacker is on that bank, two if the unpacker's own bank
+    /// must go first. `None` when that bank is the matrix unit's, which the
+    /// first `UNPACR_NOP` would wait for in vain.
+    fn handovers(self) -> Option<u8> {
+        let (matrix, unpacker) = (self.matrix_bank & 1, self.unpacker_bank & 1);
+        if self.matrix_owns[usize::from(matrix)] {
+            Some(0)
+        } else if unpacker == matrix {
+            Some(1)
+        } else if !self.matrix_owns[usize::from(unpacker)] {
+            Some(2)
+        } else {
+            None
+        }
+    }
 }
 
 /// One bank moved into `Dst` tile `tile` (`Dst32b` rows `64 * tile` on).
@@ -97,6 +141,9 @@ pub struct SrcPlan {
     pub unread: Vec<(Source, u8, String)>,
     /// Who holds the banks when the run ends, which the moves start from.
     pub held: [SrcHandshake; 2],
+    /// Blackhole: the `UNPACR_NOP`s that hand the matrix unit's `SrcA` bank
+    /// over before `SrcB` passes through it.
+    pub srca_handovers: u8,
 }
 
 impl SrcPlan {
@@ -118,18 +165,32 @@ impl SrcPlan {
                 continue;
             }
             let h = held[source.index()];
-            let mut unread = |bank: u8, why: String| plan.unread.push((source, bank, why));
+            let mut handovers = 0;
             if source == Source::B && arch == Arch::Blackhole {
-                for &b in want {
-                    unread(
-                        b,
-                        "MOVB2D on Blackhole takes the format its bank was unpacked in (ttsim) \
-                         and its modifier bits are undocumented"
-                            .into(),
-                    );
+                let a = held[Source::A.index()].after_reading(
+                    plan.reads
+                        .iter()
+                        .filter(|r| r.source == Source::A)
+                        .map(|r| r.bank),
+                );
+                match a.handovers() {
+                    Some(n) => handovers = n,
+                    None => {
+                        for &b in want {
+                            plan.unread.push((
+                                source,
+                                b,
+                                "SrcB passes through SrcA on Blackhole, and the matrix unit's \
+                                 SrcA bank is the unpackers' while the unpacker's is the matrix \
+                                 unit's: no UNPACR_NOP can hand it over"
+                                    .into(),
+                            ));
+                        }
+                        continue;
+                    }
                 }
-                continue;
             }
+            let mut unread = |bank: u8, why: String| plan.unread.push((source, bank, why));
             let first = h.matrix_bank & 1;
             let mut order = Vec::new();
             for bank in [first, first ^ 1] {
@@ -160,6 +221,9 @@ impl SrcPlan {
                     None => unread(bank, "Dst has no tile free to move it into".into()),
                 }
             }
+            if plan.reads.iter().any(|r| r.source == source) {
+                plan.srca_handovers += handovers;
+            }
         }
         plan
     }
@@ -185,21 +249,42 @@ impl SrcPlan {
                 *w = f.insert(*w, value);
             }
         }
-        let implied = T::DISABLE_IMPLIED_SRCA_FMT_Base
-            .on(arch)
-            .filter(|_| arch == Arch::Blackhole);
+        // Blackhole: the formats above, not the banks' implied ones.
+        let implied: Vec<_> = [
+            T::DISABLE_IMPLIED_SRCA_FMT_Base,
+            T::DISABLE_IMPLIED_SRCB_FMT_Base,
+        ]
+        .into_iter()
+        .filter_map(|t| t.on(arch))
+        .filter(|_| arch == Arch::Blackhole)
+        .collect();
         let mut steps: Vec<Step> = words
             .iter()
             .map(|(&addr32, &value)| Step::Cfg { addr32, value })
             .collect();
-        if let Some(f) = implied {
+        for f in &implied {
             steps.push(Step::Instruction(super::setc16(
                 f.addr32 as u8,
                 f.insert(0, 1) as u16,
             )));
         }
         let insn = |i: Instruction| Step::Instruction(isa::encode(arch, &i).unwrap_or(0));
+        let through_srca = arch == Arch::Blackhole;
+        let mut handed = false;
         for r in &self.reads {
+            if r.source == Source::B && through_srca && !handed {
+                handed = true;
+                // Clear the unpacker's SrcA bank and give it to the matrix
+                // unit, waiting as UNPACR does for the unpackers to own it
+                // (tt-llk `p_unpacr_nop`; ttsim `TENSIX_EXECUTE_UNPACR_NOP`).
+                let handover = Instruction::UnpacrNop(isa::UnpacrNop {
+                    unpack_pop: 1,
+                    stall_clr_cntrl: 1,
+                    set_dvalid: 1,
+                    ..Default::default()
+                });
+                steps.extend((0..self.srca_handovers).map(|_| insn(handover)));
+            }
             if r.bank != self.held[r.source.index()].matrix_bank & 1 {
                 // Give the matrix unit's first bank back (read just before,
                 // or not wanted), which moves it to the other
@@ -209,26 +294,40 @@ impl SrcPlan {
                     reset: 0,
                 })));
             }
-            // MOVA2D eight rows at a time (ttsim moves no fewer), MOVB2D
-            // four (Move4Rows).
-            let rows = if r.source == Source::A { 8 } else { 4 };
-            steps.extend((0..64 / rows).map(|k| {
-                let (src, dst) = (rows * k, u32::from(r.tile) * 64 + rows * k);
-                insn(match r.source {
-                    Source::A => Instruction::Mova2d(isa::Mova2d {
+            if r.source == Source::B && through_srca {
+                // MOVB2A four rows at a time (Move4Rows; ttsim moves no
+                // fewer) into the matrix unit's SrcA bank.
+                steps.extend((0..16).map(|k| {
+                    insn(Instruction::Movb2a(isa::Movb2a {
+                        srcb: 4 * k,
                         instr_mod: 2,
-                        src,
-                        dst,
+                        srca: 4 * k,
                         ..Default::default()
-                    }),
-                    Source::B => Instruction::Movb2d(isa::Movb2d {
+                    }))
+                }));
+            }
+            let tile = u32::from(r.tile) * 64;
+            if r.source == Source::A || through_srca {
+                // MOVA2D eight rows at a time (ttsim moves no fewer).
+                steps.extend((0..8).map(|k| {
+                    insn(Instruction::Mova2d(isa::Mova2d {
+                        instr_mod: 2,
+                        src: 8 * k,
+                        dst: tile + 8 * k,
+                        ..Default::default()
+                    }))
+                }));
+            } else {
+                // MOVB2D four rows at a time (Move4Rows).
+                steps.extend((0..16).map(|k| {
+                    insn(Instruction::Movb2d(isa::Movb2d {
                         instr_mod: 4,
-                        src,
-                        dst,
+                        src: 4 * k,
+                        dst: tile + 4 * k,
                         ..Default::default()
-                    }),
-                })
-            }));
+                    }))
+                }));
+            }
         }
         // STALLWAIT: block everything until this thread has nothing in the
         // matrix unit's pipeline (C7 on Wormhole B0, `STALLWAIT.md`; C4 on
@@ -244,7 +343,7 @@ impl SrcPlan {
         })));
         steps.push(insn(Instruction::Nop(isa::Nop::default())));
         steps.extend(words.keys().map(|&addr32| Step::Cfg { addr32, value: 0 }));
-        if let Some(f) = implied {
+        for f in &implied {
             steps.push(Step::Instruction(super::setc16(f.addr32 as u8, 0)));
         }
         steps
@@ -320,14 +419,14 @@ mod tests {
                 for (source, rows) in [(Source::A, &v.expect.srca), (Source::B, &v.expect.srcb)] {
                     read[arch as usize][source.index()] +=
                         rb.src.reads.iter().filter(|r| r.source == source).count();
+                    // A tile job hands its one bank to the matrix unit, so
+                    // every bank it expects can be read.
                     for b in rows.iter().flatten().map(|r| r.bank) {
-                        let readable = source == Source::A || arch == Arch::WormholeB0;
-                        assert_eq!(
+                        assert!(
                             rb.src
                                 .reads
                                 .iter()
                                 .any(|r| r.source == source && r.bank == b),
-                            readable,
                             "{arch} {} bank {b}: {:?}",
                             source.name(),
                             rb.src.unread
@@ -336,9 +435,8 @@ mod tests {
                 }
             }
         }
-        // Both architectures read SrcA; Wormhole B0 reads SrcB too.
-        assert!(read[Arch::WormholeB0 as usize][0] > 0 && read[Arch::Blackhole as usize][0] > 0);
-        assert!(read[Arch::WormholeB0 as usize][1] > 0, "{read:?}");
+        // Both architectures read SrcA and SrcB.
+        assert!(read.iter().flatten().all(|&n| n > 0), "{read:?}");
     }
 
     /// A machine whose Src banks hold distinct cells, with `held` as the
@@ -360,34 +458,42 @@ mod tests {
                 };
             }
             reg.matrix_bank = usize::from(h.matrix_bank);
+            reg.unpacker_bank = usize::from(h.unpacker_bank);
         }
         m
     }
 
     #[test]
     fn the_matrix_units_banks_are_read_in_turn_and_the_unpackers_are_not() {
-        let both = SrcHandshake {
-            matrix_owns: [true, true],
-            matrix_bank: 1,
+        let held = |matrix_owns, matrix_bank, unpacker_bank| SrcHandshake {
+            matrix_owns,
+            matrix_bank,
+            unpacker_bank,
         };
-        let second_only = SrcHandshake {
-            matrix_owns: [false, true],
-            matrix_bank: 1,
-        };
-        let current_not_handed = SrcHandshake {
-            matrix_owns: [true, false],
-            matrix_bank: 1,
-        };
-        // Banks read on Wormhole B0 and on Blackhole, where SrcB is not.
-        for arch in [Arch::WormholeB0, Arch::Blackhole] {
-            for (held, wanted, reads) in [
-                // Both SrcA banks, then SrcB's current one.
-                ([both, both], [vec![0, 1], vec![0]], [3, 2]),
-                // SrcA's bank 0 after a CLEARDVALID; SrcB's bank 1 only.
-                ([both, second_only], [vec![0], vec![1, 0]], [2, 1]),
-                // No SrcA bank: the current one was never handed over.
-                ([current_not_handed, both], [vec![0, 1], vec![1]], [1, 0]),
-            ] {
+        let both = held([true, true], 1, 0);
+        let second_only = held([false, true], 1, 0);
+        // The matrix unit's bank 1 not handed over; the unpacker on it, or
+        // on bank 0, which the matrix unit owns.
+        let current_not_handed = held([true, false], 1, 1);
+        let stuck = held([true, false], 1, 0);
+        // Neither bank handed over; the unpacker on the other one.
+        let none = held([false, false], 1, 0);
+        // The banks read on Wormhole B0 and on Blackhole, where SrcB passes
+        // through SrcA and needs the matrix unit to own a SrcA bank.
+        for (held, wanted, reads) in [
+            // Both SrcA banks, then SrcB's current one.
+            ([both, both], [vec![0, 1], vec![0]], [3, 3]),
+            // SrcA's bank 0 after a CLEARDVALID; SrcB's bank 1 only.
+            ([both, second_only], [vec![0], vec![1, 0]], [2, 2]),
+            // No SrcA bank: the current one was never handed over. SrcB
+            // on Blackhole after one UNPACR_NOP hands it over.
+            ([current_not_handed, both], [vec![0, 1], vec![1]], [1, 1]),
+            // ... or after two, the unpacker's bank first.
+            ([none, both], [vec![], vec![0, 1]], [2, 2]),
+            // ... or not at all: the unpacker's bank is the matrix unit's.
+            ([stuck, both], [vec![], vec![1]], [1, 0]),
+        ] {
+            for arch in [Arch::WormholeB0, Arch::Blackhole] {
                 let mut free = 0..8;
                 let plan = SrcPlan::new(arch, wanted.clone(), held, &mut free);
                 let m = holding(arch, held);
@@ -418,7 +524,7 @@ mod tests {
     fn banks_beyond_the_free_tiles_are_named() {
         let both = SrcHandshake {
             matrix_owns: [true, true],
-            matrix_bank: 0,
+            ..SrcHandshake::default()
         };
         let mut free = [5u16].into_iter();
         let plan = SrcPlan::new(Arch::WormholeB0, [vec![0, 1], vec![]], [both; 2], &mut free);

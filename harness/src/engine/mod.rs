@@ -361,6 +361,7 @@ pub fn emulator_facts(v: &Vector) -> Result<RunFacts, String> {
             .each_ref()
             .map(|b| b.allowed_client == tensix_emu::state::SrcClient::MatrixUnit),
         matrix_bank: (r.matrix_bank & 1) as u8,
+        unpacker_bank: (r.unpacker_bank & 1) as u8,
     };
     Ok(RunFacts {
         touched,

@@ -1,5 +1,5 @@
-//! `MOVA2D`, `MOVB2D` and `MOVB2A` (tt-isa-documentation `MOVA2D.md`, `MOVB2D.md`,
-//! `MOVB2A.md`).
+//! `MOVA2D`, `MOVB2D` and `MOVB2A` (tt-isa-documentation `MOVA2D.md`,
+//! `MOVB2D.md`, `MOVB2A.md`).
 //! Expected values are worked out here from the cell's fields: a `SrcA`
 //! cell in canonical order (sign 18, exponent 17:10, mantissa 9:0) moved
 //! with the TF32 format is the FP32 value sign, exponent, mantissa, 13
@@ -213,16 +213,22 @@ fn what_is_not_modelled_or_defined_faults() {
     run(&mut m, 1, &["MOVA2D instr_mod=2 src=0 dst=0 addr_mode=0"]).unwrap();
 }
 
+/// Configure the `SrcB` format `code` for thread 1 (on Blackhole, in place
+/// of the banks' implied formats).
+fn srcb_format(m: &mut Machine, arch: Arch, code: u32) {
+    set(m, C::ALU_FORMAT_SPEC_REG1_SrcB, code);
+    if arch == Arch::Blackhole {
+        set_thread(m, 1, T::DISABLE_IMPLIED_SRCB_FMT_Base, 1);
+    }
+}
+
 /// `MOVB2A.md` (1ae1f85): four aligned rows, or one, from the matrix unit's
 /// `SrcB` bank into its `SrcA` bank, whoever owns that `SrcA` bank.
 #[test]
 fn movb2a_copies_srcb_rows_into_the_matrix_units_srca_bank() {
     for arch in Arch::ALL {
         let mut m = loaded(arch, 1, 1);
-        set(&mut m, C::ALU_FORMAT_SPEC_REG1_SrcB, TF32);
-        if arch == Arch::Blackhole {
-            set_thread(&mut m, 1, T::DISABLE_IMPLIED_SRCB_FMT_Base, 1);
-        }
+        srcb_format(&mut m, arch, TF32);
         // SrcA: the matrix unit on bank 1, which the unpackers hold.
         m.srca.matrix_bank = 1;
         let want: Vec<[u32; 16]> = (0..64)
@@ -257,20 +263,14 @@ fn movb2a_copies_srcb_rows_into_the_matrix_units_srca_bank() {
 fn movb2a_waits_for_srcb_and_narrows_only_to_tf32() {
     for arch in Arch::ALL {
         let mut m = loaded(arch, 1, 0);
-        set(&mut m, C::ALU_FORMAT_SPEC_REG1_SrcB, TF32);
-        if arch == Arch::Blackhole {
-            set_thread(&mut m, 1, T::DISABLE_IMPLIED_SRCB_FMT_Base, 1);
-        }
+        srcb_format(&mut m, arch, TF32);
         m.srcb.banks[0].allowed_client = SrcClient::Unpackers;
         let e = run(&mut m, 1, &["MOVB2A srcb=0 srca=0"]).unwrap_err();
         assert_eq!(e.kind, FaultKind::Deadlock, "{arch}");
         assert_eq!(srca(&m, 0, 0), [0; 16]);
         // TruncateSrc for BF16 is defined nowhere.
         let mut m = loaded(arch, 1, 0);
-        set(&mut m, C::ALU_FORMAT_SPEC_REG1_SrcB, BF16);
-        if arch == Arch::Blackhole {
-            set_thread(&mut m, 1, T::DISABLE_IMPLIED_SRCB_FMT_Base, 1);
-        }
+        srcb_format(&mut m, arch, BF16);
         let e = run(&mut m, 1, &["MOVB2A srcb=0 srca=0"]).unwrap_err();
         assert_eq!(e.kind, FaultKind::Unimplemented, "{arch}");
     }

@@ -119,6 +119,39 @@ pub fn movb2d(m: &mut Machine, thread: usize, i: &Movb2d) -> Result<Issue> {
     move_rows(m, thread, 1, rows, mask, i.dest_32b_lo != 0, i.addr_mode)
 }
 
+/// The format the matrix unit takes `SrcA` (`source` 0) or `SrcB` (1) to
+/// hold for an instruction of `thread` reading `bank`: the configured one
+/// (`ALU_FORMAT_SPEC_REG_Src*_val` when overridden), or on Blackhole the
+/// format the unpacker wrote the bank in (`ImpliedSrcAFmt`/`ImpliedSrcBFmt`,
+/// `SrcASrcB.md`) unless `DISABLE_IMPLIED_SRC*_FMT_Base` is set.
+fn format_of(m: &Machine, thread: usize, source: usize, bank: usize) -> u32 {
+    let (overridden, value, configured, disable) = if source == 0 {
+        (
+            C::ALU_FORMAT_SPEC_REG_SrcA_override,
+            C::ALU_FORMAT_SPEC_REG_SrcA_val,
+            C::ALU_FORMAT_SPEC_REG0_SrcA,
+            T::DISABLE_IMPLIED_SRCA_FMT_Base,
+        )
+    } else {
+        (
+            C::ALU_FORMAT_SPEC_REG_SrcB_override,
+            C::ALU_FORMAT_SPEC_REG_SrcB_val,
+            C::ALU_FORMAT_SPEC_REG1_SrcB,
+            T::DISABLE_IMPLIED_SRCB_FMT_Base,
+        )
+    };
+    let (tcfg, cfg) = (&m.thread_config, &m.config);
+    let state = state_of(tcfg, thread);
+    if m.arch() == Arch::Blackhole && tcfg.get(thread, disable) == 0 {
+        return u32::from(m.unpackers.units[source & 1].implied_format[bank & 1]);
+    }
+    if cfg.get(state, overridden) != 0 {
+        cfg.get(state, value)
+    } else {
+        cfg.get(state, configured)
+    }
+}
+
 /// Execute `MOVB2A` for `thread` (`MOVB2A.md`): one row, or with
 /// `Move4Rows` (modifier bit 1) an aligned block of four, from the matrix
 /// unit's `SrcB` bank to its `SrcA` bank. It waits for the matrix unit to
@@ -136,21 +169,11 @@ pub fn movb2a(m: &mut Machine, thread: usize, i: &Movb2a) -> Result<Issue> {
     if m.srcb.banks[bank_b].allowed_client != SrcClient::MatrixUnit {
         return Ok(Issue::Wait);
     }
-    let arch = m.arch();
     let tcfg = &m.thread_config;
     addr_mod::check_no_op(tcfg, thread, i.addr_mode)?;
     let state = state_of(tcfg, thread);
     let cfg = &m.config;
-    let mut format = if cfg.get(state, C::ALU_FORMAT_SPEC_REG_SrcB_override) != 0 {
-        cfg.get(state, C::ALU_FORMAT_SPEC_REG_SrcB_val)
-    } else {
-        cfg.get(state, C::ALU_FORMAT_SPEC_REG1_SrcB)
-    };
-    if arch == Arch::Blackhole && tcfg.get(thread, T::DISABLE_IMPLIED_SRCB_FMT_Base) == 0 {
-        // ImpliedSrcBFmt[MatrixUnit.SrcBBank]: the format unpacker 1 wrote
-        // that bank in.
-        format = u32::from(m.unpackers.units[1].implied_format[bank_b]);
-    }
+    let format = format_of(m, thread, 1, bank_b);
     if format != u32::from(DataFormat::Tf32.code()) {
         return Err(Fault::unimplemented(format!(
             "MOVB2A with the SrcB format {format}: TruncateSrc, which narrows each datum to \
@@ -201,16 +224,8 @@ fn move_rows(
     addr_mod::check_no_op(tcfg, thread, addr_mode)?;
     let state = state_of(tcfg, thread);
     let cfg = &m.config;
-    let mut format = if cfg.get(state, C::ALU_FORMAT_SPEC_REG_SrcA_override) != 0 {
-        cfg.get(state, C::ALU_FORMAT_SPEC_REG_SrcA_val)
-    } else {
-        cfg.get(state, C::ALU_FORMAT_SPEC_REG0_SrcA)
-    };
-    if arch == Arch::Blackhole && tcfg.get(thread, T::DISABLE_IMPLIED_SRCA_FMT_Base) == 0 {
-        // ImpliedSrcAFmt[MatrixUnit.SrcABank]: the format unpacker 0 wrote
-        // that bank in. (Only MOVA2D gets here on Blackhole.)
-        format = u32::from(m.unpackers.units[0].implied_format[bank]);
-    }
+    // The SrcA format, MOVB2D's too. (Only MOVA2D gets here on Blackhole.)
+    let format = format_of(m, thread, 0, bank);
     let tf32 = format == u32::from(DataFormat::Tf32.code());
     if use_dst32b_lo && tf32 {
         return Err(Fault::undefined(

@@ -222,7 +222,7 @@ impl SrcPlan {
                 }
             }
             if plan.reads.iter().any(|r| r.source == source) {
-                plan.srca_handovers += handovers;
+                plan.srca_handovers = handovers;
             }
         }
         plan

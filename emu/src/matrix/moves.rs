@@ -120,11 +120,12 @@ pub fn movb2d(m: &mut Machine, thread: usize, i: &Movb2d) -> Result<Issue> {
 }
 
 /// The format the matrix unit takes `SrcA` (`source` 0) or `SrcB` (1) to
-/// hold for an instruction of `thread` reading `bank`: the configured one
+/// hold for an instruction of `thread` (in Config state `state`) reading
+/// `bank`: the configured one
 /// (`ALU_FORMAT_SPEC_REG_Src*_val` when overridden), or on Blackhole the
 /// format the unpacker wrote the bank in (`ImpliedSrcAFmt`/`ImpliedSrcBFmt`,
 /// `SrcASrcB.md`) unless `DISABLE_IMPLIED_SRC*_FMT_Base` is set.
-fn format_of(m: &Machine, thread: usize, source: usize, bank: usize) -> u32 {
+fn format_of(m: &Machine, thread: usize, state: usize, source: usize, bank: usize) -> u32 {
     let (overridden, value, configured, disable) = if source == 0 {
         (
             C::ALU_FORMAT_SPEC_REG_SrcA_override,
@@ -141,7 +142,6 @@ fn format_of(m: &Machine, thread: usize, source: usize, bank: usize) -> u32 {
         )
     };
     let (tcfg, cfg) = (&m.thread_config, &m.config);
-    let state = state_of(tcfg, thread);
     if m.arch() == Arch::Blackhole && tcfg.get(thread, disable) == 0 {
         return u32::from(m.unpackers.units[source & 1].implied_format[bank & 1]);
     }
@@ -173,7 +173,7 @@ pub fn movb2a(m: &mut Machine, thread: usize, i: &Movb2a) -> Result<Issue> {
     addr_mod::check_no_op(tcfg, thread, i.addr_mode)?;
     let state = state_of(tcfg, thread);
     let cfg = &m.config;
-    let format = format_of(m, thread, 1, bank_b);
+    let format = format_of(m, thread, state, 1, bank_b);
     if format != u32::from(DataFormat::Tf32.code()) {
         return Err(Fault::unimplemented(format!(
             "MOVB2A with the SrcB format {format}: TruncateSrc, which narrows each datum to \
@@ -225,7 +225,7 @@ fn move_rows(
     let state = state_of(tcfg, thread);
     let cfg = &m.config;
     // The SrcA format, MOVB2D's too. (Only MOVA2D gets here on Blackhole.)
-    let format = format_of(m, thread, 0, bank);
+    let format = format_of(m, thread, state, 0, bank);
     let tf32 = format == u32::from(DataFormat::Tf32.code());
     if use_dst32b_lo && tf32 {
         return Err(Fault::undefined(

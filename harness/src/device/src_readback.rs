@@ -93,15 +93,19 @@ pub struct SrcHandshake {
 }
 
 impl SrcHandshake {
-    /// After the readback's moves read `banks` in turn: a `CLEARDVALID`
-    /// before each one that is not the matrix unit's first.
-    fn after_reading(mut self, banks: impl Iterator<Item = u8>) -> SrcHandshake {
+    /// Whether the readback gives the matrix unit's first bank back
+    /// (`CLEARDVALID`, which moves it to the other) before reading `bank`:
+    /// when `bank` is not that first one.
+    fn clears_before(self, bank: u8) -> bool {
+        bank != self.matrix_bank & 1
+    }
+
+    /// After the readback's moves read `banks` in turn.
+    fn after_reading(mut self, mut banks: impl Iterator<Item = u8>) -> SrcHandshake {
         let first = self.matrix_bank & 1;
-        for bank in banks {
-            if bank != first {
-                self.matrix_owns[usize::from(first)] = false;
-                self.matrix_bank = first ^ 1;
-            }
+        if banks.any(|bank| self.clears_before(bank)) {
+            self.matrix_owns[usize::from(first)] = false;
+            self.matrix_bank = first ^ 1;
         }
         self
     }
@@ -165,32 +169,27 @@ impl SrcPlan {
                 continue;
             }
             let h = held[source.index()];
-            let mut handovers = 0;
-            if source == Source::B && arch == Arch::Blackhole {
-                let a = held[Source::A.index()].after_reading(
-                    plan.reads
-                        .iter()
-                        .filter(|r| r.source == Source::A)
-                        .map(|r| r.bank),
-                );
-                match a.handovers() {
-                    Some(n) => handovers = n,
-                    None => {
-                        for &b in want {
-                            plan.unread.push((
-                                source,
-                                b,
-                                "SrcB passes through SrcA on Blackhole, and the matrix unit's \
-                                 SrcA bank is the unpackers' while the unpacker's is the matrix \
-                                 unit's: no UNPACR_NOP can hand it over"
-                                    .into(),
-                            ));
-                        }
-                        continue;
-                    }
-                }
-            }
+            let handovers = if source == Source::B && arch == Arch::Blackhole {
+                let a = plan.reads.iter().filter(|r| r.source == Source::A);
+                held[Source::A.index()]
+                    .after_reading(a.map(|r| r.bank))
+                    .handovers()
+            } else {
+                Some(0)
+            };
             let mut unread = |bank: u8, why: String| plan.unread.push((source, bank, why));
+            let Some(handovers) = handovers else {
+                for &b in want {
+                    unread(
+                        b,
+                        "SrcB passes through SrcA on Blackhole, and the matrix unit's SrcA bank \
+                         is the unpackers' while the unpacker's is the matrix unit's: no \
+                         UNPACR_NOP can hand it over"
+                            .into(),
+                    );
+                }
+                continue;
+            };
             let first = h.matrix_bank & 1;
             let mut order = Vec::new();
             for bank in [first, first ^ 1] {
@@ -269,11 +268,14 @@ impl SrcPlan {
             )));
         }
         let insn = |i: Instruction| Step::Instruction(isa::encode(arch, &i).unwrap_or(0));
+        // One move per `rows` rows of a 64-row bank, `make` given its first.
+        let moves = |rows: u32, make: &dyn Fn(u32) -> Instruction| -> Vec<Step> {
+            (0..64 / rows).map(|k| insn(make(rows * k))).collect()
+        };
         let through_srca = arch == Arch::Blackhole;
-        let mut handed = false;
-        for r in &self.reads {
-            if r.source == Source::B && through_srca && !handed {
-                handed = true;
+        let first_b = self.reads.iter().position(|r| r.source == Source::B);
+        for (j, r) in self.reads.iter().enumerate() {
+            if Some(j) == first_b {
                 // Clear the unpacker's SrcA bank and give it to the matrix
                 // unit, waiting as UNPACR does for the unpackers to own it
                 // (tt-llk `p_unpacr_nop`; ttsim `TENSIX_EXECUTE_UNPACR_NOP`).
@@ -285,7 +287,7 @@ impl SrcPlan {
                 });
                 steps.extend((0..self.srca_handovers).map(|_| insn(handover)));
             }
-            if r.bank != self.held[r.source.index()].matrix_bank & 1 {
+            if self.held[r.source.index()].clears_before(r.bank) {
                 // Give the matrix unit's first bank back (read just before,
                 // or not wanted), which moves it to the other
                 // (CLEARDVALID.md).
@@ -297,35 +299,35 @@ impl SrcPlan {
             if r.source == Source::B && through_srca {
                 // MOVB2A four rows at a time (Move4Rows; ttsim moves no
                 // fewer) into the matrix unit's SrcA bank.
-                steps.extend((0..16).map(|k| {
-                    insn(Instruction::Movb2a(isa::Movb2a {
-                        srcb: 4 * k,
+                steps.extend(moves(4, &|row| {
+                    Instruction::Movb2a(isa::Movb2a {
+                        srcb: row,
                         instr_mod: 2,
-                        srca: 4 * k,
+                        srca: row,
                         ..Default::default()
-                    }))
+                    })
                 }));
             }
             let tile = u32::from(r.tile) * 64;
             if r.source == Source::A || through_srca {
                 // MOVA2D eight rows at a time (ttsim moves no fewer).
-                steps.extend((0..8).map(|k| {
-                    insn(Instruction::Mova2d(isa::Mova2d {
+                steps.extend(moves(8, &|row| {
+                    Instruction::Mova2d(isa::Mova2d {
                         instr_mod: 2,
-                        src: 8 * k,
-                        dst: tile + 8 * k,
+                        src: row,
+                        dst: tile + row,
                         ..Default::default()
-                    }))
+                    })
                 }));
             } else {
                 // MOVB2D four rows at a time (Move4Rows).
-                steps.extend((0..16).map(|k| {
-                    insn(Instruction::Movb2d(isa::Movb2d {
+                steps.extend(moves(4, &|row| {
+                    Instruction::Movb2d(isa::Movb2d {
                         instr_mod: 4,
-                        src: 4 * k,
-                        dst: tile + 4 * k,
+                        src: row,
+                        dst: tile + row,
                         ..Default::default()
-                    }))
+                    })
                 }));
             }
         }

@@ -157,21 +157,37 @@ fn program() -> Vec<ThreadProgram> {
     vec![ThreadProgram { thread: 2, steps }]
 }
 
-/// Median per-iteration time, in nanoseconds, of `batches` batches of
-/// `iters` calls. (Not `Duration / iters`, which truncates to whole
-/// nanoseconds: a 13.9 ns memcpy would count as 13.)
-fn median(batches: usize, iters: u32, mut f: impl FnMut()) -> f64 {
-    let mut times: Vec<f64> = (0..batches)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..iters {
-                f();
-            }
-            t.elapsed().as_secs_f64() * 1e9 / f64::from(iters)
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+/// Per-iteration times, in nanoseconds, of `f` and of `base`, each timed
+/// over `iters` and `base_iters` calls in alternate batches, so that a
+/// change of clock speed or load during the run touches both alike.
+/// Returns the medians of `f`'s time, `base`'s time and their ratio batch
+/// by batch. (Not `Duration / iters`, which truncates to whole nanoseconds:
+/// a 13.9 ns memcpy would count as 13.)
+fn paired_medians(
+    batches: usize,
+    (iters, mut f): (u32, impl FnMut()),
+    (base_iters, mut base): (u32, impl FnMut()),
+) -> (f64, f64, f64) {
+    let time = |n: u32, g: &mut dyn FnMut()| {
+        let t = Instant::now();
+        for _ in 0..n {
+            g();
+        }
+        t.elapsed().as_secs_f64() * 1e9 / f64::from(n)
+    };
+    let (mut a, mut b, mut r) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..batches {
+        let x = time(iters, &mut f);
+        let y = time(base_iters, &mut base);
+        a.push(x);
+        b.push(y);
+        r.push(x / y.max(1e-3));
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    (median(a), median(b), median(r))
 }
 
 fn main() {
@@ -199,17 +215,19 @@ fn main() {
         let mut m = machine(c);
         m.run(&programs, Limits::default())
             .expect("the tile packs without a fault");
-        let t = median(batches, iters, || {
-            black_box(&mut m)
-                .run(black_box(&programs), Limits::default())
-                .expect("pack");
-        });
         let src = vec![0xA5u8; c.out_bytes];
         let mut dst = vec![0u8; c.out_bytes];
-        let copy = median(batches, iters * 50, || {
-            black_box(&mut dst).copy_from_slice(black_box(&src));
-        });
-        let (ns, copy_ns) = (t, copy);
+        let (ns, copy_ns, ratio) = paired_medians(
+            batches,
+            (iters, || {
+                black_box(&mut m)
+                    .run(black_box(&programs), Limits::default())
+                    .expect("pack");
+            }),
+            (iters * 50, || {
+                black_box(&mut dst).copy_from_slice(black_box(&src));
+            }),
+        );
         println!(
             "{:<16} {:>12.0} {:>14.0} {:>12.1} {:>14.0} {:>7.1}x",
             c.name,
@@ -217,7 +235,7 @@ fn main() {
             1e9 / ns,
             copy_ns,
             1e9 / copy_ns.max(1e-3),
-            ns / copy_ns.max(1e-3)
+            ratio
         );
     }
 }

@@ -609,3 +609,135 @@ fn express_path_matches_the_per_datum_path() {
     );
     assert!(crossed > 10, "only {crossed} cases crossed a row group");
 }
+
+/// A run of `PACR` words that the scheduler executes together (one thread
+/// left, nothing at its Wait Gate or in its expanders) against the same
+/// words given to `Machine::run` one at a time, which executes each alone:
+/// the same machine afterwards (all of L1, the ADCs, the packers' state),
+/// the same L1 writes in the same order with the same tags (the issue
+/// count), the same fault at the same program entry, and under a step budget
+/// the same `ResourceLimit` after the same number of instructions. Both
+/// architectures (Wormhole takes the general path, Blackhole mostly the
+/// express one), with other instructions between runs of `PACR`s.
+#[test]
+fn pacr_runs_do_what_one_word_at_a_time_does() {
+    use tensix_emu::regs::ThreadCfgField as T;
+    use tensix_emu::{FaultKind, Limits, Step, ThreadProgram};
+    let mut rng = Lcg(0x5EED_0006);
+    let (mut completed, mut faulted, mut limited) = (0, 0, 0);
+    for k in 0..300 {
+        let arch = [Arch::Blackhole, Arch::WormholeB0][k % 2];
+        let (wide, dstacc, out, bytes) = [
+            (false, 5, 5, 2),  // BF16 -> BF16
+            (true, 0, 0, 4),   // FP32 -> FP32
+            (false, 5, 6, 2),  // BF16 -> BFP8_b
+            (true, 0, 7, 4),   // FP32 -> BFP4_b
+            (false, 1, 11, 2), // FP16 -> BFP2a
+        ][rng.below(5) as usize];
+        let mut m = machine(arch);
+        formats(&mut m, dstacc, dstacc, out);
+        set(&mut m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
+        set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
+        set(&mut m, C::PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 256 * bytes);
+        let top = (m.l1.len() / 16) as u32;
+        let dest = match rng.below(4) {
+            0 => top - 1 - rng.below(8), // runs off the end of L1
+            _ => 0x100 + rng.below(64),
+        };
+        set(&mut m, C::THCON_SEC0_REG1_L1_Dest_addr, dest);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YsrcIncr, 4);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YdstIncr, 4);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_YsrcClear, 1);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, 1);
+        for row in 0..64 {
+            let vals: [u32; 16] = std::array::from_fn(|_| rng.datum32());
+            write_row(&mut m, wide, row, &vals);
+        }
+        let mut words = Vec::new();
+        for _ in 0..1 + rng.below(3) {
+            words.push(setadcxx(arch, rng.below(2), 15 - rng.below(2)));
+            for quad in 0..rng.below(9) {
+                let mut p = Pacr {
+                    addr_mode: if quad % 4 == 3 { 1 } else { 0 },
+                    last: (rng.below(5) == 0) as u32,
+                    ..Pacr::default()
+                };
+                // Blackhole's read interfaces; Wormhole's packer 0.
+                if arch == Arch::Blackhole {
+                    p.read_intf_sel = [0, 15, 1, 3][rng.below(4) as usize];
+                }
+                words.push(pacr_word(arch, p));
+            }
+        }
+        let budget = if rng.below(4) == 0 {
+            1 + u64::from(rng.below(words.len() as u32 + 2))
+        } else {
+            Limits::default().max_steps
+        };
+        let mut together = m.clone();
+        let mut alone = m;
+        together.l1.enable_log();
+        alone.l1.enable_log();
+        let program = ThreadProgram {
+            thread: PACK,
+            steps: words.iter().map(|w| Step::Instruction(*w)).collect(),
+        };
+        let limits = Limits { max_steps: budget };
+        let whole = together.run(std::slice::from_ref(&program), limits);
+        // One word per run; the budget counted across them.
+        let mut one_by_one = Ok(());
+        for (i, w) in words.iter().enumerate() {
+            if i as u64 == budget {
+                one_by_one = Err((FaultKind::ResourceLimit, None));
+                break;
+            }
+            let single = ThreadProgram {
+                thread: PACK,
+                steps: vec![Step::Instruction(*w)],
+            };
+            if let Err(f) = alone.run(&[single], Limits::default()) {
+                one_by_one = Err((f.kind, Some((f.rule, i))));
+                break;
+            }
+        }
+        if one_by_one.is_ok() && words.len() as u64 == budget {
+            one_by_one = Err((FaultKind::ResourceLimit, None));
+        }
+        let case = format!("case {k} ({arch}, budget {budget})");
+        match (&whole, &one_by_one) {
+            (Ok(stats), Ok(())) => {
+                assert_eq!(stats.instructions, words.len() as u64, "{case}");
+                assert_eq!(stats.steps, words.len() as u64, "{case}");
+                completed += 1;
+            }
+            (Err(f), Err((FaultKind::ResourceLimit, None))) => {
+                assert_eq!(f.kind, FaultKind::ResourceLimit, "{case}: {f}");
+                limited += 1;
+            }
+            (Err(f), Err((kind, Some((rule, i))))) => {
+                assert_eq!((f.kind, &f.rule), (*kind, rule), "{case}");
+                assert_eq!(f.instruction_index, Some(*i), "{case}");
+                assert_eq!(f.thread, Some(PACK as u8), "{case}");
+                faulted += 1;
+            }
+            _ => panic!("{case}: together {whole:?}, one at a time {one_by_one:?}"),
+        }
+        assert_eq!(
+            together.l1.log(),
+            alone.l1.log(),
+            "{case}: the L1 writes differ"
+        );
+        assert!(
+            together.l1.bytes() == alone.l1.bytes(),
+            "{case}: L1 differs"
+        );
+        assert_eq!(together.adcs, alone.adcs, "{case}");
+        assert_eq!(together.packer, alone.packer, "{case}");
+    }
+    assert!(completed > 100, "only {completed} cases ran to completion");
+    assert!(
+        faulted > 20,
+        "only {faulted} cases stopped at the end of L1"
+    );
+    assert!(limited > 20, "only {limited} cases ran out of steps");
+}

@@ -28,12 +28,20 @@ impl FrontEnd {
         index < MOP_CFG_LEN && self.mop.set_config(index, value).is_ok()
     }
 
+    /// Whether neither expander holds anything, so the next queued word is
+    /// the next word for the Wait Gate unless it is itself `MOP`, `MOP_CFG`
+    /// or `REPLAY`.
+    #[inline]
+    pub fn passes_through(&self) -> bool {
+        self.mop.is_idle() && self.replay.state() == ReplayState::PassThrough
+    }
+
     /// The next word for the Wait Gate, pulling the thread's queued words from
     /// `fetch` only when both expanders have nothing of their own to emit.
     /// `Ok(None)`: nothing to emit until `fetch` has more.
     #[inline]
     pub fn next(&mut self, mut fetch: impl FnMut() -> Option<u32>) -> Result<Option<u32>> {
-        if self.mop.is_idle() && self.replay.state() == ReplayState::PassThrough {
+        if self.passes_through() {
             // Neither expander holds anything: both take the next queued
             // word, and one that neither acts on passes both unchanged.
             let Some(word) = fetch() else {

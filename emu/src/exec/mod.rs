@@ -82,6 +82,15 @@ pub fn dst_addressing(cfg: &Config, state: usize) -> DstAddressing {
     }
 }
 
+/// The fault of a run that has taken `limits.max_steps` steps.
+#[cold]
+fn budget_exhausted(limits: Limits) -> Fault {
+    Fault::new(
+        FaultKind::ResourceLimit,
+        format!("step budget of {} exhausted", limits.max_steps),
+    )
+}
+
 /// One instruction at a thread's Wait Gate, with the program entry it came
 /// from (a MOP's entry for the words it expands to). Its opcode was checked
 /// when it arrived; its fields are decoded when it executes.
@@ -126,6 +135,23 @@ impl<'p> StepQueue<'p> {
             }
         }
         self.current.first()
+    }
+
+    /// The entries of the program being read from the next one on (empty
+    /// when none is left).
+    #[inline]
+    fn ahead(&mut self) -> &'p [Step] {
+        if self.peek().is_none() {
+            return &[];
+        }
+        self.current
+    }
+
+    /// Take the next `n` entries of [`StepQueue::ahead`].
+    #[inline]
+    fn take_ahead(&mut self, n: usize) {
+        self.current = self.current.get(n..).unwrap_or_default();
+        self.taken += n;
     }
 
     /// Take the entry [`StepQueue::peek`] returned; returns its index.
@@ -184,6 +210,12 @@ impl Machine {
         // refills a drained thread, so it is not visited again.
         let mut live: u8 = (1 << THREADS) - 1;
         loop {
+            if live.is_power_of_two() {
+                let t = live.trailing_zeros() as usize;
+                if let Some(run) = threads.get_mut(t) {
+                    self.pacr_stretch(t, run, &mut stats, limits)?;
+                }
+            }
             let mut moved = false;
             let mut busy = false;
             let mut pending = live;
@@ -228,10 +260,7 @@ impl Machine {
                 .at(first as u8, entry));
             }
             if stats.steps >= limits.max_steps {
-                return Err(Fault::new(
-                    FaultKind::ResourceLimit,
-                    format!("step budget of {} exhausted", limits.max_steps),
-                ));
+                return Err(budget_exhausted(limits));
             }
         }
     }
@@ -291,6 +320,54 @@ impl Machine {
                 Ok(Moved::Blocked)
             }
         }
+    }
+
+    /// With thread `t` the only one left and nothing between its queue and
+    /// the Wait Gate (no word held there, no latched wait, neither expander
+    /// busy, no observer), execute the run of `PACR` words at the head of its
+    /// queue together ([`crate::pack::pacr_words`]), as the scheduler would
+    /// execute them one step each: the same issue tags, step and instruction
+    /// counts, step budget, and fault with its program entry. A run of one
+    /// word is left to the scheduler.
+    fn pacr_stretch(
+        &mut self,
+        t: usize,
+        run: &mut ThreadRun<'_>,
+        stats: &mut RunStats,
+        limits: Limits,
+    ) -> Result<()> {
+        if run.pending.is_some()
+            || run.wait.is_some()
+            || self.observer.is_some()
+            || !self.frontends[t].passes_through()
+        {
+            return Ok(());
+        }
+        let arch = self.arch();
+        let budget = limits.max_steps.saturating_sub(stats.steps);
+        let words = (run.steps.ahead().iter())
+            .take(usize::try_from(budget).unwrap_or(usize::MAX))
+            .map_while(|s| match *s {
+                Step::Instruction(w) if isa::opcode_of(arch, w) == Ok(Opcode::Pacr) => Some(w),
+                _ => None,
+            });
+        if words.clone().nth(1).is_none() {
+            return Ok(());
+        }
+        let first = run.steps.taken;
+        let (done, outcome) = crate::pack::pacr_words(self, t, words);
+        run.steps.take_ahead(done);
+        run.entry = first + done.saturating_sub(1);
+        stats.instructions += done as u64;
+        stats.steps += done as u64;
+        self.issued += done as u64;
+        if let Err(f) = outcome {
+            return Err(f.at(t as u8, first + done));
+        }
+        if stats.steps >= limits.max_steps {
+            return Err(budget_exhausted(limits));
+        }
+        Ok(())
     }
 
     /// The next word the thread's front end hands to the Wait Gate, with

@@ -157,10 +157,11 @@ pub fn emit_group(
         .push(l1, &bytes[..width.group_bytes()], None, tag)
 }
 
-/// [`emit_group`] for each of `groups` in order, with one push to each
-/// stream when that writes L1 in the same order: when the exponent
-/// stream's buffer does not fill, its pushes write nothing, so the data
-/// bytes of all the groups go in one push.
+/// [`emit_group`] for each of `groups` (at most four) in order, with at
+/// most three pushes, writing L1 in the same order. Only the exponent
+/// stream's push of the group whose exponent fills its buffer writes there,
+/// after the data bytes of the groups before it and before that group's
+/// own: so the data bytes go in two pushes, split at that group.
 pub fn emit_groups(
     streams: &mut Streams,
     l1: &mut L1,
@@ -169,7 +170,7 @@ pub fn emit_groups(
     tag: u64,
 ) -> Result<()> {
     const MAX: usize = 4;
-    if groups.len() > MAX || streams.exp.pending() + groups.len() >= 16 {
+    if groups.len() > MAX {
         return groups
             .iter()
             .try_for_each(|g| emit_group(streams, l1, width, g, tag));
@@ -181,8 +182,14 @@ pub fn emit_groups(
         *e = g.shared_exp;
         bfp_pack_datums(width, &g.datums, d);
     }
+    let data = &data[..n * groups.len()];
+    // The group whose exponent fills the buffer (none when it does not
+    // fill): the data bytes before it reach L1 first.
+    let fills = (16 - streams.exp.pending()).min(groups.len() + 1) - 1;
+    let (before, rest) = data.split_at(n * fills);
+    streams.data.push(l1, before, None, tag)?;
     streams.exp.push(l1, &exps[..groups.len()], None, tag)?;
-    streams.data.push(l1, &data[..n * groups.len()], None, tag)
+    streams.data.push(l1, rest, None, tag)
 }
 
 #[cfg(test)]

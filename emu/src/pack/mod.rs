@@ -238,25 +238,59 @@ impl PackerState {
 /// form ([`prepared`]) is kept with the decoded configuration, so a word
 /// seen before is not decoded again.
 pub fn pacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<()> {
-    with_config(m, thread, |parts, decoded| {
-        let slot = match decoded.prepared.find(word, thread) {
-            Some(slot) => slot,
-            None => {
-                let arch = parts.arch;
-                let f = PacrFields::decode(arch, &Pacr::from_word(arch, word))?;
-                let prep = prepare(&parts, f, thread, decoded)?;
-                decoded.prepared.insert(word, thread, prep)
-            }
-        };
-        let config::Decoded {
-            shared,
-            packers,
-            stages,
-            prepared,
-            ..
-        } = decoded;
-        execute(parts, prepared.at(slot), shared, packers, stages)
+    with_config(m, thread, |mut parts, decoded| {
+        one_word(&mut parts, decoded, thread, word)
     })
+}
+
+/// Execute consecutive `PACR` words of `thread` as that many
+/// [`pacr_word`] calls would, the first tagged with the machine's issue
+/// count and each next one with the count after it, deciding the
+/// configuration once: `PACR` changes neither Config nor ThreadConfig.
+/// Returns how many executed, and the fault that stopped the next one; the
+/// caller counts them as issued.
+pub fn pacr_words(
+    m: &mut Machine,
+    thread: usize,
+    words: impl IntoIterator<Item = u32>,
+) -> (usize, Result<()>) {
+    let mut done = 0;
+    let outcome = with_config(m, thread, |mut parts, decoded| {
+        for word in words {
+            one_word(&mut parts, decoded, thread, word)?;
+            parts.tag += 1;
+            done += 1;
+        }
+        Ok(())
+    });
+    (done, outcome)
+}
+
+/// One `PACR` word, with its configuration decoded.
+#[inline]
+fn one_word(
+    parts: &mut Parts<'_>,
+    decoded: &mut config::Decoded,
+    thread: usize,
+    word: u32,
+) -> Result<()> {
+    let slot = match decoded.prepared.find(word, thread) {
+        Some(slot) => slot,
+        None => {
+            let arch = parts.arch;
+            let f = PacrFields::decode(arch, &Pacr::from_word(arch, word))?;
+            let prep = prepare(parts, f, thread, decoded)?;
+            decoded.prepared.insert(word, thread, prep)
+        }
+    };
+    let config::Decoded {
+        shared,
+        packers,
+        stages,
+        prepared,
+        ..
+    } = decoded;
+    execute(parts, prepared.at(slot), shared, packers, stages)
 }
 
 /// What a `PACR` reads and changes besides its decoded configuration.
@@ -343,14 +377,14 @@ fn prepare(
 /// The body of [`pacr_word`] once its configuration is decoded and its choices
 /// made.
 fn execute(
-    mut parts: Parts<'_>,
+    parts: &mut Parts<'_>,
     prep: &prepared::Prepared,
     shared: &Shared,
     pks: &[PackerConfig; 4],
     stages: &mut [[Option<Stages>; 2]; 4],
 ) -> Result<()> {
     if let Some(x) = &prep.express {
-        if !parts.general && x.run(&mut parts, prep, shared, &pks[0])? {
+        if !parts.general && x.run(parts, prep, shared, &pks[0])? {
             return Ok(());
         }
     }
@@ -365,9 +399,10 @@ fn execute(
         general,
         strict_groups,
         tag,
-        mut probe,
+        probe,
         ..
     } = parts;
+    let (dst, general, strict_groups, tag) = (&**dst, *general, *strict_groups, *tag);
 
     // Both address generators run as the instruction starts: every
     // packer's faults come before any packer writes.

@@ -10,7 +10,9 @@ use super::late::{emit_group, emit_groups, Late};
 use super::stream::{OutStream, Streams};
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::fault::Result;
-use crate::format::bfp::{assemble_portable, BfpGroup};
+#[cfg(target_arch = "x86_64")]
+use crate::format::bfp::assemble_lanes;
+use crate::format::bfp::{assemble_portable, bfp_pack_datums, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
 use crate::format::pack::{
@@ -350,16 +352,35 @@ impl BfpRows {
         dst: &Dst,
         rows: &[u32],
     ) -> Result<()> {
-        let wide = self.early.reads_32b();
         let rows = &rows[..rows.len().min(BATCH_ROWS)];
-        let mut groups = [BfpGroup::default(); BATCH_ROWS];
-        for (row, g) in rows.iter().zip(&mut groups) {
-            let cells = if wide {
-                Cells::Dst32(dst_row32(dst, sh.arch, sh.dst_addressing, *row))
+        let group = |row: u32, g: &mut BfpGroup| {
+            let cells = if self.early.reads_32b() {
+                Cells::Dst32(dst_row32(dst, sh.arch, sh.dst_addressing, row))
             } else {
-                Cells::Dst16(dst_row16(dst, sh.arch, sh.dst_addressing, *row))
+                Cells::Dst16(dst_row16(dst, sh.arch, sh.dst_addressing, row))
             };
             bfp_group(self.early, self.exp, self.width, cells, g);
+        };
+        // Where the groups' datums are whole 16-byte writes of an empty
+        // data buffer and their exponents do not fill the exponent buffer,
+        // the datums go straight into L1 and only the exponents wait.
+        let n = self.width.group_bytes();
+        let mut exps = [0u8; BATCH_ROWS];
+        if streams.exp.pending() + rows.len() < 16
+            && streams.data.fill_direct(l1, n * rows.len(), tag, |out| {
+                for ((row, at), e) in rows.iter().zip(out.chunks_exact_mut(n)).zip(&mut exps) {
+                    let mut g = BfpGroup::default();
+                    group(*row, &mut g);
+                    bfp_pack_datums(self.width, &g.datums, at);
+                    *e = g.shared_exp;
+                }
+            })
+        {
+            return streams.exp.push(l1, &exps[..rows.len()], None, tag);
+        }
+        let mut groups = [BfpGroup::default(); BATCH_ROWS];
+        for (row, g) in rows.iter().zip(&mut groups) {
+            group(*row, g);
         }
         emit_groups(streams, l1, self.width, &groups[..rows.len()], tag)
     }
@@ -404,7 +425,8 @@ fn bfp_group_avx2(
     cells: Cells<'_>,
     out: &mut BfpGroup,
 ) {
-    bfp_group_portable(early, exp, width, cells, out);
+    let elems = bfp_elements(early, exp, cells);
+    assemble_lanes(exp, width, &elems, out);
 }
 
 #[inline(always)]
@@ -415,6 +437,13 @@ fn bfp_group_portable(
     cells: Cells<'_>,
     out: &mut BfpGroup,
 ) {
+    let elems = bfp_elements(early, exp, cells);
+    assemble_portable(exp, width, &elems, out);
+}
+
+/// A row's BFP elements: early conversion, then BFP element conversion.
+#[inline(always)]
+fn bfp_elements(early: EarlyConversion, exp: BfpExp, cells: Cells<'_>) -> [u16; 16] {
     // Widened here rather than stored by the caller: a row read back as
     // one vector right after 16 narrower stores stalls on forwarding.
     let cells: [u32; 16] = match cells {
@@ -425,7 +454,7 @@ fn bfp_group_portable(
     let mut elems = [0u16; 16];
     debug_assert!(early.feeds_bfp());
     early.bfp_elements(exp, &cells, &mut elems);
-    assemble_portable(exp, width, &elems, out);
+    elems
 }
 
 /// Whole `Dst` rows through a fixed-format kernel, written straight into L1

@@ -353,36 +353,66 @@ impl BfpRows {
         rows: &[u32],
     ) -> Result<()> {
         let rows = &rows[..rows.len().min(BATCH_ROWS)];
-        let group = |row: u32, g: &mut BfpGroup| {
-            let cells = if self.early.reads_32b() {
-                Cells::Dst32(dst_row32(dst, sh.arch, sh.dst_addressing, row))
-            } else {
-                Cells::Dst16(dst_row16(dst, sh.arch, sh.dst_addressing, row))
-            };
-            bfp_group(self.early, self.exp, self.width, cells, g);
-        };
+        let mut groups = [BfpGroup::default(); BATCH_ROWS];
+        let groups = &mut groups[..rows.len()];
+        self.groups(sh, dst, rows, groups);
         // Where the groups' datums are whole 16-byte writes of an empty
         // data buffer and their exponents do not fill the exponent buffer,
         // the datums go straight into L1 and only the exponents wait.
         let n = self.width.group_bytes();
-        let mut exps = [0u8; BATCH_ROWS];
-        if streams.exp.pending() + rows.len() < 16
-            && streams.data.fill_direct(l1, n * rows.len(), tag, |out| {
-                for ((row, at), e) in rows.iter().zip(out.chunks_exact_mut(n)).zip(&mut exps) {
-                    let mut g = BfpGroup::default();
-                    group(*row, &mut g);
+        if streams.exp.pending() + groups.len() < 16
+            && streams.data.fill_direct(l1, n * groups.len(), tag, |out| {
+                for (g, at) in groups.iter().zip(out.chunks_exact_mut(n)) {
                     bfp_pack_datums(self.width, &g.datums, at);
-                    *e = g.shared_exp;
                 }
             })
         {
-            return streams.exp.push(l1, &exps[..rows.len()], None, tag);
+            let mut exps = [0u8; BATCH_ROWS];
+            for (e, g) in exps.iter_mut().zip(groups.iter()) {
+                *e = g.shared_exp;
+            }
+            return streams.exp.push(l1, &exps[..groups.len()], None, tag);
         }
-        let mut groups = [BfpGroup::default(); BATCH_ROWS];
-        for (row, g) in rows.iter().zip(&mut groups) {
-            group(*row, g);
-        }
-        emit_groups(streams, l1, self.width, &groups[..rows.len()], tag)
+        emit_groups(streams, l1, self.width, groups, tag)
+    }
+
+    /// The group of each of `rows` (whole `Dst` rows), into `out`, with the
+    /// instruction set chosen once for them all.
+    #[inline]
+    fn groups(self, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [BfpGroup]) {
+        avx2_or!(
+            groups_avx2(self, sh, dst, rows, out),
+            groups_portable(self, sh, dst, rows, out)
+        )
+    }
+}
+
+/// [`BfpRows::groups`] compiled for AVX2, assembling in 16-bit lanes
+/// ([`assemble_lanes`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn groups_avx2(form: BfpRows, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [BfpGroup]) {
+    for (row, g) in rows.iter().zip(out) {
+        let elems = bfp_elements(form.early, form.exp, row_cells(form, sh, dst, *row));
+        assemble_lanes(form.exp, form.width, &elems, g);
+    }
+}
+
+#[inline(always)]
+fn groups_portable(form: BfpRows, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [BfpGroup]) {
+    for (row, g) in rows.iter().zip(out) {
+        let elems = bfp_elements(form.early, form.exp, row_cells(form, sh, dst, *row));
+        assemble_portable(form.exp, form.width, &elems, g);
+    }
+}
+
+/// `Dst` row `row` in place, as `form`'s early conversion reads it.
+#[inline(always)]
+fn row_cells<'d>(form: BfpRows, sh: &Shared, dst: &'d Dst, row: u32) -> Cells<'d> {
+    if form.early.reads_32b() {
+        Cells::Dst32(dst_row32(dst, sh.arch, sh.dst_addressing, row))
+    } else {
+        Cells::Dst16(dst_row16(dst, sh.arch, sh.dst_addressing, row))
     }
 }
 

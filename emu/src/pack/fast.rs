@@ -12,7 +12,7 @@ use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
 use crate::format::bfp::assemble_lanes;
-use crate::format::bfp::{assemble_portable, bfp_pack_datums, BfpGroup};
+use crate::format::bfp::{assemble_portable, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
 use crate::format::pack::{
@@ -355,35 +355,29 @@ impl BfpRows {
         let rows = &rows[..rows.len().min(BATCH_ROWS)];
         let mut groups = [BfpGroup::default(); BATCH_ROWS];
         let groups = &mut groups[..rows.len()];
-        self.groups(sh, dst, rows, groups);
-        // Where the groups' datums are whole 16-byte writes of an empty
-        // data buffer and their exponents do not fill the exponent buffer,
-        // the datums go straight into L1 and only the exponents wait.
-        let n = self.width.group_bytes();
-        if streams.exp.pending() + groups.len() < 16
-            && streams.data.fill_direct(l1, n * groups.len(), tag, |out| {
-                for (g, at) in groups.iter().zip(out.chunks_exact_mut(n)) {
-                    bfp_pack_datums(self.width, &g.datums, at);
-                }
-            })
-        {
-            let mut exps = [0u8; BATCH_ROWS];
-            for (e, g) in exps.iter_mut().zip(groups.iter()) {
-                *e = g.shared_exp;
-            }
-            return streams.exp.push(l1, &exps[..groups.len()], None, tag);
-        }
+        let cells = rows.iter().map(|row| self.row_cells(sh, dst, *row));
+        self.groups(cells, groups);
         emit_groups(streams, l1, self.width, groups, tag)
     }
 
-    /// The group of each of `rows` (whole `Dst` rows), into `out`, with the
-    /// instruction set chosen once for them all.
+    /// The group of each row of `cells`, into `out`, with the instruction
+    /// set chosen once for them all.
     #[inline]
-    fn groups(self, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [BfpGroup]) {
+    fn groups<'c>(self, cells: impl Iterator<Item = Cells<'c>>, out: &mut [BfpGroup]) {
         avx2_or!(
-            groups_avx2(self, sh, dst, rows, out),
-            groups_portable(self, sh, dst, rows, out)
+            groups_avx2(self, cells, out),
+            groups_portable(self, cells, out)
         )
+    }
+
+    /// `Dst` row `row` in place, as the early conversion reads it.
+    #[inline(always)]
+    fn row_cells<'d>(self, sh: &Shared, dst: &'d Dst, row: u32) -> Cells<'d> {
+        if self.early.reads_32b() {
+            Cells::Dst32(dst_row32(dst, sh.arch, sh.dst_addressing, row))
+        } else {
+            Cells::Dst16(dst_row16(dst, sh.arch, sh.dst_addressing, row))
+        }
     }
 }
 
@@ -391,28 +385,23 @@ impl BfpRows {
 /// ([`assemble_lanes`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn groups_avx2(form: BfpRows, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [BfpGroup]) {
-    for (row, g) in rows.iter().zip(out) {
-        let elems = bfp_elements(form.early, form.exp, row_cells(form, sh, dst, *row));
+fn groups_avx2<'c>(form: BfpRows, cells: impl Iterator<Item = Cells<'c>>, out: &mut [BfpGroup]) {
+    for (c, g) in cells.zip(out) {
+        let elems = bfp_elements(form.early, form.exp, c);
         assemble_lanes(form.exp, form.width, &elems, g);
     }
 }
 
+/// [`BfpRows::groups`] with the portable assembler.
 #[inline(always)]
-fn groups_portable(form: BfpRows, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [BfpGroup]) {
-    for (row, g) in rows.iter().zip(out) {
-        let elems = bfp_elements(form.early, form.exp, row_cells(form, sh, dst, *row));
+fn groups_portable<'c>(
+    form: BfpRows,
+    cells: impl Iterator<Item = Cells<'c>>,
+    out: &mut [BfpGroup],
+) {
+    for (c, g) in cells.zip(out) {
+        let elems = bfp_elements(form.early, form.exp, c);
         assemble_portable(form.exp, form.width, &elems, g);
-    }
-}
-
-/// `Dst` row `row` in place, as `form`'s early conversion reads it.
-#[inline(always)]
-fn row_cells<'d>(form: BfpRows, sh: &Shared, dst: &'d Dst, row: u32) -> Cells<'d> {
-    if form.early.reads_32b() {
-        Cells::Dst32(dst_row32(dst, sh.arch, sh.dst_addressing, row))
-    } else {
-        Cells::Dst16(dst_row16(dst, sh.arch, sh.dst_addressing, row))
     }
 }
 
@@ -425,50 +414,6 @@ enum Cells<'a> {
     Dst16(&'a [u16; 16]),
     /// The halves of `Dst32b` values in place ([`dst32_join`]).
     Dst32([&'a [u16; 16]; 2]),
-}
-
-/// A whole row of 16 `Dst` cells to its BFP group: early conversion, BFP
-/// element, shared exponent and aligned datums in one pass, compiled for
-/// AVX2 where the CPU has it (per-lane variable shifts align the datums to
-/// the shared exponent). `early` feeds BFP ([`EarlyConversion::feeds_bfp`]):
-/// [`Stages::kernel`] chooses [`Kernel::Bfp`] for no other.
-#[inline]
-fn bfp_group(
-    early: EarlyConversion,
-    exp: BfpExp,
-    width: BfpWidth,
-    cells: Cells<'_>,
-    out: &mut BfpGroup,
-) {
-    avx2_or!(
-        bfp_group_avx2(early, exp, width, cells, out),
-        bfp_group_portable(early, exp, width, cells, out)
-    )
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn bfp_group_avx2(
-    early: EarlyConversion,
-    exp: BfpExp,
-    width: BfpWidth,
-    cells: Cells<'_>,
-    out: &mut BfpGroup,
-) {
-    let elems = bfp_elements(early, exp, cells);
-    assemble_lanes(exp, width, &elems, out);
-}
-
-#[inline(always)]
-fn bfp_group_portable(
-    early: EarlyConversion,
-    exp: BfpExp,
-    width: BfpWidth,
-    cells: Cells<'_>,
-    out: &mut BfpGroup,
-) {
-    let elems = bfp_elements(early, exp, cells);
-    assemble_portable(exp, width, &elems, out);
 }
 
 /// A row's BFP elements: early conversion, then BFP element conversion.
@@ -572,9 +517,14 @@ fn bfp_row(
 ) -> Result<()> {
     match <&[u32; 16]>::try_from(cells) {
         Ok(row) if sink.bfp.pending() == 0 => {
-            let mut g = BfpGroup::default();
-            bfp_group(st.early, exp, width, Cells::Read(row), &mut g);
-            emit_group(sink.streams, sink.l1, width, &g, sink.tag)?;
+            let mut g = [BfpGroup::default()];
+            let form = BfpRows {
+                early: st.early,
+                exp,
+                width,
+            };
+            form.groups(std::iter::once(Cells::Read(row)), &mut g);
+            emit_group(sink.streams, sink.l1, width, &g[0], sink.tag)?;
         }
         _ => {
             let mut vals = [Intermediate::Fp32(0); 16];

@@ -157,11 +157,14 @@ pub fn emit_group(
         .push(l1, &bytes[..width.group_bytes()], None, tag)
 }
 
-/// [`emit_group`] for each of `groups` (at most four) in order, with at
-/// most three pushes, writing L1 in the same order. Only the exponent
-/// stream's push of the group whose exponent fills its buffer writes there,
-/// after the data bytes of the groups before it and before that group's
-/// own: so the data bytes go in two pushes, split at that group.
+/// [`emit_group`] for each of `groups` (at most four) in order, writing L1
+/// in the same order with at most three pushes. Only the exponent stream's
+/// push of the group whose exponent fills its buffer writes there, after
+/// the data bytes of the groups before it and before that group's own: so
+/// the data bytes go in two pushes, split at that group. When no exponent
+/// fills the buffer and the data bytes are whole 16-byte writes of an
+/// empty buffer, they are packed straight into L1
+/// ([`OutStream::fill_direct`](super::stream::OutStream::fill_direct)).
 pub fn emit_groups(
     streams: &mut Streams,
     l1: &mut L1,
@@ -177,18 +180,27 @@ pub fn emit_groups(
     }
     let n = width.group_bytes();
     let mut exps = [0u8; MAX];
-    let mut data = [0u8; 16 * MAX];
-    for ((e, d), g) in exps.iter_mut().zip(data.chunks_exact_mut(n)).zip(groups) {
+    for (e, g) in exps.iter_mut().zip(groups) {
         *e = g.shared_exp;
-        bfp_pack_datums(width, &g.datums, d);
     }
-    let data = &data[..n * groups.len()];
-    // The group whose exponent fills the buffer (none when it does not
-    // fill): the data bytes before it reach L1 first.
+    let exps = &exps[..groups.len()];
+    // The group whose exponent fills the buffer (`groups.len()` when none
+    // does): the data bytes before it reach L1 first.
     let fills = (16 - streams.exp.pending()).min(groups.len() + 1) - 1;
+    let pack = |out: &mut [u8]| {
+        for (g, at) in groups.iter().zip(out.chunks_exact_mut(n)) {
+            bfp_pack_datums(width, &g.datums, at);
+        }
+    };
+    if fills == groups.len() && streams.data.fill_direct(l1, n * groups.len(), tag, pack) {
+        return streams.exp.push(l1, exps, None, tag);
+    }
+    let mut data = [0u8; 16 * MAX];
+    let data = &mut data[..n * groups.len()];
+    pack(data);
     let (before, rest) = data.split_at(n * fills);
     streams.data.push(l1, before, None, tag)?;
-    streams.exp.push(l1, &exps[..groups.len()], None, tag)?;
+    streams.exp.push(l1, exps, None, tag)?;
     streams.data.push(l1, rest, None, tag)
 }
 

@@ -238,9 +238,7 @@ impl PackerState {
 /// form ([`prepared`]) is kept with the decoded configuration, so a word
 /// seen before is not decoded again.
 pub fn pacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<()> {
-    with_config(m, thread, |mut parts, decoded| {
-        one_word(&mut parts, decoded, thread, word)
-    })
+    pacr_words(m, thread, [word]).1
 }
 
 /// Execute consecutive `PACR` words of `thread` as that many

@@ -9,8 +9,9 @@
 //! loop is timed with `std::time::Instant`, and `std::hint::black_box` keeps
 //! the work from being optimised away.
 
+mod common;
+
 use std::hint::black_box;
-use std::time::Instant;
 
 use tensix_emu::regs::{CfgField as C, ThreadCfgField as T};
 use tensix_emu::state::dst::DstView;
@@ -157,74 +158,29 @@ fn program() -> Vec<ThreadProgram> {
     vec![ThreadProgram { thread: 2, steps }]
 }
 
-/// Per-iteration times, in nanoseconds, of `f` and of `base`, each timed
-/// over `iters` and `base_iters` calls in alternate batches, so that a
-/// change of clock speed or load during the run touches both alike.
-/// Returns the medians of `f`'s time, `base`'s time and their ratio batch
-/// by batch. (Not `Duration / iters`, which truncates to whole nanoseconds:
-/// a 13.9 ns memcpy would count as 13.)
-fn paired_medians(
-    batches: usize,
-    (iters, mut f): (u32, impl FnMut()),
-    (base_iters, mut base): (u32, impl FnMut()),
-) -> (f64, f64, f64) {
-    let time = |n: u32, g: &mut dyn FnMut()| {
-        let t = Instant::now();
-        for _ in 0..n {
-            g();
-        }
-        t.elapsed().as_secs_f64() * 1e9 / f64::from(n)
-    };
-    let (mut a, mut b, mut r) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..batches {
-        let x = time(iters, &mut f);
-        let y = time(base_iters, &mut base);
-        a.push(x);
-        b.push(y);
-        r.push(x / y.max(1e-3));
-    }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    (median(a), median(b), median(r))
-}
-
 fn main() {
-    // `cargo bench` passes `--bench`; run any other way (`cargo test
-    // --benches`, `--all-targets`) one quick pass only.
-    let quick = !std::env::args().any(|a| a == "--bench");
     // `cargo bench --bench pack -- BFP8` runs the cases whose name contains
-    // the text.
-    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let (batches, iters) = if quick { (1, 1) } else { (31, 200) };
-    // `PACK_BENCH_BATCHES=n` runs more batches (for a profiler).
-    let batches = std::env::var("PACK_BENCH_BATCHES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(batches);
+    // the text; `PACK_BENCH_BATCHES=n` runs n batches.
+    let opt = common::Options::from_env("PACK_BENCH_BATCHES");
     let programs = program();
     println!(
         "{:<16} {:>12} {:>14} {:>12} {:>14} {:>8}",
         "case", "ns/tile", "tiles/s", "memcpy ns", "memcpy/s", "ratio"
     );
-    for c in CASES
-        .iter()
-        .filter(|c| filter.as_ref().is_none_or(|f| c.name.contains(f.as_str())))
-    {
+    for c in CASES.iter().filter(|c| opt.wants(c.name)) {
         let mut m = machine(c);
         m.run(&programs, Limits::default())
             .expect("the tile packs without a fault");
         let src = vec![0xA5u8; c.out_bytes];
         let mut dst = vec![0u8; c.out_bytes];
-        let (ns, copy_ns, ratio) = paired_medians(
-            batches,
-            (iters, || {
+        let (ns, copy_ns, ratio) = common::paired_medians(
+            opt.batches,
+            (opt.iters, || {
                 black_box(&mut m)
                     .run(black_box(&programs), Limits::default())
                     .expect("pack");
             }),
-            (iters * 50, || {
+            (opt.iters * 50, || {
                 black_box(&mut dst).copy_from_slice(black_box(&src));
             }),
         );

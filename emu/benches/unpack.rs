@@ -2,32 +2,21 @@
 //! program, into SrcA and into Dst, beside a `memcpy` of the same L1 bytes
 //! measured in the same run.
 //!
-//! Each measurement times batches of tiles with `std::time::Instant`,
-//! repeats the batch, and reports the median batch as tiles per second;
-//! the ratio is emulator time over `memcpy` time.
+//! The emulator and the `memcpy` are timed in alternate batches; the bench
+//! reports the median time of each and the median of the per-batch ratios
+//! (emulator time over `memcpy` time).
+//!
+//! `cargo bench -p tensix-emu --bench unpack [-- FILTER]`;
+//! `UNPACK_BENCH_BATCHES=n` runs n batches.
+
+mod common;
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 use tensix_emu::format::DataFormat as F;
 use tensix_emu::unpack::program::TileUnpack;
 use tensix_emu::{Arch, Limits, Machine};
 
 const AT: u32 = 0x1_0000;
-
-/// Median of `batches` timings of `batch` calls of `f`.
-fn median_batch(batches: usize, batch: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..batches)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..batch {
-                f();
-            }
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[batches / 2]
-}
 
 /// L1 bytes of one tile: exponent section (BFP) then datums, from a
 /// deterministic pattern.
@@ -49,7 +38,7 @@ fn tile_bytes(format: F) -> Vec<u8> {
         .collect()
 }
 
-fn bench(batches: usize, batch: usize, arch: Arch, name: &str, input: F, output: F, to_dst: bool) {
+fn bench(opt: &common::Options, arch: Arch, name: &str, input: F, output: F, to_dst: bool) {
     let job = TileUnpack {
         unpacker: 0,
         in_format: input,
@@ -68,23 +57,26 @@ fn bench(batches: usize, batch: usize, arch: Arch, name: &str, input: F, output:
     let program = [job.program(arch).expect("program")];
     m.run(&program, Limits::default()).expect("the job runs");
 
-    let emu = median_batch(batches, batch, || {
-        black_box(&mut m)
-            .run(black_box(&program), Limits::default())
-            .unwrap();
-    });
     let mut sink = vec![0u8; bytes.len()];
-    let copy = median_batch(batches, batch * 100, || {
-        black_box(&mut sink[..]).copy_from_slice(black_box(&bytes[..]));
-    });
-    let emu_tile = emu.as_secs_f64() / batch as f64;
-    let copy_tile = copy.as_secs_f64() / (batch * 100) as f64;
+    let (ns, copy_ns, ratio) = common::paired_medians(
+        opt.batches,
+        (opt.iters, || {
+            black_box(&mut m)
+                .run(black_box(&program), Limits::default())
+                .unwrap();
+        }),
+        (opt.iters * 50, || {
+            black_box(&mut sink[..]).copy_from_slice(black_box(&bytes[..]));
+        }),
+    );
     println!(
-        "{arch:<11} {name:<22} {:>5} B/tile  emulator {:>10.0} tiles/s  memcpy {:>12.0} tiles/s  ratio {:>7.0}x",
+        "{:<11} {name:<20} {:>6} {:>9.0} {:>12.0} {:>10.1} {:>7.1}x",
+        arch.to_string(),
         bytes.len(),
-        1.0 / emu_tile,
-        1.0 / copy_tile,
-        emu_tile / copy_tile
+        ns,
+        1e9 / ns,
+        copy_ns,
+        ratio
     );
 }
 
@@ -100,22 +92,15 @@ const CASES: [(&str, F, F, bool); 8] = [
 ];
 
 fn main() {
-    // `cargo bench` passes `--bench`; run any other way (`cargo test
-    // --benches`, `--all-targets`) one quick pass only.
-    let quick = !std::env::args().any(|a| a == "--bench");
-    // `cargo bench --bench unpack -- BFP8` runs the cases whose name
-    // contains the text.
-    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    // `UNPACK_BENCH_BATCHES=n` runs more batches (for a profiler).
-    let (batches, batch) = if quick { (1, 1) } else { (15, 200) };
-    let batches = std::env::var("UNPACK_BENCH_BATCHES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(batches);
+    let opt = common::Options::from_env("UNPACK_BENCH_BATCHES");
+    println!(
+        "{:<11} {:<20} {:>6} {:>9} {:>12} {:>10} {:>8}",
+        "arch", "case", "B/tile", "ns/tile", "tiles/s", "memcpy ns", "ratio"
+    );
     for arch in [Arch::Blackhole, Arch::WormholeB0] {
         for (name, input, output, to_dst) in CASES {
-            if filter.as_ref().is_none_or(|f| name.contains(f.as_str())) {
-                bench(batches, batch, arch, name, input, output, to_dst);
+            if opt.wants(name) {
+                bench(&opt, arch, name, input, output, to_dst);
             }
         }
     }

@@ -184,6 +184,10 @@ impl Job<'_> {
                         self.convert_rows::<BITS, K, _>(k, want, &mut InPlace(bank_rows)),
                     )
                 }
+                None if dst16_kernel(K) && self.o.target == Target::Dst16 => {
+                    self.convert_rows16::<BITS, K>(k, rows, r.dst);
+                    (rows, rows)
+                }
                 None => (
                     rows,
                     self.convert_rows::<BITS, K, _>(
@@ -256,6 +260,52 @@ impl Job<'_> {
             out.commit(j);
         }
         rows
+    }
+
+    /// [`Self::convert_rows`] for the kernels whose values are `Dst16b`
+    /// halves ([`dst16_kernel`]): each row is read, converted and stored in
+    /// 16-bit lanes, sixteen datums to a vector register, with no widening
+    /// to 32 bits and back. These kernels cannot fault.
+    #[inline(never)]
+    fn convert_rows16<const BITS: usize, const K: u8>(&self, k: usize, rows: usize, dst: &mut Dst) {
+        avx2_or!(
+            self.convert_rows16_avx2::<BITS, K>(k, rows, dst),
+            self.convert_rows16_portable::<BITS, K>(k, rows, dst)
+        )
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn convert_rows16_avx2<const BITS: usize, const K: u8>(
+        &self,
+        k: usize,
+        rows: usize,
+        dst: &mut Dst,
+    ) {
+        self.convert_rows16_portable::<BITS, K>(k, rows, dst)
+    }
+
+    #[inline(always)]
+    fn convert_rows16_portable<const BITS: usize, const K: u8>(
+        &self,
+        k: usize,
+        rows: usize,
+        dst: &mut Dst,
+    ) {
+        let first = (self.o.out_addr + k as u32) / 16;
+        for j in 0..rows {
+            let k = k + 16 * j;
+            let at = self.start + k * BITS / 8;
+            let raw = raw_row16::<BITS>(&self.l1[at..at + 2 * BITS]);
+            let exps = self.row_exponents(k);
+            let mut out = [0u16; 16];
+            for ((o, &x), &e) in out.iter_mut().zip(&raw).zip(&exps) {
+                *o = dst16_value::<BITS, K>(x, e);
+            }
+            let s = dst_row(self.o, first + j as u32);
+            *dst.row_mut(s) = out;
+            dst.set_valid(s, true);
+        }
     }
 
     /// Datum `k`'s bits, least significant bits first in L1.
@@ -334,6 +384,51 @@ fn raw_row<const BITS: usize>(bytes: &[u8]) -> [u32; 16] {
     raw
 }
 
+/// [`raw_row`] in 16-bit lanes, for datums of at most 16 bits.
+#[inline(always)]
+fn raw_row16<const BITS: usize>(bytes: &[u8]) -> [u16; 16] {
+    let mut raw = [0u16; 16];
+    match BITS {
+        16 => {
+            for (r, b) in raw.iter_mut().zip(bytes[..32].chunks_exact(2)) {
+                *r = u16::from_le_bytes([b[0], b[1]]);
+            }
+        }
+        8 => {
+            for (r, b) in raw.iter_mut().zip(&bytes[..16]) {
+                *r = *b as u16;
+            }
+        }
+        _ => {
+            for (r, w) in raw.iter_mut().zip(raw_row::<BITS>(bytes)) {
+                *r = w as u16;
+            }
+        }
+    }
+    raw
+}
+
+/// Whether row kernel `K` makes `Dst16b` values (16 bits each).
+const fn dst16_kernel(k: u8) -> bool {
+    matches!(k, BF16_DST | FP16_DST | BFP_B_DST)
+}
+
+/// A datum of `BITS` bits (with its BFP exponent `e`) as one of the
+/// [`dst16_kernel`] kernels stores it in `Dst16b`.
+#[inline(always)]
+fn dst16_value<const BITS: usize, const K: u8>(x: u16, e: u8) -> u16 {
+    let width = match BITS {
+        8 => BfpWidth::Bits8,
+        4 => BfpWidth::Bits4,
+        _ => BfpWidth::Bits2,
+    };
+    match K {
+        BF16_DST => encode_bf16(x),
+        FP16_DST => encode_fp16(x),
+        _ => encode_bf16(bfp8_to_bf16_arith(bfp_datum_to_bfp8(x as u8, width), e)),
+    }
+}
+
 /// A row of 16 datums of `BITS` bits converted by kernel `K` as
 /// [`Conversion::apply`] converts each; `false` when one of them faults.
 #[inline(always)]
@@ -353,13 +448,11 @@ fn convert_row<const BITS: usize, const K: u8>(
         *o = match K {
             ZERO => 0,
             BF16_SRC => SrcCell::from_bf16(x as u16).canonical(),
-            BF16_DST => encode_bf16(x as u16) as u32,
             FP16_SRC => SrcCell::from_fp16(x as u16).canonical(),
-            FP16_DST => encode_fp16(x as u16) as u32,
             FP32_DST => encode_fp32(x),
             TF32_SRC => SrcCell::from_fp32_truncated(x).canonical(),
             BFP_B_SRC => SrcCell::from_bf16(bfp(x, e)).canonical(),
-            BFP_B_DST => encode_bf16(bfp(x, e)) as u32,
+            k if dst16_kernel(k) => dst16_value::<BITS, K>(x as u16, e) as u32,
             _ => match c.apply(x, e) {
                 Ok(v) => v.bits(),
                 Err(_) => return false,

@@ -888,7 +888,8 @@ fn acc_bf16(a: u16, b: u16) -> u16 {
     };
     // ttsim: a NaN in L1 counts as the largest double; a NaN arriving from
     // the packer as 2^128 scaled by its mantissa bits.
-    let big_new = 2f64.powi(128) * (1.0 + f64::from(b & 0x7f) / 128.0);
+    const TWO_TO_128: f64 = f64::from_bits((1023 + 128) << 52);
+    let big_new = TWO_TO_128 * (1.0 + f64::from(b & 0x7f) / 128.0);
     let sum = value(a, f64::MAX) + value(b, big_new);
     let sign = if sum.is_sign_negative() { 0x8000 } else { 0 };
     let bits = sum.abs().to_bits();
@@ -1008,5 +1009,15 @@ mod tests {
         // Likewise 2^-11 (FP16 0x1000) added to 1.0 and to its successor.
         assert_eq!(acc_fp16(0x3c00, 0x1000), 0x3c00);
         assert_eq!(acc_fp16(0x3c01, 0x1000), 0x3c02);
+    }
+
+    #[test]
+    fn l1_accumulation_counts_a_packed_nan_as_two_to_the_128_scaled() {
+        // ttsim: a BF16 NaN from the packer is 2^128 * (1 + mantissa/128).
+        // 0x7fc0 is 2^128 * 1.5: beyond BF16's range, so infinity.
+        assert_eq!(acc_bf16(0, 0x7fc0), 0x7f80);
+        // Less 2^127 * 1.5 (0xff40) leaves 2^127 * 1.5, which BF16 holds.
+        assert_eq!(acc_bf16(0xff40, 0x7fc0), 0x7f40);
+        assert_eq!(acc_bf16(0x7f40, 0xffc0), 0xff40);
     }
 }

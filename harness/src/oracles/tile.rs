@@ -326,8 +326,18 @@ fn value(bits: u32, exp_bits: u32, man_bits: u32, has_inf: bool) -> Option<(f64,
     }
     let bias = (1 << (exp_bits - 1)) - 1;
     let unbiased = e as i32 - bias;
-    let v = (1.0 + f64::from(m) / f64::from(1u32 << man_bits)) * 2f64.powi(unbiased);
+    let v = (1.0 + f64::from(m) / f64::from(1u32 << man_bits)) * pow2(unbiased);
     Some((if negative { -v } else { v }, unbiased))
+}
+
+/// 2^k, exactly: built from its exponent field where it is a normal double
+/// (every exponent the formats here reach), by `powi` elsewhere.
+fn pow2(k: i32) -> f64 {
+    if (-1022..=1023).contains(&k) {
+        f64::from_bits(((k + 1023) as u64) << 52)
+    } else {
+        2f64.powi(k)
+    }
 }
 
 /// The value of a datum as the job's Dst view holds it.
@@ -426,7 +436,7 @@ pub fn precision(
                     None if job.out.is_bfp() && cell & 0x3_ffff == 0 => 0.0,
                     None => continue,
                 };
-                let step = |bits: i32, at: i32| 2f64.powi(at - bits);
+                let step = |bits: i32, at: i32| pow2(at - bits);
                 // Error the early conversion may add: rounding to the
                 // intermediate's mantissa (half a unit).
                 let early = match (job.src, job.dst) {
@@ -472,4 +482,19 @@ pub fn precision(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pow2;
+
+    #[test]
+    fn pow2_is_two_to_the_k_for_every_exponent() {
+        for k in -1100..=1100 {
+            let want = 2f64.powi(k);
+            assert_eq!(pow2(k).to_bits(), want.to_bits(), "2^{k}");
+        }
+        assert_eq!(pow2(-126), f64::from(f32::MIN_POSITIVE));
+        assert_eq!(pow2(10), 1024.0);
+    }
 }

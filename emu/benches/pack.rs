@@ -171,8 +171,7 @@ fn main() {
         let mut m = machine(c);
         m.run(&programs, Limits::default())
             .expect("the tile packs without a fault");
-        let src = vec![0xA5u8; c.out_bytes];
-        let mut dst = vec![0u8; c.out_bytes];
+        let mut copy = common::CopyPair::new(&vec![0xA5u8; c.out_bytes]);
         let (ns, copy_ns, ratio) = common::paired_medians(
             opt.batches,
             (opt.iters, || {
@@ -180,9 +179,7 @@ fn main() {
                     .run(black_box(&programs), Limits::default())
                     .expect("pack");
             }),
-            (opt.iters * 50, || {
-                black_box(&mut dst).copy_from_slice(black_box(&src));
-            }),
+            (opt.iters * 50, || copy.copy()),
         );
         println!(
             "{:<16} {:>12.0} {:>14.0} {:>12.1} {:>14.0} {:>7.1}x",

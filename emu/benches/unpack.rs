@@ -57,7 +57,7 @@ fn bench(opt: &common::Options, arch: Arch, name: &str, input: F, output: F, to_
     let program = [job.program(arch).expect("program")];
     m.run(&program, Limits::default()).expect("the job runs");
 
-    let mut sink = vec![0u8; bytes.len()];
+    let mut copy = common::CopyPair::new(&bytes);
     let (ns, copy_ns, ratio) = common::paired_medians(
         opt.batches,
         (opt.iters, || {
@@ -65,9 +65,7 @@ fn bench(opt: &common::Options, arch: Arch, name: &str, input: F, output: F, to_
                 .run(black_box(&program), Limits::default())
                 .unwrap();
         }),
-        (opt.iters * 50, || {
-            black_box(&mut sink[..]).copy_from_slice(black_box(&bytes[..]));
-        }),
+        (opt.iters * 50, || copy.copy()),
     );
     println!(
         "{:<11} {name:<20} {:>6} {:>9.0} {:>12.0} {:>10.1} {:>7.1}x",

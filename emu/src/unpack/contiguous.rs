@@ -140,6 +140,8 @@ const TF32_SRC: u8 = 6;
 const BFP_B_SRC: u8 = 7;
 /// BFP "b" expanded to BF16 in `Dst16b`.
 const BFP_B_DST: u8 = 8;
+// (The three `Dst16b` kernels run in 16-bit lanes, `convert_rows16`; in
+// `convert_row` they, like `APPLY`, go through `Conversion::apply`.)
 /// Any other conversion, datum by datum through [`Conversion::apply`].
 const APPLY: u8 = 9;
 
@@ -452,7 +454,6 @@ fn convert_row<const BITS: usize, const K: u8>(
             FP32_DST => encode_fp32(x),
             TF32_SRC => SrcCell::from_fp32_truncated(x).canonical(),
             BFP_B_SRC => SrcCell::from_bf16(bfp(x, e)).canonical(),
-            k if dst16_kernel(k) => dst16_value::<BITS, K>(x as u16, e) as u32,
             _ => match c.apply(x, e) {
                 Ok(v) => v.bits(),
                 Err(_) => return false,

@@ -140,8 +140,6 @@ const TF32_SRC: u8 = 6;
 const BFP_B_SRC: u8 = 7;
 /// BFP "b" expanded to BF16 in `Dst16b`.
 const BFP_B_DST: u8 = 8;
-// (The three `Dst16b` kernels run in 16-bit lanes, `convert_rows16`; in
-// `convert_row` they, like `APPLY`, go through `Conversion::apply`.)
 /// Any other conversion, datum by datum through [`Conversion::apply`].
 const APPLY: u8 = 9;
 
@@ -433,6 +431,9 @@ fn dst16_value<const BITS: usize, const K: u8>(x: u16, e: u8) -> u16 {
 
 /// A row of 16 datums of `BITS` bits converted by kernel `K` as
 /// [`Conversion::apply`] converts each; `false` when one of them faults.
+/// The [`dst16_kernel`] kernels have their own 16-bit row loop
+/// (`convert_rows16`); here they go through `Conversion::apply`, as
+/// `APPLY` does.
 #[inline(always)]
 fn convert_row<const BITS: usize, const K: u8>(
     c: Conversion,

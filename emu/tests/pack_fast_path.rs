@@ -367,7 +367,7 @@ fn bfp_groups_match_the_per_datum_path() {
     let mut rng = Lcg(0x5EED_0004);
     let mut completed = 0;
     let mut l1_end = 0;
-    for k in 0..300 {
+    for k in 0..400 {
         // (Read_32b_data, Dstacc = In_data_format, Out_data_format, bytes
         // per input datum).
         let (wide, dstacc, out, bytes) = [
@@ -379,7 +379,9 @@ fn bfp_groups_match_the_per_datum_path() {
             (false, 1, 11, 2), // FP16 -> BFP2a
             (true, 0, 7, 4),   // FP32 -> BFP4_b
             (true, 5, 6, 2),   // FP32 rounded to BF16 -> BFP8_b
-        ][k % 8];
+            (false, 5, 2, 2),  // BF16 -> BFP8a (8-bit exponents to "a" elements)
+            (true, 0, 3, 4),   // FP32 -> BFP4a
+        ][k % 10];
         let mut m = machine(arch);
         m.l1.bytes_mut().fill(0x5A);
         formats(&mut m, dstacc, dstacc, out);

@@ -6,6 +6,7 @@
 //! conversions of whole rows done before the bytes go to the stream.
 
 use super::config::Shared;
+use super::lanes::{Dst16Lanes, Dst32Lanes};
 use super::late::{emit_group, emit_groups, Late};
 use super::stream::{OutStream, Streams};
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
@@ -117,7 +118,9 @@ impl Kernel {
     #[inline]
     fn whole_row(self, cells: &[u32; 16], out: &mut [u8]) -> Option<usize> {
         match self {
-            Kernel::Bf16RoundToBf16 => put_u16(out, &bf16_round_row(&cells.map(|c| c as u16))),
+            Kernel::Bf16RoundToBf16 => {
+                put_u16(out, &Dst16Lanes::Round.row(&cells.map(|c| c as u16)))
+            }
             Kernel::Fp32RoundToBf16 => {
                 let mut v = [0u16; 16];
                 for (v, c) in v.iter_mut().zip(cells) {
@@ -135,49 +138,6 @@ impl Kernel {
             Kernel::Generic | Kernel::Bfp => None,
         }
     }
-}
-
-/// The `Bf16RoundToBf16` kernel on a whole row of `Dst16b` cells.
-///
-/// The early conversion's rounding of BF16 to BF16 changes only zeros,
-/// denormals and NaN (exponent field 0 or 255; FormatConversion.md,
-/// "Rounding (i.e. flush denormals to zero and NaN to infinity)"); a row
-/// with none of them is its decoded values as they are. The unit test
-/// `bf16_round_keeps_every_normal_value` checks that against
-/// [`bf16_round`] for every pattern.
-#[inline(always)]
-fn bf16_round_row(cells: &[u16; 16]) -> [u16; 16] {
-    let mut v = [0u16; 16];
-    let mut specials = false;
-    for (v, c) in v.iter_mut().zip(cells) {
-        *v = decode_bf16(*c);
-    }
-    for c in cells {
-        // The `Dst16b` arrangement keeps the exponent in the low byte.
-        specials |= !is_normal_dst_bf16(*c);
-    }
-    if specials {
-        for x in &mut v {
-            *x = bf16_round(*x);
-        }
-    }
-    v
-}
-
-/// Whether BF16 `x` has an exponent field other than 0 and 255: a normal,
-/// finite value, which [`bf16_round`] leaves as it is.
-#[cfg(test)]
-const fn is_normal_bf16(x: u16) -> bool {
-    let exp = x & 0x7F80;
-    exp != 0 && exp != 0x7F80
-}
-
-/// Whether the `Dst16b` BF16 cell `c` (exponent in bits 7:0) holds an
-/// exponent field other than 0 and 255: a normal, finite value, which
-/// [`bf16_round`] leaves as it is.
-#[inline]
-const fn is_normal_dst_bf16(c: u16) -> bool {
-    (c.wrapping_add(1) & 0xFF) > 1
 }
 
 /// `vals` as little-endian bytes at the start of `out`; the bytes written,
@@ -421,6 +381,16 @@ enum Cells<'a> {
 fn bfp_elements(early: EarlyConversion, exp: BfpExp, cells: Cells<'_>) -> [u16; 16] {
     // Widened here rather than stored by the caller: a row read back as
     // one vector right after 16 narrower stores stalls on forwarding.
+    if exp == BfpExp::B {
+        let lanes = match cells {
+            Cells::Dst16(c) => Dst16Lanes::of(early).map(|k| k.row(c)),
+            Cells::Dst32([hi, lo]) => Dst32Lanes::of(early).map(|k| k.row(hi, lo)),
+            Cells::Read(_) => None,
+        };
+        if let Some(elems) = lanes {
+            return elems;
+        }
+    }
     let cells: [u32; 16] = match cells {
         Cells::Read(c) => *c,
         Cells::Dst16(c) => std::array::from_fn(|i| u32::from(c[i])),
@@ -477,17 +447,13 @@ fn convert_rows_portable(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], o
         Kernel::Bf16RoundToBf16 => {
             for (row, out) in rows.iter().zip(out.chunks_exact_mut(32)) {
                 let cells = dst_row16(dst, sh.arch, a, *row);
-                put_u16(out, &bf16_round_row(cells));
+                put_u16(out, &Dst16Lanes::Round.row(cells));
             }
         }
         Kernel::Fp32RoundToBf16 => {
             for (row, out) in rows.iter().zip(out.chunks_exact_mut(32)) {
                 let [hi, lo] = dst_row32(dst, sh.arch, a, *row);
-                let mut v = [0u16; 16];
-                for ((v, h), l) in v.iter_mut().zip(hi).zip(lo) {
-                    *v = fp32_round_to_bf16(decode_fp32(dst32_join(*h, *l)));
-                }
-                put_u16(out, &v);
+                put_u16(out, &Dst32Lanes::RoundToBf16.row(hi, lo));
             }
         }
         Kernel::Fp32ToFp32 => {
@@ -539,60 +505,4 @@ fn bfp_row(
     }
     sink.emitted += cells.len() as u32;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The premise of `bf16_round_row`'s shortcut, for all 65536 patterns:
-    /// `bf16_round` returns every normal value unchanged.
-    #[test]
-    fn bf16_round_keeps_every_normal_value() {
-        let mut normal = 0;
-        for x in 0..=u16::MAX {
-            if is_normal_bf16(x) {
-                assert_eq!(bf16_round(x), x, "{x:#06x}");
-                normal += 1;
-            }
-        }
-        assert_eq!(normal, 2 * 254 * 128);
-    }
-
-    /// The check on the stored arrangement agrees with the check on the
-    /// decoded value, for all 65536 patterns (Dst.md, "Data type bit
-    /// layout": BF16 is stored with its exponent in the low byte).
-    #[test]
-    fn normal_check_on_stored_cells_matches_the_decoded_check() {
-        let mut normal = 0;
-        for c in 0..=u16::MAX {
-            let want = is_normal_bf16(decode_bf16(c));
-            assert_eq!(is_normal_dst_bf16(c), want, "{c:#06x}");
-            normal += want as u32;
-        }
-        assert_eq!(normal, 2 * 254 * 128);
-    }
-
-    /// The row kernel against the datum conversion, for rows with and
-    /// without zeros, denormals, infinities and NaN.
-    #[test]
-    fn bf16_round_row_matches_the_datum_conversion() {
-        let mut x = 0x9E37_79B9u32;
-        for k in 0..2000 {
-            let cells: [u16; 16] = std::array::from_fn(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                // Every 8th row gets a special exponent (0 or 255) somewhere.
-                let v = x as u16;
-                if k % 8 == 0 && x % 5 == 0 {
-                    v & 0xFF00 | if x % 2 == 0 { 0 } else { 0xFF }
-                } else {
-                    v
-                }
-            });
-            let want = cells.map(|c| bf16_round(decode_bf16(c)));
-            assert_eq!(bf16_round_row(&cells), want, "{cells:04x?}");
-        }
-    }
 }

@@ -34,6 +34,7 @@ mod express;
 pub mod histogram;
 pub mod input;
 pub mod l1_acc;
+mod lanes;
 pub mod late;
 pub mod output;
 mod prepared;

@@ -1,0 +1,295 @@
+//! The early conversions whose results are BF16-shaped (sign, 8-bit
+//! exponent, 7 mantissa bits, or 6 with bit 0 clear), worked out on a whole
+//! `Dst` row in 16-bit lanes.
+//!
+//! A BF16-shaped intermediate is its own BFP "b" element (the element keeps
+//! 7 mantissa bits, so `e8_narrow` changes nothing) and its own BF16 output.
+//! Each lane rule below is a branch-free restatement of a per-datum
+//! definition in [`crate::format::pack`] (`bf16_round`,
+//! `bf16_round_to_e8m6`, `fp32_round_to_bf16`, `fp32_round_to_e8m6`,
+//! `fp32_truncate_to_bf16`), narrowed to the 16 bits that survive: adding
+//! half a unit at bit 16 or 15 of an FP32 value changes its high half by
+//! one or by bit 15 of its low half. Those definitions stay the reference:
+//! the tests compare every 16-bit cell, and every high half with the low
+//! halves that decide rounding and NaN, against them.
+
+use crate::format::dst::decode_bf16;
+use crate::format::pack::EarlyConversion;
+
+/// An early conversion from `Dst16b` with a BF16-shaped result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Dst16Lanes {
+    /// `Read_raw`: the stored BF16 value.
+    Identity,
+    /// Denormals and −0 to +0, NaN to infinity of its sign.
+    Round,
+    /// As `Round`, then to 6 mantissa bits, nearest, ties away from zero.
+    E8m6,
+}
+
+/// An early conversion from `Dst32b` FP32 with a BF16-shaped result, or
+/// (`Narrow`) an FP32 one whose BFP "b" element is BF16-shaped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Dst32Lanes {
+    /// The high half.
+    Truncate,
+    /// The FP32 identity's "b" element: the high half, or only the sign
+    /// where the exponent field is 0 (`e8_narrow`).
+    Narrow,
+    /// To 7 mantissa bits with the early rounding rules.
+    RoundToBf16,
+    /// To 6 mantissa bits with the early rounding rules.
+    RoundToE8m6,
+}
+
+impl Dst16Lanes {
+    /// The lane form of `early`, if it has one.
+    pub fn of(early: EarlyConversion) -> Option<Dst16Lanes> {
+        Some(match early {
+            EarlyConversion::Bf16Identity => Dst16Lanes::Identity,
+            EarlyConversion::Bf16Round => Dst16Lanes::Round,
+            EarlyConversion::Bf16ToE8m6 => Dst16Lanes::E8m6,
+            _ => return None,
+        })
+    }
+
+    /// The conversion of a row of `Dst16b` cells.
+    #[inline(always)]
+    pub fn row(self, cells: &[u16; 16]) -> [u16; 16] {
+        let mut out = [0u16; 16];
+        match self {
+            Dst16Lanes::Identity => each16(&mut out, cells, decode_bf16),
+            Dst16Lanes::Round => each16(&mut out, cells, |c| round16(decode_bf16(c))),
+            Dst16Lanes::E8m6 => each16(&mut out, cells, |c| e8m6_16(decode_bf16(c))),
+        }
+        out
+    }
+}
+
+impl Dst32Lanes {
+    /// The lane form of `early` (for `Narrow`, of `early` and the "b"
+    /// element conversion), if it has one.
+    pub fn of(early: EarlyConversion) -> Option<Dst32Lanes> {
+        Some(match early {
+            EarlyConversion::Fp32TruncateToBf16 => Dst32Lanes::Truncate,
+            EarlyConversion::Fp32Identity => Dst32Lanes::Narrow,
+            EarlyConversion::Fp32ToBf16 => Dst32Lanes::RoundToBf16,
+            EarlyConversion::Fp32ToE8m6 => Dst32Lanes::RoundToE8m6,
+            _ => return None,
+        })
+    }
+
+    /// The conversion of a row of `Dst32b` values stored as high halves
+    /// `hi` and low halves `lo` (`dst32_join`).
+    #[inline(always)]
+    pub fn row(self, hi: &[u16; 16], lo: &[u16; 16]) -> [u16; 16] {
+        let mut out = [0u16; 16];
+        match self {
+            Dst32Lanes::Truncate => each16(&mut out, hi, decode_bf16),
+            Dst32Lanes::Narrow => each16(&mut out, hi, |h| {
+                let x = decode_bf16(h);
+                if x & 0x7F80 == 0 {
+                    x & 0x8000
+                } else {
+                    x
+                }
+            }),
+            Dst32Lanes::RoundToBf16 => each32(&mut out, hi, lo, |h, l| {
+                let r = (h & 0x7FFF) + (l >> 15);
+                round32(h, l, r)
+            }),
+            Dst32Lanes::RoundToE8m6 => each32(&mut out, hi, lo, |h, l| {
+                let r = ((h & 0x7FFF) + 1) & !1;
+                round32(h, l, r)
+            }),
+        }
+        out
+    }
+}
+
+#[inline(always)]
+fn each16(out: &mut [u16; 16], cells: &[u16; 16], f: impl Fn(u16) -> u16) {
+    for (o, c) in out.iter_mut().zip(cells) {
+        *o = f(*c);
+    }
+}
+
+#[inline(always)]
+fn each32(out: &mut [u16; 16], hi: &[u16; 16], lo: &[u16; 16], f: impl Fn(u16, u16) -> u16) {
+    for ((o, h), l) in out.iter_mut().zip(hi).zip(lo) {
+        *o = f(decode_bf16(*h), *l);
+    }
+}
+
+/// `bf16_round` of BF16 `x`: an exponent field of 0 gives +0, NaN gives
+/// infinity of its sign, every other value stays.
+#[inline(always)]
+fn round16(x: u16) -> u16 {
+    let mag = x & 0x7FFF;
+    let r = if mag > 0x7F80 {
+        0x7F80 | (x & 0x8000)
+    } else {
+        x
+    };
+    if x & 0x7F80 == 0 {
+        0
+    } else {
+        r
+    }
+}
+
+/// `bf16_round_to_e8m6` of BF16 `x`: an exponent field of 0 gives +0, NaN
+/// gives infinity of its sign, otherwise the magnitude plus half of bit 1,
+/// bit 0 cleared (a carry out of the largest finite binade gives infinity).
+#[inline(always)]
+fn e8m6_16(x: u16) -> u16 {
+    let mag = x & 0x7FFF;
+    let r = if mag > 0x7F80 { 0x7F80 } else { (mag + 1) & !1 };
+    if x & 0x7F80 == 0 {
+        0
+    } else {
+        r | (x & 0x8000)
+    }
+}
+
+/// The rounding of FP32 `h:l` (`h` its high half) whose rounded high
+/// magnitude is `r`: NaN gives infinity of its sign, a rounded exponent
+/// field of 0 gives +0 (`round_e8`).
+#[inline(always)]
+fn round32(h: u16, l: u16, r: u16) -> u16 {
+    let mag = h & 0x7FFF;
+    let nan = (mag > 0x7F80) | ((mag == 0x7F80) & (l != 0));
+    let r = if nan { 0x7F80 } else { r };
+    if r & 0x7F80 == 0 {
+        0
+    } else {
+        r | (h & 0x8000)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::data_format::BfpExp;
+    use crate::format::dst::{decode_fp32, dst32_join};
+    use crate::format::pack::{bf16_round, bfp_element, fp32_round_to_bf16};
+
+    /// A row that puts `c` in every lane but one, which holds a neighbour,
+    /// so that a lane rule cannot pass by looking at one lane only.
+    fn row_with(c: u16, k: usize) -> [u16; 16] {
+        std::array::from_fn(|i| if i == k % 16 { c } else { c ^ 0x5A5A })
+    }
+
+    /// Every early conversion there is.
+    fn every_early_conversion() -> Vec<EarlyConversion> {
+        use EarlyConversion as E;
+        let mut all = vec![
+            E::Int32Identity,
+            E::Fp32Identity,
+            E::Fp32ToTf32,
+            E::Fp32TruncateToBf16,
+            E::Fp32ToBf16,
+            E::Fp32ToE8m6,
+            E::Fp32ToFp16ViaTf32,
+            E::Dst32HighToInt16,
+            E::Bf16Identity,
+            E::Bf16Round,
+            E::Bf16ToTf32,
+            E::Bf16ToE8m6,
+            E::Bf16ToFp16Blackhole,
+            E::Fp16Identity,
+            E::Fp16Round,
+            E::Fp16TruncateToE5m7,
+            E::Fp16ToE5m6,
+            E::Fp16TruncateToFp8,
+            E::Float16ToInt8Sign,
+            E::Int16Identity,
+        ];
+        for unsigned in [false, true] {
+            all.push(E::Int32ToInt8Raw { unsigned });
+            all.push(E::Int32ToInt8Descaled { shift: 3, unsigned });
+        }
+        all
+    }
+
+    /// Every `Dst16b` cell, against the per-datum early conversion followed
+    /// by the BFP "b" element conversion (`FormatConversion.md`, early and
+    /// BFP tables, as `format::pack` states them), for every conversion
+    /// that has a lane form.
+    #[test]
+    fn dst16_rows_are_the_early_conversion_and_its_b_element() {
+        let mut with_lanes = Vec::new();
+        for early in every_early_conversion() {
+            let Some(lanes) = Dst16Lanes::of(early) else {
+                continue;
+            };
+            assert!(!early.reads_32b(), "{early:?}");
+            with_lanes.push(early);
+            for c in 0..=u16::MAX {
+                let row = row_with(c, c as usize);
+                let got = lanes.row(&row);
+                for (g, c) in got.iter().zip(row) {
+                    let want = bfp_element(early.apply(c as u32), BfpExp::B).unwrap();
+                    assert_eq!(*g, want, "{early:?} {c:#06x}");
+                }
+            }
+        }
+        use EarlyConversion as E;
+        assert_eq!(with_lanes, [E::Bf16Identity, E::Bf16Round, E::Bf16ToE8m6]);
+    }
+
+    /// The `Round` lanes are the BF16 → BF16 pack conversion as well.
+    #[test]
+    fn dst16_round_lanes_are_bf16_round() {
+        for c in 0..=u16::MAX {
+            let got = Dst16Lanes::Round.row(&[c; 16])[3];
+            assert_eq!(got, bf16_round(decode_bf16(c)), "{c:#06x}");
+        }
+    }
+
+    /// Every high half with low halves on both sides of the rounding bit and
+    /// of zero (which decides NaN against infinity), and a spread of others,
+    /// for every conversion that has a lane form.
+    #[test]
+    fn dst32_rows_are_the_early_conversion_and_its_b_element() {
+        let mut x = 0x2545_F491u32;
+        let mut lows = vec![0u16, 1, 0x7FFF, 0x8000, 0x8001, 0xFFFF];
+        lows.extend((0..10).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u16
+        }));
+        let mut with_lanes = Vec::new();
+        for early in every_early_conversion() {
+            let Some(lanes) = Dst32Lanes::of(early) else {
+                continue;
+            };
+            assert!(early.reads_32b(), "{early:?}");
+            with_lanes.push(early);
+            for h in 0..=u16::MAX {
+                let hi = row_with(h, h as usize);
+                for &l in &lows {
+                    let lo = row_with(l, h as usize + 7);
+                    let got = lanes.row(&hi, &lo);
+                    for i in 0..16 {
+                        let bits = dst32_join(hi[i], lo[i]);
+                        let want = bfp_element(early.apply(bits), BfpExp::B).unwrap();
+                        assert_eq!(got[i], want, "{early:?} {bits:#010x}");
+                        if early == EarlyConversion::Fp32ToBf16 {
+                            assert_eq!(got[i], fp32_round_to_bf16(decode_fp32(bits)));
+                        }
+                    }
+                }
+            }
+        }
+        use EarlyConversion as E;
+        let want = [
+            E::Fp32Identity,
+            E::Fp32TruncateToBf16,
+            E::Fp32ToBf16,
+            E::Fp32ToE8m6,
+        ];
+        assert_eq!(with_lanes, want);
+    }
+}

@@ -185,7 +185,11 @@ impl Job<'_> {
                     )
                 }
                 None if dst16_kernel(K) && self.o.target == Target::Dst16 => {
-                    self.convert_rows16::<BITS, K>(k, rows, r.dst);
+                    self.convert_dst_rows::<BITS, K>(k, rows, r.dst);
+                    (rows, rows)
+                }
+                None if K == FP32_DST && self.o.target == Target::Dst32 => {
+                    self.convert_dst_rows::<BITS, K>(k, rows, r.dst);
                     (rows, rows)
                 }
                 None => (
@@ -254,7 +258,7 @@ impl Job<'_> {
             let at = self.start + k * BITS / 8;
             let raw = raw_row::<BITS>(&self.l1[at..at + 2 * BITS]);
             let row = out.row(j);
-            if !convert_row::<BITS, K>(self.conversion, &raw, &self.row_exponents(k), row) {
+            if !convert_row::<BITS, K>(self.conversion, &raw, &self.kernel_exponents::<K>(k), row) {
                 return j;
             }
             out.commit(j);
@@ -263,30 +267,38 @@ impl Job<'_> {
     }
 
     /// [`Self::convert_rows`] for the kernels whose values are `Dst16b`
-    /// halves ([`dst16_kernel`]): each row is read, converted and stored in
+    /// halves ([`dst16_kernel`]) and for FP32 into `Dst32b`, whose values
+    /// are two `Dst16b` halves (`Dst32b[r]` is stored as its high halves in
+    /// storage row `Adj32(r)` and its low halves eight rows on: Dst.md,
+    /// "Data type bit layout"): each row is read, converted and stored in
     /// 16-bit lanes, sixteen datums to a vector register, with no widening
     /// to 32 bits and back. These kernels cannot fault.
     #[inline(never)]
-    fn convert_rows16<const BITS: usize, const K: u8>(&self, k: usize, rows: usize, dst: &mut Dst) {
-        avx2_or!(
-            self.convert_rows16_avx2::<BITS, K>(k, rows, dst),
-            self.convert_rows16_portable::<BITS, K>(k, rows, dst)
-        )
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn convert_rows16_avx2<const BITS: usize, const K: u8>(
+    fn convert_dst_rows<const BITS: usize, const K: u8>(
         &self,
         k: usize,
         rows: usize,
         dst: &mut Dst,
     ) {
-        self.convert_rows16_portable::<BITS, K>(k, rows, dst)
+        avx2_or!(
+            self.convert_dst_rows_avx2::<BITS, K>(k, rows, dst),
+            self.convert_dst_rows_portable::<BITS, K>(k, rows, dst)
+        )
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn convert_dst_rows_avx2<const BITS: usize, const K: u8>(
+        &self,
+        k: usize,
+        rows: usize,
+        dst: &mut Dst,
+    ) {
+        self.convert_dst_rows_portable::<BITS, K>(k, rows, dst)
     }
 
     #[inline(always)]
-    fn convert_rows16_portable<const BITS: usize, const K: u8>(
+    fn convert_dst_rows_portable<const BITS: usize, const K: u8>(
         &self,
         k: usize,
         rows: usize,
@@ -296,8 +308,16 @@ impl Job<'_> {
         for j in 0..rows {
             let k = k + 16 * j;
             let at = self.start + k * BITS / 8;
+            if K == FP32_DST {
+                let [hi, lo] = fp32_halves(&self.l1[at..at + 64]);
+                let s = dst_row(self.o, first + j as u32);
+                *dst.row_mut(s) = hi;
+                *dst.row_mut(s + 8) = lo;
+                dst.set_valid(s, true);
+                continue;
+            }
             let raw = raw_row16::<BITS>(&self.l1[at..at + 2 * BITS]);
-            let exps = self.row_exponents(k);
+            let exps = self.kernel_exponents::<K>(k);
             let mut out = [0u16; 16];
             for ((o, &x), &e) in out.iter_mut().zip(&raw).zip(&exps) {
                 *o = dst16_value::<BITS, K>(x, e);
@@ -336,6 +356,17 @@ impl Job<'_> {
         match self.exps {
             Some(e) if (e + k) % 16 != 0 => std::array::from_fn(|j| self.exponent(k + j)),
             _ => [self.exponent(k); 16],
+        }
+    }
+
+    /// [`Self::row_exponents`] for the kernels that read them (BFP and the
+    /// general one); zeros, read from nowhere, for the others.
+    #[inline(always)]
+    fn kernel_exponents<const K: u8>(&self, k: usize) -> [u8; 16] {
+        if matches!(K, BFP_B_SRC | BFP_B_DST | APPLY) {
+            self.row_exponents(k)
+        } else {
+            [0; 16]
         }
     }
 
@@ -408,6 +439,20 @@ fn raw_row16<const BITS: usize>(bytes: &[u8]) -> [u16; 16] {
     raw
 }
 
+/// 16 FP32 datums from `bytes` (64 of them, little-endian) as `Dst32b`
+/// stores them (`WriteDstFP32`): the high halves in the `Dst16b` BF16
+/// arrangement, the low halves as they are.
+#[inline(always)]
+fn fp32_halves(bytes: &[u8]) -> [[u16; 16]; 2] {
+    let raw = raw_row::<32>(bytes);
+    let (mut hi, mut lo) = ([0u16; 16], [0u16; 16]);
+    for ((h, l), x) in hi.iter_mut().zip(&mut lo).zip(raw) {
+        *h = encode_bf16((x >> 16) as u16);
+        *l = x as u16;
+    }
+    [hi, lo]
+}
+
 /// Whether row kernel `K` makes `Dst16b` values (16 bits each).
 const fn dst16_kernel(k: u8) -> bool {
     matches!(k, BF16_DST | FP16_DST | BFP_B_DST)
@@ -432,7 +477,7 @@ fn dst16_value<const BITS: usize, const K: u8>(x: u16, e: u8) -> u16 {
 /// A row of 16 datums of `BITS` bits converted by kernel `K` as
 /// [`Conversion::apply`] converts each; `false` when one of them faults.
 /// The [`dst16_kernel`] kernels have their own 16-bit row loop
-/// (`convert_rows16`); here they go through `Conversion::apply`, as
+/// (`convert_dst_rows`); here they go through `Conversion::apply`, as
 /// `APPLY` does.
 #[inline(always)]
 fn convert_row<const BITS: usize, const K: u8>(

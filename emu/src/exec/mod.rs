@@ -513,10 +513,7 @@ impl Machine {
             O::Pacr => crate::pack::pacr_word(self, t, word)?,
             // CLREXPHIST.md: reset the exponent histogram of every packer.
             O::Clrexphist => self.packer.clear_exponent_histograms(),
-            O::Unpacr => {
-                let i = fields!(Unpacr);
-                return crate::unpack::unpacr(self, t, i);
-            }
+            O::Unpacr => return crate::unpack::unpacr_word(self, t, word),
             O::UnpacrNop => {
                 let i = fields!(UnpacrNop);
                 return crate::unpack::unpacr_nop(self, t, i);

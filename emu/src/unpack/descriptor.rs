@@ -8,7 +8,7 @@ use super::regular::UnpacrOp;
 use crate::arch::Arch;
 use crate::fault::{Fault, Result};
 use crate::format::{DataFormat, Fp8Format};
-use crate::regs::{Config, Stamp, ThreadConfig};
+use crate::regs::{Config, ThreadConfig};
 
 /// `THCON_SEC[WhichUnpacker].REG0_TileDescriptor`: 128 bits over four Config
 /// words (`UNPACR_Regular.md`, "Configuration", bit offsets from bit 0 of the
@@ -141,70 +141,6 @@ pub struct Settings {
     pub src_set_base: u32,
 }
 
-/// The `Settings` an unpacker last read and what it read them under, kept
-/// for the next `UNPACR` that selects the same while neither Config nor
-/// ThreadConfig has seen a store (their stamps): an LLK program issues one
-/// `UNPACR` per face with the same configuration.
-///
-/// A cache, not state: any two are equal, and a cleared one changes nothing
-/// an instruction does.
-#[derive(Clone, Debug, Default)]
-pub struct SettingsCache(Option<Box<Kept>>);
-
-#[derive(Clone, Debug)]
-struct Kept {
-    /// Thread, unpacker, `MultiContextMode`, Config state, context.
-    key: (usize, usize, bool, usize, usize),
-    stamps: (Stamp, Stamp),
-    settings: Settings,
-}
-
-impl PartialEq for SettingsCache {
-    fn eq(&self, _: &SettingsCache) -> bool {
-        true
-    }
-}
-
-impl Eq for SettingsCache {}
-
-impl SettingsCache {
-    /// The settings [`Settings::read`] gives, from the cache when nothing
-    /// they were read from has changed.
-    #[inline]
-    pub fn read(
-        &mut self,
-        cfg: &Config,
-        tc: &ThreadConfig,
-        thread: usize,
-        op: &UnpacrOp,
-        sel: &Selection,
-    ) -> Result<Settings> {
-        let key = (
-            thread,
-            op.unpacker,
-            op.multi_context,
-            sel.state,
-            sel.context,
-        );
-        if let Some(k) = self.0.as_deref() {
-            if k.key == key && cfg.has_stamp(&k.stamps.0) && tc.has_stamp(&k.stamps.1) {
-                return Ok(k.settings);
-            }
-        }
-        let settings = Settings::read(cfg, tc, thread, op, sel)?;
-        let kept = Kept {
-            key,
-            stamps: (cfg.stamp(), tc.stamp()),
-            settings,
-        };
-        match self.0.as_deref_mut() {
-            Some(k) => *k = kept,
-            None => self.0 = Some(Box::new(kept)),
-        }
-        Ok(settings)
-    }
-}
-
 impl Settings {
     /// Read the configuration `op` uses under `sel`, issued by `thread`.
     pub fn read(
@@ -329,47 +265,5 @@ mod tests {
     fn zero_z_and_w_mean_one() {
         let d = TileDescriptor::decode([0; 4]);
         assert_eq!((d.z(), d.w()), (1, 1));
-    }
-
-    /// The cache hands back what a fresh read gives after every kind of
-    /// change an `UNPACR` could see: a Config store, a ThreadConfig store,
-    /// another thread or context, and a cloned (then changed) Config.
-    #[test]
-    fn kept_settings_follow_every_store() {
-        use crate::regs::{CfgField as C, ThreadCfgField as T};
-        let arch = Arch::WormholeB0;
-        let mut cfg = Config::new(arch);
-        let mut tc = ThreadConfig::new(arch);
-        let op = UnpacrOp {
-            multi_context: true,
-            ..UnpacrOp::default()
-        };
-        let sel = |context| Selection {
-            state: 0,
-            context,
-            adc: 0,
-        };
-        let mut cache = SettingsCache::default();
-        let check = |cache: &mut SettingsCache, cfg: &Config, tc: &ThreadConfig, thread, ctx| {
-            let fresh = Settings::read(cfg, tc, thread, &op, &sel(ctx)).unwrap();
-            assert_eq!(cache.read(cfg, tc, thread, &op, &sel(ctx)).unwrap(), fresh);
-            fresh
-        };
-        assert_eq!(check(&mut cache, &cfg, &tc, 0, 0).base, 0);
-        cfg.set(0, C::THCON_SEC0_REG3_Base_address, 0x40);
-        assert_eq!(check(&mut cache, &cfg, &tc, 0, 0).base, 0x40);
-        cfg.set(0, C::THCON_SEC0_REG3_Base_cntx1_address, 0x80);
-        assert_eq!(check(&mut cache, &cfg, &tc, 0, 1).base, 0x80);
-        assert_eq!(check(&mut cache, &cfg, &tc, 0, 0).base, 0x40);
-        tc.set(1, T::SRCA_SET_SetOvrdWithAddr, 1);
-        assert!(!check(&mut cache, &cfg, &tc, 0, 0).set_ovrd_with_addr);
-        assert!(check(&mut cache, &cfg, &tc, 1, 0).set_ovrd_with_addr);
-        tc.set(0, T::SRCA_SET_SetOvrdWithAddr, 1);
-        assert!(check(&mut cache, &cfg, &tc, 0, 0).set_ovrd_with_addr);
-        let mut other = cfg.clone();
-        assert_eq!(check(&mut cache, &other, &tc, 0, 0).base, 0x40);
-        other.set(0, C::THCON_SEC0_REG3_Base_address, 0x60);
-        assert_eq!(check(&mut cache, &other, &tc, 0, 0).base, 0x60);
-        assert_eq!(check(&mut cache, &cfg, &tc, 0, 0).base, 0x40);
     }
 }

@@ -54,11 +54,12 @@ pub mod handshake;
 pub mod input;
 pub mod nop;
 pub mod output;
+pub mod prepared;
 pub mod program;
 mod regular;
 
 pub use nop::unpacr_nop;
-pub use regular::{unpacr, unpacr_general, UnpacrOp};
+pub use regular::{unpacr, unpacr_general, unpacr_word, UnpacrOp};
 
 /// What one unpacker keeps between instructions (`Unpackers[i]` in
 /// `UNPACR_Regular.md`). Its `SrcBank` lives in [`crate::state::SrcReg`]
@@ -79,6 +80,8 @@ pub struct Unpacker {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct UnpackerState {
     pub units: [Unpacker; 2],
-    /// Each unpacker's last decoded configuration.
-    pub(crate) settings: [descriptor::SettingsCache; 2],
+    /// Each unpacker's last preparation.
+    pub(crate) prepared: [prepared::PreparedCache; 2],
+    /// The last few `UNPACR` words, decoded.
+    pub(crate) ops: prepared::OpMemo,
 }

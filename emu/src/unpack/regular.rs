@@ -7,10 +7,11 @@ use super::descriptor::Settings;
 use super::handshake;
 use super::input::{self, InputCounters, InputStream};
 use super::output::{self, OutputCounters, OutputStream, Registers};
+use super::prepared::PreparedCache;
 use crate::adc::{CounterOp, Dim, Unit};
 use crate::exec::Issue;
 use crate::fault::{Fault, Result};
-use crate::format::unpack::{Conversion, UnpackConfig};
+use crate::format::unpack::Conversion;
 use crate::isa::Unpacr;
 use crate::machine::Machine;
 use crate::observe::{UnpackDatum, UnpackPlan};
@@ -91,51 +92,35 @@ impl UnpacrOp {
 /// Execute one `UNPACR` for `thread`. Returns [`Issue::Wait`], changing
 /// nothing, while the bank it must write belongs to the matrix unit.
 pub fn unpacr(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
-    execute(m, thread, i, true)
+    execute(m, thread, UnpacrOp::decode(i)?, true)
+}
+
+/// [`unpacr`] for instruction word `word`, its operands decoded once for
+/// the few words a program repeats ([`OpMemo`](super::prepared::OpMemo)).
+pub fn unpacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<Issue> {
+    let arch = m.arch();
+    let op = m.unpackers.ops.decode(arch, word)?;
+    execute(m, thread, op, true)
 }
 
 /// [`unpacr`] without the contiguous fast path (`unpack/contiguous.rs`):
 /// every datum goes through the functional model's loop. This is the
 /// definition the fast path is tested against.
 pub fn unpacr_general(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
-    execute(m, thread, i, false)
+    execute(m, thread, UnpacrOp::decode(i)?, false)
 }
 
-fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Issue> {
-    let op = UnpacrOp::decode(i)?;
+fn execute(m: &mut Machine, thread: usize, op: UnpacrOp, fast: bool) -> Result<Issue> {
     let sel = context::select(m, thread, &op)?;
-    let s =
-        m.unpackers.settings[op.unpacker].read(&m.config, &m.thread_config, thread, &op, &sel)?;
-    // UNPACR_Regular.md, "Performance", names Throttle_mode 0, 1 and 2;
-    // ttsim treats 3 as undefined on Wormhole B0 (Blackhole accepts it).
-    if s.arch == crate::arch::Arch::WormholeB0 && s.throttle_mode == 3 {
-        return Err(Fault::undefined(
-            "UNPACR with Throttle_mode 3 on Wormhole B0: only x1, x2 and x4 exist \
-             (UNPACR_Regular.md, Performance; ttsim)",
-        ));
-    }
-    if s.extra_limit {
-        return Err(Fault::unimplemented(
-            "UNPACR with REG10_Unpack_limit_address_en (Blackhole): only a register comment \
-             describes this second FIFO limit (\"used by cntx1 for wraparound\")",
-        ));
-    }
-    if op.use_context_counter && op.multi_context && s.context_count_non_log2 {
-        return Err(Fault::unimplemented(
-            "UNPACR context counter with Context_count_non_log2_en (Blackhole): \
-             no source describes the non-power-of-two count",
-        ));
-    }
-    let unit = Unit::unpacker(op.unpacker as u32)
-        .ok_or_else(|| Fault::undefined("UNPACR names an unpacker other than 0 and 1"))?;
-    let [xy0, xy1] = m
-        .adcs
-        .values(sel.adc, unit)
-        .ok_or_else(|| Fault::undefined("UNPACR ADC set out of range"))?;
-    let [zw0, out1] = m
-        .adcs
-        .values(thread, unit)
-        .ok_or_else(|| Fault::undefined("UNPACR issued by a thread without ADCs"))?;
+    let prep = PreparedCache::prepare(m, thread, &op, &sel)?;
+    let s = &prep.settings;
+    let unit = prep.unit;
+    let (Some([xy0, xy1]), Some([zw0, out1])) =
+        (m.adcs.values(sel.adc, unit), m.adcs.values(thread, unit))
+    else {
+        // Prepared::new checked both sets; they are named by the key.
+        return Err(Fault::undefined("UNPACR ADC set out of range"));
+    };
     // ADCs.md: the input address generator sees only the low eight bits of
     // channel 0's Z and W (they are 13 bits wide on Blackhole).
     let counters = InputCounters {
@@ -145,21 +130,11 @@ fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Iss
         w: zw0[3] & 0xFF,
         x_end: xy1[0],
     };
-    let conversion = Conversion::new(
-        s.arch,
-        &UnpackConfig {
-            in_format: s.in_format,
-            out_format: s.out_format,
-            to_dst: s.unpack_to_dst,
-            int8_unsigned: s.int8_unsigned,
-            fp8: s.fp8,
-        },
-    )?;
-    let in_plan = input::plan(&s, counters, op.row_search, m.l1.bytes())?;
+    let in_plan = input::plan(s, counters, op.row_search, m.l1.bytes())?;
     let bank = handshake::src(m, op.unpacker).unpacker_bank & 1;
     let src_row = m.unpackers.units[op.unpacker].src_row[thread] as u32;
     let out_plan = output::plan(
-        &s,
+        s,
         op.unpacker,
         op.multi_context,
         OutputCounters {
@@ -169,9 +144,9 @@ fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Iss
         },
         bank,
         src_row,
-        crate::exec::dst_addressing(&m.config, sel.state),
+        prep.dst_addressing,
     )?;
-    check_modes(&s, &in_plan, &out_plan)?;
+    check_modes(s, &in_plan, &out_plan)?;
 
     let moves_data = in_plan.input_datums != 0 && in_plan.decompress_datums != 0;
     if moves_data && !handshake::may_write(m, op.unpacker) {
@@ -199,8 +174,8 @@ fn execute(m: &mut Machine, thread: usize, i: &Unpacr, fast: bool) -> Result<Iss
             bank: out_plan.bank as u8,
         });
     }
-    main_loop(m, &op, &s, conversion, in_plan, out_plan, fast)?;
-    update_counters(m, thread, unit, &op, &sel, &s)?;
+    main_loop(m, &op, s, prep.conversion, in_plan, out_plan, fast)?;
+    update_counters(m, thread, unit, &op, &sel, s)?;
     Ok(Issue::Done)
 }
 

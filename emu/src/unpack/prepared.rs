@@ -1,0 +1,272 @@
+//! What an `UNPACR` does that follows from its operands, its thread, the
+//! context it selects and the configuration alone, before any counter,
+//! register or L1 byte is looked at: the unpacker's settings, the checks
+//! those settings must pass, the ADC unit, the format conversion and the
+//! `Dst` address remapping (`UNPACR_Regular.md`, functional model, up to
+//! "Determine initial input address(es)").
+//!
+//! An LLK program issues the same `UNPACR` once per face under the same
+//! configuration, so each unpacker keeps its last preparation with what it
+//! was made from: the operands, the thread, the selection and the stamps of
+//! Config and ThreadConfig. Only fault-free preparations are kept; an
+//! instruction that faults prepares afresh and meets its fault in the
+//! functional model's order. Instruction words are kept decoded beside them
+//! ([`OpMemo`]).
+
+use super::context::Selection;
+use super::descriptor::Settings;
+use super::regular::UnpacrOp;
+use crate::adc::Unit;
+use crate::arch::Arch;
+use crate::exec::dst_addressing;
+use crate::fault::{Fault, Result};
+use crate::format::unpack::{Conversion, UnpackConfig};
+use crate::isa::Unpacr;
+use crate::machine::Machine;
+use crate::regs::Stamp;
+use crate::state::dst::DstAddressing;
+
+/// One `UNPACR`'s choices that need no counter, register or L1 byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prepared {
+    pub settings: Settings,
+    /// The unpacker's ADC unit.
+    pub unit: Unit,
+    pub conversion: Conversion,
+    /// `DEST_ACCESS_CFG` of the selected Config state.
+    pub dst_addressing: DstAddressing,
+}
+
+impl Prepared {
+    /// The choices of `op` issued by `thread` under `sel`, or their first
+    /// fault: the settings, the modes they must not select, the ADC sets,
+    /// then the conversion.
+    pub fn new(m: &Machine, thread: usize, op: &UnpacrOp, sel: &Selection) -> Result<Prepared> {
+        let s = Settings::read(&m.config, &m.thread_config, thread, op, sel)?;
+        // UNPACR_Regular.md, "Performance", names Throttle_mode 0, 1 and 2;
+        // ttsim treats 3 as undefined on Wormhole B0 (Blackhole accepts it).
+        if s.arch == Arch::WormholeB0 && s.throttle_mode == 3 {
+            return Err(Fault::undefined(
+                "UNPACR with Throttle_mode 3 on Wormhole B0: only x1, x2 and x4 exist \
+                 (UNPACR_Regular.md, Performance; ttsim)",
+            ));
+        }
+        if s.extra_limit {
+            return Err(Fault::unimplemented(
+                "UNPACR with REG10_Unpack_limit_address_en (Blackhole): only a register comment \
+                 describes this second FIFO limit (\"used by cntx1 for wraparound\")",
+            ));
+        }
+        if op.use_context_counter && op.multi_context && s.context_count_non_log2 {
+            return Err(Fault::unimplemented(
+                "UNPACR context counter with Context_count_non_log2_en (Blackhole): \
+                 no source describes the non-power-of-two count",
+            ));
+        }
+        let unit = Unit::unpacker(op.unpacker as u32)
+            .ok_or_else(|| Fault::undefined("UNPACR names an unpacker other than 0 and 1"))?;
+        if m.adcs.values(sel.adc, unit).is_none() {
+            return Err(Fault::undefined("UNPACR ADC set out of range"));
+        }
+        if m.adcs.values(thread, unit).is_none() {
+            return Err(Fault::undefined("UNPACR issued by a thread without ADCs"));
+        }
+        let conversion = Conversion::new(
+            s.arch,
+            &UnpackConfig {
+                in_format: s.in_format,
+                out_format: s.out_format,
+                to_dst: s.unpack_to_dst,
+                int8_unsigned: s.int8_unsigned,
+                fp8: s.fp8,
+            },
+        )?;
+        Ok(Prepared {
+            settings: s,
+            unit,
+            conversion,
+            dst_addressing: dst_addressing(&m.config, sel.state),
+        })
+    }
+}
+
+/// An unpacker's last fault-free [`Prepared`] and what it was made from.
+///
+/// A cache, not state: any two are equal, and a cleared one changes nothing
+/// an instruction does.
+#[derive(Clone, Debug, Default)]
+pub struct PreparedCache(Option<Box<Kept>>);
+
+#[derive(Clone, Debug)]
+struct Kept {
+    key: Key,
+    stamps: (Stamp, Stamp),
+    prepared: Prepared,
+}
+
+/// The operands, the issuing thread and the selection.
+type Key = (UnpacrOp, usize, Selection);
+
+impl PartialEq for PreparedCache {
+    fn eq(&self, _: &PreparedCache) -> bool {
+        true
+    }
+}
+
+impl Eq for PreparedCache {}
+
+impl PreparedCache {
+    /// What [`Prepared::new`] gives for `op` issued by `thread` under `sel`
+    /// on `m`, kept from the last instruction when nothing it was made from
+    /// has changed.
+    #[inline]
+    pub fn prepare(
+        m: &mut Machine,
+        thread: usize,
+        op: &UnpacrOp,
+        sel: &Selection,
+    ) -> Result<Prepared> {
+        let key = (*op, thread, *sel);
+        let cache = &m.unpackers.prepared[op.unpacker & 1];
+        if let Some(k) = cache.0.as_deref() {
+            if k.key == key
+                && m.config.has_stamp(&k.stamps.0)
+                && m.thread_config.has_stamp(&k.stamps.1)
+            {
+                return Ok(k.prepared);
+            }
+        }
+        let prepared = Prepared::new(m, thread, op, sel)?;
+        let kept = Kept {
+            key,
+            stamps: (m.config.stamp(), m.thread_config.stamp()),
+            prepared,
+        };
+        let cache = &mut m.unpackers.prepared[op.unpacker & 1];
+        match cache.0.as_deref_mut() {
+            Some(k) => *k = kept,
+            None => cache.0 = Some(Box::new(kept)),
+        }
+        Ok(prepared)
+    }
+}
+
+/// The operands of the last few `UNPACR` words, decoded: a program issues
+/// the same few words again and again. A cache, not state, as
+/// [`PreparedCache`].
+#[derive(Clone, Debug, Default)]
+pub struct OpMemo {
+    words: [Option<(u32, UnpacrOp)>; OpMemo::WAYS],
+    next: usize,
+}
+
+impl PartialEq for OpMemo {
+    fn eq(&self, _: &OpMemo) -> bool {
+        true
+    }
+}
+
+impl Eq for OpMemo {}
+
+impl OpMemo {
+    /// Enough for an LLK tile: each unpacker's word for the faces and its
+    /// word for the last face.
+    const WAYS: usize = 4;
+
+    /// The operands of `UNPACR` word `word`, or the fault decoding them
+    /// gives (never kept).
+    #[inline]
+    pub fn decode(&mut self, arch: Arch, word: u32) -> Result<UnpacrOp> {
+        if let Some((_, op)) = self.words.iter().flatten().find(|(w, _)| *w == word) {
+            return Ok(*op);
+        }
+        let op = UnpacrOp::decode(&Unpacr::from_word(arch, word))?;
+        self.words[self.next] = Some((word, op));
+        self.next = (self.next + 1) % Self::WAYS;
+        Ok(op)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::{encode, Instruction};
+    use crate::regs::{CfgField as C, ThreadCfgField as T};
+
+    /// The cache hands back what a fresh preparation gives after every kind
+    /// of change an `UNPACR` could see: a Config store, a ThreadConfig
+    /// store, another thread or context, other operands, and a cloned (then
+    /// changed) machine.
+    #[test]
+    fn kept_preparations_follow_every_store() {
+        let arch = Arch::Blackhole;
+        let mut m = Machine::new(arch);
+        // BF16 in and out, so that the conversion exists.
+        let descriptor = C::THCON_SEC0_REG0_TileDescriptor.on(arch).unwrap();
+        m.write_config(0, descriptor.addr32 as usize, 5).unwrap();
+        m.config.set(0, C::THCON_SEC0_REG2_Out_data_format, 5);
+        let op = UnpacrOp {
+            multi_context: true,
+            ..UnpacrOp::default()
+        };
+        let sel = |context| Selection {
+            state: 0,
+            context,
+            adc: 0,
+        };
+        let check = |m: &mut Machine, op: &UnpacrOp, thread, ctx| {
+            let fresh = Prepared::new(m, thread, op, &sel(ctx));
+            let kept = PreparedCache::prepare(m, thread, op, &sel(ctx));
+            assert_eq!(kept, fresh);
+            fresh.unwrap()
+        };
+        assert_eq!(check(&mut m, &op, 0, 0).settings.base, 0);
+        m.config.set(0, C::THCON_SEC0_REG3_Base_address, 0x40);
+        assert_eq!(check(&mut m, &op, 0, 0).settings.base, 0x40);
+        m.config.set(0, C::THCON_SEC0_REG3_Base_cntx1_address, 0x80);
+        assert_eq!(check(&mut m, &op, 0, 1).settings.base, 0x80);
+        assert_eq!(check(&mut m, &op, 0, 0).settings.base, 0x40);
+        m.thread_config.set(1, T::SRCA_SET_SetOvrdWithAddr, 1);
+        assert!(!check(&mut m, &op, 0, 0).settings.set_ovrd_with_addr);
+        assert!(check(&mut m, &op, 1, 0).settings.set_ovrd_with_addr);
+        m.thread_config.set(1, T::SRCA_SET_SetOvrdWithAddr, 0);
+        assert!(!check(&mut m, &op, 1, 0).settings.set_ovrd_with_addr);
+        m.thread_config.set(0, T::SRCA_SET_SetOvrdWithAddr, 1);
+        assert!(check(&mut m, &op, 0, 0).settings.set_ovrd_with_addr);
+        // Other operands: outside MultiContextMode context 0's base is read.
+        let single = UnpacrOp::default();
+        assert_eq!(check(&mut m, &single, 0, 1).settings.base, 0x40);
+        // A conversion that faults is found again, not kept.
+        m.config.set(0, C::THCON_SEC0_REG2_Out_data_format, 0);
+        assert!(Prepared::new(&m, 0, &single, &sel(0)).is_err());
+        assert!(PreparedCache::prepare(&mut m, 0, &single, &sel(0)).is_err());
+        assert!(PreparedCache::prepare(&mut m, 0, &single, &sel(0)).is_err());
+        m.config.set(0, C::THCON_SEC0_REG2_Out_data_format, 5);
+        assert_eq!(
+            check(&mut m, &single, 0, 0).conversion,
+            Conversion::Bf16 { to_dst: false }
+        );
+        // Remapped Dst addressing is part of what is kept.
+        m.config.set(0, C::DEST_ACCESS_CFG_remap_addrs, 1);
+        assert!(check(&mut m, &single, 0, 0).dst_addressing.remap_addrs);
+        let mut other = m.clone();
+        other.config.set(0, C::THCON_SEC0_REG3_Base_address, 0x60);
+        assert_eq!(check(&mut other, &op, 0, 0).settings.base, 0x60);
+        assert_eq!(check(&mut m, &op, 0, 0).settings.base, 0x40);
+        // Words decode as the instruction set says, kept or not.
+        let mut memo = OpMemo::default();
+        for flip in [0, 1, 0, 1, 0] {
+            for unpacker in [0, 1, 0] {
+                let i = crate::isa::Unpacr {
+                    unpack_block_selection: unpacker,
+                    addr_mode: 0b0101,
+                    set_dat_valid: flip,
+                    ..Default::default()
+                };
+                let word = encode(arch, &Instruction::Unpacr(i)).unwrap();
+                let want = UnpacrOp::decode(&i).unwrap();
+                assert_eq!(memo.decode(arch, word).unwrap(), want);
+            }
+        }
+    }
+}

@@ -562,27 +562,24 @@ impl Adcs {
         }
         check_thread_override(name, f.thread_override)?;
 
-        let operands = [
-            (0, dims[0], f.ch0_x, 0b0001),
-            (0, dims[1], f.ch0_y, 0b0010),
-            (1, dims[0], f.ch1_x, 0b0100),
-            (1, dims[1], f.ch1_y, 0b1000),
-        ];
-        let arch = self.arch;
+        // `bit_mask` bit `2 * channel + d` selects channel `channel`'s
+        // counter `dims[d]`.
+        let operands = [[f.ch0_x, f.ch0_y], [f.ch1_x, f.ch1_y]];
+        let masks = dims.map(|d| d.mask(self.arch));
+        let at = dims.map(Dim::index);
         for unit in selected_units(f.cnt_set_mask) {
             let channels = &mut self.sets[thread][unit.index()].channels;
-            for (channel, dim, operand, select) in operands {
-                let op = match kind {
-                    PairKind::Increment => CounterOp::Increment(operand),
-                    _ if f.bit_mask & select == 0 => continue,
-                    PairKind::Set => CounterOp::Set(operand),
-                    PairKind::CarriageReturn => CounterOp::CarriageReturn(operand),
-                };
-                step(
-                    &mut channels[channel].counters[dim.index()],
-                    op,
-                    dim.mask(arch),
-                );
+            for (c, channel) in channels.iter_mut().enumerate() {
+                for d in 0..2 {
+                    let operand = operands[c][d];
+                    let op = match kind {
+                        PairKind::Increment => CounterOp::Increment(operand),
+                        _ if (f.bit_mask >> (2 * c + d)) & 1 == 0 => continue,
+                        PairKind::Set => CounterOp::Set(operand),
+                        PairKind::CarriageReturn => CounterOp::CarriageReturn(operand),
+                    };
+                    step(&mut channel.counters[at[d]], op, masks[d]);
+                }
             }
         }
         Ok(())

@@ -97,11 +97,12 @@ impl Prepared {
 #[derive(Clone, Debug, Default)]
 pub struct PreparedCache(Option<Box<Kept>>);
 
+/// A [`Prepared`] with what it was made from.
 #[derive(Clone, Debug)]
-struct Kept {
+pub struct Kept {
     key: Key,
     stamps: (Stamp, Stamp),
-    prepared: Prepared,
+    pub prepared: Prepared,
 }
 
 /// The operands, the issuing thread and the selection.
@@ -117,37 +118,47 @@ impl Eq for PreparedCache {}
 
 impl PreparedCache {
     /// What [`Prepared::new`] gives for `op` issued by `thread` under `sel`
-    /// on `m`, kept from the last instruction when nothing it was made from
-    /// has changed.
+    /// on `m`: the kept preparation, taken out of the unpacker's cache,
+    /// when nothing it was made from has changed. Hand it back with
+    /// [`PreparedCache::keep`] (one not handed back is made again).
     #[inline]
-    pub fn prepare(
+    pub fn take(
         m: &mut Machine,
         thread: usize,
         op: &UnpacrOp,
         sel: &Selection,
-    ) -> Result<Prepared> {
+    ) -> Result<Box<Kept>> {
         let key = (*op, thread, *sel);
-        let cache = &m.unpackers.prepared[op.unpacker & 1];
-        if let Some(k) = cache.0.as_deref() {
-            if k.key == key
-                && m.config.has_stamp(&k.stamps.0)
-                && m.thread_config.has_stamp(&k.stamps.1)
+        let kept = match m.unpackers.prepared[op.unpacker & 1].0.take() {
+            Some(k)
+                if k.key == key
+                    && m.config.has_stamp(&k.stamps.0)
+                    && m.thread_config.has_stamp(&k.stamps.1) =>
             {
-                return Ok(k.prepared);
+                return Ok(k);
             }
-        }
+            other => other,
+        };
         let prepared = Prepared::new(m, thread, op, sel)?;
-        let kept = Kept {
+        let fresh = Kept {
             key,
             stamps: (m.config.stamp(), m.thread_config.stamp()),
             prepared,
         };
-        let cache = &mut m.unpackers.prepared[op.unpacker & 1];
-        match cache.0.as_deref_mut() {
-            Some(k) => *k = kept,
-            None => cache.0 = Some(Box::new(kept)),
-        }
-        Ok(prepared)
+        Ok(match kept {
+            // The old one's allocation serves the new one.
+            Some(mut k) => {
+                *k = fresh;
+                k
+            }
+            None => Box::new(fresh),
+        })
+    }
+
+    /// Keep `kept` for the next instruction.
+    #[inline]
+    pub fn keep(&mut self, kept: Box<Kept>) {
+        self.0 = Some(kept);
     }
 }
 
@@ -193,6 +204,14 @@ mod tests {
     use crate::isa::{encode, Instruction};
     use crate::regs::{CfgField as C, ThreadCfgField as T};
 
+    /// Take and keep, as an instruction does.
+    fn prepare(m: &mut Machine, thread: usize, op: &UnpacrOp, sel: &Selection) -> Result<Prepared> {
+        let kept = PreparedCache::take(m, thread, op, sel)?;
+        let prepared = kept.prepared;
+        m.unpackers.prepared[op.unpacker & 1].keep(kept);
+        Ok(prepared)
+    }
+
     /// The cache hands back what a fresh preparation gives after every kind
     /// of change an `UNPACR` could see: a Config store, a ThreadConfig
     /// store, another thread or context, other operands, and a cloned (then
@@ -216,7 +235,7 @@ mod tests {
         };
         let check = |m: &mut Machine, op: &UnpacrOp, thread, ctx| {
             let fresh = Prepared::new(m, thread, op, &sel(ctx));
-            let kept = PreparedCache::prepare(m, thread, op, &sel(ctx));
+            let kept = prepare(m, thread, op, &sel(ctx));
             assert_eq!(kept, fresh);
             fresh.unwrap()
         };
@@ -239,8 +258,8 @@ mod tests {
         // A conversion that faults is found again, not kept.
         m.config.set(0, C::THCON_SEC0_REG2_Out_data_format, 0);
         assert!(Prepared::new(&m, 0, &single, &sel(0)).is_err());
-        assert!(PreparedCache::prepare(&mut m, 0, &single, &sel(0)).is_err());
-        assert!(PreparedCache::prepare(&mut m, 0, &single, &sel(0)).is_err());
+        assert!(prepare(&mut m, 0, &single, &sel(0)).is_err());
+        assert!(prepare(&mut m, 0, &single, &sel(0)).is_err());
         m.config.set(0, C::THCON_SEC0_REG2_Out_data_format, 5);
         assert_eq!(
             check(&mut m, &single, 0, 0).conversion,

@@ -7,8 +7,8 @@ use super::descriptor::Settings;
 use super::handshake;
 use super::input::{self, InputCounters, InputStream};
 use super::output::{self, OutputCounters, OutputStream, Registers};
-use super::prepared::PreparedCache;
-use crate::adc::{CounterOp, Dim, Unit};
+use super::prepared::{Prepared, PreparedCache};
+use crate::adc::{CounterOp, Unit, YzSteps};
 use crate::exec::Issue;
 use crate::fault::{Fault, Result};
 use crate::format::unpack::Conversion;
@@ -112,7 +112,23 @@ pub fn unpacr_general(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issu
 
 fn execute(m: &mut Machine, thread: usize, op: UnpacrOp, fast: bool) -> Result<Issue> {
     let sel = context::select(m, thread, &op)?;
-    let prep = PreparedCache::prepare(m, thread, &op, &sel)?;
+    let kept = PreparedCache::take(m, thread, &op, &sel)?;
+    let issue = execute_prepared(m, thread, &op, &sel, &kept.prepared, fast);
+    m.unpackers.prepared[op.unpacker & 1].keep(kept);
+    issue
+}
+
+/// [`execute`] once the instruction is prepared.
+#[inline(always)]
+fn execute_prepared(
+    m: &mut Machine,
+    thread: usize,
+    op: &UnpacrOp,
+    sel: &Selection,
+    prep: &Prepared,
+    fast: bool,
+) -> Result<Issue> {
+    let op = *op;
     let s = &prep.settings;
     let unit = prep.unit;
     let (Some([xy0, xy1]), Some([zw0, out1])) =
@@ -175,7 +191,7 @@ fn execute(m: &mut Machine, thread: usize, op: UnpacrOp, fast: bool) -> Result<I
         });
     }
     main_loop(m, &op, s, prep.conversion, in_plan, out_plan, fast)?;
-    update_counters(m, thread, unit, &op, &sel, s)?;
+    update_counters(m, thread, unit, &op, sel, s)?;
     Ok(Issue::Done)
 }
 
@@ -296,13 +312,14 @@ fn update_counters(
         m.unpackers.units[op.unpacker].context_counter[thread] =
             context::next_context(sel.context, s.context_count);
     }
+    let inc = CounterOp::Increment;
+    let steps = YzSteps([
+        [inc(op.ch0_y_inc), inc(op.ch0_z_inc)],
+        [inc(op.ch1_y_inc), inc(op.ch1_z_inc)],
+    ]);
     for set in 0..crate::adc::ADC_SETS {
         if set == thread || set == sel.adc {
-            let a = &mut m.adcs;
-            a.apply(set, unit, 0, Dim::Y, CounterOp::Increment(op.ch0_y_inc))?;
-            a.apply(set, unit, 0, Dim::Z, CounterOp::Increment(op.ch0_z_inc))?;
-            a.apply(set, unit, 1, Dim::Y, CounterOp::Increment(op.ch1_y_inc))?;
-            a.apply(set, unit, 1, Dim::Z, CounterOp::Increment(op.ch1_z_inc))?;
+            m.adcs.step_yz(set, unit, &steps)?;
         }
     }
     if op.flip_src {

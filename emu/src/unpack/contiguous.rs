@@ -10,13 +10,14 @@
 use super::descriptor::Settings;
 use super::input::InputPlan;
 use super::output::{may_straddle_row_63, OutputPlan, Registers, Target};
+use crate::arch::Arch;
 use crate::fault::Result;
 use crate::format::bfp::{bfp8_to_bf16_arith, bfp_datum_to_bfp8};
 use crate::format::data_format::{BfpExp, BfpWidth};
 use crate::format::dst::{encode_bf16, encode_fp16, encode_fp32};
 use crate::format::src_cell::SrcCell;
 use crate::format::unpack::Conversion;
-use crate::state::dst::{adj16, adj32, Dst};
+use crate::state::dst::{adj16, adj32, Dst, DstAddressing};
 
 /// Run the main loop if this instruction is the contiguous case; `None`
 /// (having done nothing) otherwise.
@@ -253,12 +254,12 @@ impl Job<'_> {
         rows: usize,
         out: &mut R,
     ) -> usize {
-        for j in 0..rows {
-            let k = k + 16 * j;
-            let at = self.start + k * BITS / 8;
-            let raw = raw_row::<BITS>(&self.l1[at..at + 2 * BITS]);
-            let row = out.row(j);
-            if !convert_row::<BITS, K>(self.conversion, &raw, &self.kernel_exponents::<K>(k), row) {
+        let at = self.start + k * BITS / 8;
+        let input = &self.l1[at..at + rows * 2 * BITS];
+        for (j, bytes) in input.chunks_exact(2 * BITS).enumerate() {
+            let raw = raw_row::<BITS>(bytes);
+            let exps = self.kernel_exponents::<K>(k + 16 * j);
+            if !convert_row::<BITS, K>(self.conversion, &raw, &exps, out.row(j)) {
                 return j;
             }
             out.commit(j);
@@ -304,25 +305,51 @@ impl Job<'_> {
         rows: usize,
         dst: &mut Dst,
     ) {
+        let o = self.o;
+        let (a, ovrd, wide) = (
+            o.dst_addressing,
+            o.ovrd_with_addr,
+            o.target == Target::Dst32,
+        );
+        if o.arch == Arch::Blackhole && (a.remap_addrs || a.swizzle_32b) {
+            self.store_dst_rows::<BITS, K>(k, rows, dst, |row| dst_row(o, row));
+        } else {
+            // Blackhole without remapping or swizzle maps rows as Wormhole
+            // B0 does: the same mapping, its choices made once here.
+            let plain = DstAddressing::default();
+            let map = |row| dst_row_of(Arch::WormholeB0, plain, ovrd, wide, row);
+            self.store_dst_rows::<BITS, K>(k, rows, dst, map);
+        }
+    }
+
+    /// The rows of [`Self::convert_dst_rows`], output row `r` going to
+    /// storage row `map(r)`.
+    #[inline(always)]
+    fn store_dst_rows<const BITS: usize, const K: u8>(
+        &self,
+        k: usize,
+        rows: usize,
+        dst: &mut Dst,
+        map: impl Fn(u32) -> usize,
+    ) {
         let first = (self.o.out_addr + k as u32) / 16;
-        for j in 0..rows {
-            let k = k + 16 * j;
-            let at = self.start + k * BITS / 8;
+        let at = self.start + k * BITS / 8;
+        let input = &self.l1[at..at + rows * 2 * BITS];
+        for (j, bytes) in input.chunks_exact(2 * BITS).enumerate() {
+            let s = map(first + j as u32);
             if K == FP32_DST {
-                let [hi, lo] = fp32_halves(&self.l1[at..at + 64]);
-                let s = dst_row(self.o, first + j as u32);
+                let [hi, lo] = fp32_halves(bytes);
                 *dst.row_mut(s) = hi;
                 *dst.row_mut(s + 8) = lo;
                 dst.set_valid(s, true);
                 continue;
             }
-            let raw = raw_row16::<BITS>(&self.l1[at..at + 2 * BITS]);
-            let exps = self.kernel_exponents::<K>(k);
+            let raw = raw_row16::<BITS>(bytes);
+            let exps = self.kernel_exponents::<K>(k + 16 * j);
             let mut out = [0u16; 16];
             for ((o, &x), &e) in out.iter_mut().zip(&raw).zip(&exps) {
                 *o = dst16_value::<BITS, K>(x, e);
             }
-            let s = dst_row(self.o, first + j as u32);
             *dst.row_mut(s) = out;
             dst.set_valid(s, true);
         }
@@ -630,10 +657,18 @@ fn low_halves(values: &[u32; 16]) -> [u16; 16] {
 /// The `Dst` storage row of output row `row`.
 #[inline(always)]
 fn dst_row(o: &OutputPlan, row: u32) -> usize {
-    let row = row.wrapping_sub(4) & if o.ovrd_with_addr { 15 } else { 0x3FF };
-    if o.target == Target::Dst32 {
-        adj32(o.arch, o.dst_addressing, row)
+    let wide = o.target == Target::Dst32;
+    dst_row_of(o.arch, o.dst_addressing, o.ovrd_with_addr, wide, row)
+}
+
+/// [`dst_row`] from the output plan's choices: the architecture, its
+/// remapping, `SetOvrdWithAddr`, and whether the output is `Dst32b`.
+#[inline(always)]
+fn dst_row_of(arch: Arch, a: DstAddressing, ovrd_with_addr: bool, wide: bool, row: u32) -> usize {
+    let row = row.wrapping_sub(4) & if ovrd_with_addr { 15 } else { 0x3FF };
+    if wide {
+        adj32(arch, a, row)
     } else {
-        adj16(o.arch, o.dst_addressing, row)
+        adj16(arch, a, row)
     }
 }

@@ -110,6 +110,18 @@ pub struct DstAccessCfg {
     pub swizzle_32b: bool,
 }
 
+impl DstAccessCfg {
+    /// Whether `arch` maps rows under these controls as Wormhole B0 does
+    /// (Blackhole with neither control set): [`adj16`] and [`adj32`] of
+    /// `(arch, self)` are then those of `(Arch::WormholeB0, default)`, a
+    /// mapping with nothing left to choose, which a row loop can take once
+    /// for all its rows.
+    #[inline]
+    pub const fn is_plain(self, arch: Arch) -> bool {
+        !matches!(arch, Arch::Blackhole) || !(self.remap_addrs || self.swizzle_32b)
+    }
+}
+
 /// Physical row of `Dst16b[row]` (`Adj16` in Blackhole's Dst.md; identity on
 /// Wormhole B0). `row` is taken modulo 1024.
 #[inline]
@@ -330,5 +342,33 @@ pub fn riscv_store8(arch: Arch, acc: RiscvDstAccess, value: u8) -> fault::Result
             }
         }
         _ => Err(riscv_bad_fmt(acc, 8)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row, on both architectures, under every setting of the
+    /// controls: a plain mapping is Wormhole B0's, and the others differ
+    /// from it somewhere (Blackhole Dst.md, `Adj16` and `Adj32`).
+    #[test]
+    fn plain_mappings_are_wormhole_b0s() {
+        let wh = DstAccessCfg::default();
+        for arch in [Arch::WormholeB0, Arch::Blackhole] {
+            for (remap_addrs, swizzle_32b) in
+                [(false, false), (true, false), (false, true), (true, true)]
+            {
+                let cfg = DstAccessCfg {
+                    remap_addrs,
+                    swizzle_32b,
+                };
+                let same = (0..1024u16).all(|r| {
+                    adj16(arch, r, cfg) == adj16(Arch::WormholeB0, r, wh)
+                        && adj32(arch, r, cfg) == adj32(Arch::WormholeB0, r, wh)
+                });
+                assert_eq!(same, cfg.is_plain(arch), "{arch:?} {cfg:?}");
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@ use super::lanes::{Dst16Lanes, Dst32Lanes};
 use super::late::{emit_group, emit_groups, Late};
 use super::stream::{OutStream, Streams};
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
+use crate::arch::Arch;
 use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
 use crate::format::bfp::assemble_lanes;
@@ -20,6 +21,7 @@ use crate::format::pack::{
     bf16_round, bfp_element, fp32_round_to_bf16, late_convert, EarlyConversion, Intermediate,
 };
 use crate::pack::relu::Relu;
+use crate::state::dst::DstAddressing;
 use crate::state::{Dst, L1};
 
 /// The row conversions the fast path knows.
@@ -442,23 +444,40 @@ fn convert_rows_avx2(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: 
 
 #[inline(always)]
 fn convert_rows_portable(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [u8]) {
-    let a = sh.dst_addressing;
+    if sh.dst_addressing.is_plain(sh.arch) {
+        let plain = DstAddressing::default();
+        convert_mapped_rows(kernel, (Arch::WormholeB0, plain), dst, rows, out);
+    } else {
+        convert_mapped_rows(kernel, (sh.arch, sh.dst_addressing), dst, rows, out);
+    }
+}
+
+/// [`convert_rows_portable`] with `Dst` rows mapped as `arch` maps them
+/// under `a` (constants where the mapping is the plain one).
+#[inline(always)]
+fn convert_mapped_rows(
+    kernel: Kernel,
+    (arch, a): (Arch, DstAddressing),
+    dst: &Dst,
+    rows: &[u32],
+    out: &mut [u8],
+) {
     match kernel {
         Kernel::Bf16RoundToBf16 => {
             for (row, out) in rows.iter().zip(out.chunks_exact_mut(32)) {
-                let cells = dst_row16(dst, sh.arch, a, *row);
+                let cells = dst_row16(dst, arch, a, *row);
                 put_u16(out, &Dst16Lanes::Round.row(cells));
             }
         }
         Kernel::Fp32RoundToBf16 => {
             for (row, out) in rows.iter().zip(out.chunks_exact_mut(32)) {
-                let [hi, lo] = dst_row32(dst, sh.arch, a, *row);
+                let [hi, lo] = dst_row32(dst, arch, a, *row);
                 put_u16(out, &Dst32Lanes::RoundToBf16.row(hi, lo));
             }
         }
         Kernel::Fp32ToFp32 => {
             for (row, out) in rows.iter().zip(out.chunks_exact_mut(64)) {
-                let [hi, lo] = dst_row32(dst, sh.arch, a, *row);
+                let [hi, lo] = dst_row32(dst, arch, a, *row);
                 let mut v = [0u32; 16];
                 for ((v, h), l) in v.iter_mut().zip(hi).zip(lo) {
                     *v = decode_fp32(dst32_join(*h, *l));

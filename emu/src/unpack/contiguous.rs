@@ -311,11 +311,9 @@ impl Job<'_> {
             o.ovrd_with_addr,
             o.target == Target::Dst32,
         );
-        if o.arch == Arch::Blackhole && (a.remap_addrs || a.swizzle_32b) {
+        if !a.is_plain(o.arch) {
             self.store_dst_rows::<BITS, K>(k, rows, dst, |row| dst_row(o, row));
         } else {
-            // Blackhole without remapping or swizzle maps rows as Wormhole
-            // B0 does: the same mapping, its choices made once here.
             let plain = DstAddressing::default();
             let map = |row| dst_row_of(Arch::WormholeB0, plain, ovrd, wide, row);
             self.store_dst_rows::<BITS, K>(k, rows, dst, map);

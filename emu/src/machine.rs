@@ -108,7 +108,7 @@ impl Machine {
         *adcs = Adcs::new(arch);
         *semaphores = Semaphores::default();
         packer.reset();
-        *unpackers = crate::unpack::UnpackerState::default();
+        unpackers.reset();
         *frontends = std::array::from_fn(|_| FrontEnd::new(arch));
         *issued = 0;
         *observer = None;

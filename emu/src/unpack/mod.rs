@@ -85,3 +85,17 @@ pub struct UnpackerState {
     /// The last few `UNPACR` words, decoded.
     pub(crate) ops: prepared::OpMemo,
 }
+
+impl UnpackerState {
+    /// The reset state, keeping the memory of what is kept between
+    /// instructions (a reset is a store to Config and ThreadConfig, so
+    /// nothing kept is used again).
+    pub fn reset(&mut self) {
+        let UnpackerState {
+            units,
+            prepared: _,
+            ops: _,
+        } = self;
+        *units = Default::default();
+    }
+}

@@ -290,3 +290,113 @@ fn fast_path_and_general_path_agree() {
         }
     }
 }
+
+/// A run of `UNPACR` words that the scheduler executes together (one thread
+/// left, nothing at its Wait Gate or in its expanders) against the same
+/// program given to `Machine::run` one step at a time, which executes each
+/// word alone: the same registers, counters and unpacker state afterwards,
+/// the same fault at the same program entry (an `UNPACR` that must wait for
+/// a bank the matrix unit holds ends both in the same deadlock), and under a
+/// step budget the same `ResourceLimit`.
+#[test]
+fn unpacr_runs_do_what_one_word_at_a_time_does() {
+    use tensix_emu::FaultKind;
+    let (mut completed, mut faulted, mut limited, mut waited) = (0, 0, 0, 0);
+    for arch in Arch::ALL {
+        for seed in 0..300u64 {
+            let (m, mut p) = case(arch, seed * 11 + 5 + arch as u64);
+            // A third of the programs issue their UNPACRs three times, each
+            // pass handing its bank to the matrix unit at the end (FlipSrc):
+            // with both banks held, the third pass waits.
+            if seed % 3 == 0 {
+                let mut pass: Vec<Instruction> = (p.steps.iter())
+                    .filter_map(|s| match s {
+                        Step::Instruction(w) => match decode(arch, *w) {
+                            Ok(i @ Instruction::Unpacr(_)) => Some(i),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(Instruction::Unpacr(last)) = pass.last_mut() {
+                    last.set_dat_valid = 1;
+                }
+                let words = pass
+                    .iter()
+                    .map(|i| Step::Instruction(encode(arch, i).unwrap()));
+                let words: Vec<Step> = words.collect();
+                p.steps.retain(|s| match s {
+                    Step::Instruction(w) => !matches!(decode(arch, *w), Ok(Instruction::Unpacr(_))),
+                    _ => true,
+                });
+                for _ in 0..3 {
+                    p.steps.extend(words.iter().copied());
+                }
+            }
+            let len = p.steps.len() as u64;
+            let budget = if seed % 4 == 1 {
+                1 + seed % (len + 2)
+            } else {
+                Limits::default().max_steps
+            };
+            let mut together = m.clone();
+            let mut alone = m;
+            let whole = together.run(std::slice::from_ref(&p), Limits { max_steps: budget });
+            let mut one_by_one = Ok(());
+            for (i, step) in p.steps.iter().enumerate() {
+                if i as u64 == budget {
+                    one_by_one = Err((FaultKind::ResourceLimit, None));
+                    break;
+                }
+                let single = ThreadProgram {
+                    thread: p.thread,
+                    steps: vec![*step],
+                };
+                if let Err(f) = alone.run(&[single], Limits::default()) {
+                    one_by_one = Err((f.kind, Some((f.rule, i))));
+                    break;
+                }
+            }
+            if one_by_one.is_ok() && len == budget {
+                one_by_one = Err((FaultKind::ResourceLimit, None));
+            }
+            let case = format!("{arch} seed {seed} (budget {budget})");
+            match (&whole, &one_by_one) {
+                (Ok(stats), Ok(())) => {
+                    assert_eq!(stats.instructions, len, "{case}");
+                    assert_eq!(stats.steps, len, "{case}");
+                    completed += 1;
+                }
+                (Err(f), Err((FaultKind::ResourceLimit, None))) => {
+                    assert_eq!(f.kind, FaultKind::ResourceLimit, "{case}: {f}");
+                    limited += 1;
+                }
+                (Err(f), Err((kind, Some((rule, i))))) => {
+                    assert_eq!((f.kind, &f.rule), (*kind, rule), "{case}");
+                    assert_eq!(f.instruction_index, Some(*i), "{case}");
+                    assert_eq!(f.thread, Some(p.thread as u8), "{case}");
+                    if f.kind == FaultKind::Deadlock {
+                        waited += 1;
+                    } else {
+                        faulted += 1;
+                    }
+                }
+                _ => panic!("{case}: together {whole:?}, one at a time {one_by_one:?}"),
+            }
+            assert!(together.srca == alone.srca, "{case}: SrcA differs");
+            assert!(together.srcb == alone.srcb, "{case}: SrcB differs");
+            assert!(together.dst == alone.dst, "{case}: Dst differs");
+            assert_eq!(together.adcs, alone.adcs, "{case}");
+            assert_eq!(together.unpackers, alone.unpackers, "{case}");
+        }
+    }
+    // Enough of each ending: complete runs, runs stopped by a fault, by a
+    // bank the matrix unit holds, and by the step budget.
+    assert!(
+        completed > 150,
+        "only {completed} programs ran to completion"
+    );
+    assert!(faulted > 10, "only {faulted} programs faulted");
+    assert!(waited > 10, "only {waited} programs waited for a bank");
+    assert!(limited > 40, "only {limited} programs ran out of steps");
+}

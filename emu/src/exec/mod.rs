@@ -213,7 +213,7 @@ impl Machine {
             if live.is_power_of_two() {
                 let t = live.trailing_zeros() as usize;
                 if let Some(run) = threads.get_mut(t) {
-                    self.pacr_stretch(t, run, &mut stats, limits)?;
+                    self.stretch(t, run, &mut stats, limits)?;
                 }
             }
             let mut moved = false;
@@ -324,12 +324,14 @@ impl Machine {
 
     /// With thread `t` the only one left and nothing between its queue and
     /// the Wait Gate (no word held there, no latched wait, neither expander
-    /// busy, no observer), execute the run of `PACR` words at the head of its
-    /// queue together ([`crate::pack::pacr_words`]), as the scheduler would
-    /// execute them one step each: the same issue tags, step and instruction
-    /// counts, step budget, and fault with its program entry. A run of one
-    /// word is left to the scheduler.
-    fn pacr_stretch(
+    /// busy, no observer), execute the run of `PACR` words, or of `UNPACR`
+    /// words, at the head of its queue together
+    /// ([`crate::pack::pacr_words`], [`crate::unpack::unpacr_words`]), as
+    /// the scheduler would execute them one step each: the same issue tags,
+    /// step and instruction counts, step budget, and fault with its program
+    /// entry. An `UNPACR` that must wait ends the run and is left to the
+    /// scheduler, as is a run of one word.
+    fn stretch(
         &mut self,
         t: usize,
         run: &mut ThreadRun<'_>,
@@ -344,18 +346,29 @@ impl Machine {
             return Ok(());
         }
         let arch = self.arch();
+        let ahead = run.steps.ahead();
+        let opcode = match ahead.first() {
+            Some(Step::Instruction(w)) => match isa::opcode_of(arch, *w) {
+                Ok(o @ (Opcode::Pacr | Opcode::Unpacr)) => o,
+                _ => return Ok(()),
+            },
+            _ => return Ok(()),
+        };
         let budget = limits.max_steps.saturating_sub(stats.steps);
-        let words = (run.steps.ahead().iter())
+        let words = (ahead.iter())
             .take(usize::try_from(budget).unwrap_or(usize::MAX))
             .map_while(|s| match *s {
-                Step::Instruction(w) if isa::opcode_of(arch, w) == Ok(Opcode::Pacr) => Some(w),
+                Step::Instruction(w) if isa::opcode_of(arch, w) == Ok(opcode) => Some(w),
                 _ => None,
             });
         if words.clone().nth(1).is_none() {
             return Ok(());
         }
         let first = run.steps.taken;
-        let (done, outcome) = crate::pack::pacr_words(self, t, words);
+        let (done, outcome) = match opcode {
+            Opcode::Pacr => crate::pack::pacr_words(self, t, words),
+            _ => crate::unpack::unpacr_words(self, t, words),
+        };
         run.steps.take_ahead(done);
         run.entry = first + done.saturating_sub(1);
         stats.instructions += done as u64;

@@ -59,7 +59,7 @@ pub mod program;
 mod regular;
 
 pub use nop::unpacr_nop;
-pub use regular::{unpacr, unpacr_general, unpacr_word, UnpacrOp};
+pub use regular::{unpacr, unpacr_general, unpacr_word, unpacr_words, UnpacrOp};
 
 /// What one unpacker keeps between instructions (`Unpackers[i]` in
 /// `UNPACR_Regular.md`). Its `SrcBank` lives in [`crate::state::SrcReg`]

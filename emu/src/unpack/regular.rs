@@ -103,6 +103,26 @@ pub fn unpacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<Issue> {
     execute(m, thread, op, true)
 }
 
+/// Execute consecutive `UNPACR` words of `thread` as that many
+/// [`unpacr_word`] calls would, stopping before the first that must wait
+/// (which changes nothing). Returns how many executed, and the fault that
+/// stopped the next one; the caller counts them as issued.
+pub fn unpacr_words(
+    m: &mut Machine,
+    thread: usize,
+    words: impl IntoIterator<Item = u32>,
+) -> (usize, Result<()>) {
+    let mut done = 0;
+    for word in words {
+        match unpacr_word(m, thread, word) {
+            Ok(Issue::Done) => done += 1,
+            Ok(Issue::Wait) => break,
+            Err(f) => return (done, Err(f)),
+        }
+    }
+    (done, Ok(()))
+}
+
 /// [`unpacr`] without the contiguous fast path (`unpack/contiguous.rs`):
 /// every datum goes through the functional model's loop. This is the
 /// definition the fast path is tested against.

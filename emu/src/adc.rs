@@ -562,25 +562,23 @@ impl Adcs {
         }
         check_thread_override(name, f.thread_override)?;
 
-        // `bit_mask` bit `2 * channel + d` selects channel `channel`'s
-        // counter `dims[d]`.
-        let operands = [[f.ch0_x, f.ch0_y], [f.ch1_x, f.ch1_y]];
-        let masks = dims.map(|d| d.mask(self.arch));
-        let at = dims.map(Dim::index);
+        let ([m0, m1], [d0, d1]) = (dims.map(|d| d.mask(self.arch)), dims.map(Dim::index));
+        // `select` is the operand's `bit_mask` bit.
+        let apply = |counter: &mut Counter, operand: u32, select: u32, mask: u32| {
+            let op = match kind {
+                PairKind::Increment => CounterOp::Increment(operand),
+                _ if f.bit_mask & select == 0 => return,
+                PairKind::Set => CounterOp::Set(operand),
+                PairKind::CarriageReturn => CounterOp::CarriageReturn(operand),
+            };
+            step(counter, op, mask);
+        };
         for unit in selected_units(f.cnt_set_mask) {
-            let channels = &mut self.sets[thread][unit.index()].channels;
-            for (c, channel) in channels.iter_mut().enumerate() {
-                for d in 0..2 {
-                    let operand = operands[c][d];
-                    let op = match kind {
-                        PairKind::Increment => CounterOp::Increment(operand),
-                        _ if (f.bit_mask >> (2 * c + d)) & 1 == 0 => continue,
-                        PairKind::Set => CounterOp::Set(operand),
-                        PairKind::CarriageReturn => CounterOp::CarriageReturn(operand),
-                    };
-                    step(&mut channel.counters[at[d]], op, masks[d]);
-                }
-            }
+            let [c0, c1] = &mut self.sets[thread][unit.index()].channels;
+            apply(&mut c0.counters[d0], f.ch0_x, 0b0001, m0);
+            apply(&mut c0.counters[d1], f.ch0_y, 0b0010, m1);
+            apply(&mut c1.counters[d0], f.ch1_x, 0b0100, m0);
+            apply(&mut c1.counters[d1], f.ch1_y, 0b1000, m1);
         }
         Ok(())
     }

@@ -3,8 +3,10 @@
 //! same `Dst` contents with `force_general_path` off and on and compares all
 //! of L1, the ADCs and the packer's streams and tile position.
 
+mod one_at_a_time;
 mod pack_util;
 
+use one_at_a_time::{run_both_ways, Ending};
 use pack_util::*;
 use tensix_emu::adc::Unit;
 use tensix_emu::isa::Pacr;
@@ -624,7 +626,7 @@ fn express_path_matches_the_per_datum_path() {
 #[test]
 fn pacr_runs_do_what_one_word_at_a_time_does() {
     use tensix_emu::regs::ThreadCfgField as T;
-    use tensix_emu::{FaultKind, Limits, Step, ThreadProgram};
+    use tensix_emu::{Limits, Step, ThreadProgram};
     let mut rng = Lcg(0x5EED_0006);
     let (mut completed, mut faulted, mut limited) = (0, 0, 0);
     for k in 0..300 {
@@ -684,45 +686,11 @@ fn pacr_runs_do_what_one_word_at_a_time_does() {
             thread: PACK,
             steps: words.iter().map(|w| Step::Instruction(*w)).collect(),
         };
-        let limits = Limits { max_steps: budget };
-        let whole = together.run(std::slice::from_ref(&program), limits);
-        // One word per run; the budget counted across them.
-        let mut one_by_one = Ok(());
-        for (i, w) in words.iter().enumerate() {
-            if i as u64 == budget {
-                one_by_one = Err((FaultKind::ResourceLimit, None));
-                break;
-            }
-            let single = ThreadProgram {
-                thread: PACK,
-                steps: vec![Step::Instruction(*w)],
-            };
-            if let Err(f) = alone.run(&[single], Limits::default()) {
-                one_by_one = Err((f.kind, Some((f.rule, i))));
-                break;
-            }
-        }
-        if one_by_one.is_ok() && words.len() as u64 == budget {
-            one_by_one = Err((FaultKind::ResourceLimit, None));
-        }
         let case = format!("case {k} ({arch}, budget {budget})");
-        match (&whole, &one_by_one) {
-            (Ok(stats), Ok(())) => {
-                assert_eq!(stats.instructions, words.len() as u64, "{case}");
-                assert_eq!(stats.steps, words.len() as u64, "{case}");
-                completed += 1;
-            }
-            (Err(f), Err((FaultKind::ResourceLimit, None))) => {
-                assert_eq!(f.kind, FaultKind::ResourceLimit, "{case}: {f}");
-                limited += 1;
-            }
-            (Err(f), Err((kind, Some((rule, i))))) => {
-                assert_eq!((f.kind, &f.rule), (*kind, rule), "{case}");
-                assert_eq!(f.instruction_index, Some(*i), "{case}");
-                assert_eq!(f.thread, Some(PACK as u8), "{case}");
-                faulted += 1;
-            }
-            _ => panic!("{case}: together {whole:?}, one at a time {one_by_one:?}"),
+        match run_both_ways(&mut together, &mut alone, &program, budget, &case) {
+            Ending::Completed => completed += 1,
+            Ending::OutOfSteps => limited += 1,
+            Ending::Faulted(_) => faulted += 1,
         }
         assert_eq!(
             together.l1.log(),

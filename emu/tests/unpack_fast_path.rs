@@ -4,8 +4,10 @@
 //! the fast path when it can) and by `unpack::unpacr_general` (the
 //! functional model's loop only); results and machine states must match.
 
+mod one_at_a_time;
 mod unpack_common;
 
+use one_at_a_time::{run_both_ways, Ending};
 use tensix_emu::format::DataFormat as F;
 use tensix_emu::isa::{decode, encode, Instruction};
 use tensix_emu::regs::{CfgField as C, ThreadCfgField as T};
@@ -341,47 +343,12 @@ fn unpacr_runs_do_what_one_word_at_a_time_does() {
             };
             let mut together = m.clone();
             let mut alone = m;
-            let whole = together.run(std::slice::from_ref(&p), Limits { max_steps: budget });
-            let mut one_by_one = Ok(());
-            for (i, step) in p.steps.iter().enumerate() {
-                if i as u64 == budget {
-                    one_by_one = Err((FaultKind::ResourceLimit, None));
-                    break;
-                }
-                let single = ThreadProgram {
-                    thread: p.thread,
-                    steps: vec![*step],
-                };
-                if let Err(f) = alone.run(&[single], Limits::default()) {
-                    one_by_one = Err((f.kind, Some((f.rule, i))));
-                    break;
-                }
-            }
-            if one_by_one.is_ok() && len == budget {
-                one_by_one = Err((FaultKind::ResourceLimit, None));
-            }
             let case = format!("{arch} seed {seed} (budget {budget})");
-            match (&whole, &one_by_one) {
-                (Ok(stats), Ok(())) => {
-                    assert_eq!(stats.instructions, len, "{case}");
-                    assert_eq!(stats.steps, len, "{case}");
-                    completed += 1;
-                }
-                (Err(f), Err((FaultKind::ResourceLimit, None))) => {
-                    assert_eq!(f.kind, FaultKind::ResourceLimit, "{case}: {f}");
-                    limited += 1;
-                }
-                (Err(f), Err((kind, Some((rule, i))))) => {
-                    assert_eq!((f.kind, &f.rule), (*kind, rule), "{case}");
-                    assert_eq!(f.instruction_index, Some(*i), "{case}");
-                    assert_eq!(f.thread, Some(p.thread as u8), "{case}");
-                    if f.kind == FaultKind::Deadlock {
-                        waited += 1;
-                    } else {
-                        faulted += 1;
-                    }
-                }
-                _ => panic!("{case}: together {whole:?}, one at a time {one_by_one:?}"),
+            match run_both_ways(&mut together, &mut alone, &p, budget, &case) {
+                Ending::Completed => completed += 1,
+                Ending::OutOfSteps => limited += 1,
+                Ending::Faulted(FaultKind::Deadlock) => waited += 1,
+                Ending::Faulted(_) => faulted += 1,
             }
             assert!(together.srca == alone.srca, "{case}: SrcA differs");
             assert!(together.srcb == alone.srcb, "{case}: SrcB differs");

@@ -378,11 +378,13 @@ enum Cells<'a> {
     Dst32([&'a [u16; 16]; 2]),
 }
 
-/// A row's BFP elements: early conversion, then BFP element conversion.
+/// A row's BFP elements: early conversion, then BFP element conversion,
+/// in 16-bit lanes ([`super::lanes`]) where the two have a form there.
+/// Which form is looked up row by row: deciding it once per instruction
+/// and keeping it in [`BfpRows`] measured 11% more instructions per BFP8
+/// tile, the lane loops no longer vectorised as well.
 #[inline(always)]
 fn bfp_elements(early: EarlyConversion, exp: BfpExp, cells: Cells<'_>) -> [u16; 16] {
-    // Widened here rather than stored by the caller: a row read back as
-    // one vector right after 16 narrower stores stalls on forwarding.
     if exp == BfpExp::B {
         let lanes = match cells {
             Cells::Dst16(c) => Dst16Lanes::of(early).map(|k| k.row(c)),
@@ -393,6 +395,8 @@ fn bfp_elements(early: EarlyConversion, exp: BfpExp, cells: Cells<'_>) -> [u16; 
             return elems;
         }
     }
+    // Widened here rather than stored by the caller: a row read back as
+    // one vector right after 16 narrower stores stalls on forwarding.
     let cells: [u32; 16] = match cells {
         Cells::Read(c) => *c,
         Cells::Dst16(c) => std::array::from_fn(|i| u32::from(c[i])),

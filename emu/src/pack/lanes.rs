@@ -215,7 +215,8 @@ mod tests {
     /// Every `Dst16b` cell, against the per-datum early conversion followed
     /// by the BFP "b" element conversion (`FormatConversion.md`, early and
     /// BFP tables, as `format::pack` states them), for every conversion
-    /// that has a lane form.
+    /// that has a lane form; the `Round` lanes are the BF16 → BF16 pack
+    /// conversion as well.
     #[test]
     fn dst16_rows_are_the_early_conversion_and_its_b_element() {
         let mut with_lanes = Vec::new();
@@ -231,20 +232,14 @@ mod tests {
                 for (g, c) in got.iter().zip(row) {
                     let want = bfp_element(early.apply(c as u32), BfpExp::B).unwrap();
                     assert_eq!(*g, want, "{early:?} {c:#06x}");
+                    if early == EarlyConversion::Bf16Round {
+                        assert_eq!(*g, bf16_round(decode_bf16(c)), "{c:#06x}");
+                    }
                 }
             }
         }
         use EarlyConversion as E;
         assert_eq!(with_lanes, [E::Bf16Identity, E::Bf16Round, E::Bf16ToE8m6]);
-    }
-
-    /// The `Round` lanes are the BF16 → BF16 pack conversion as well.
-    #[test]
-    fn dst16_round_lanes_are_bf16_round() {
-        for c in 0..=u16::MAX {
-            let got = Dst16Lanes::Round.row(&[c; 16])[3];
-            assert_eq!(got, bf16_round(decode_bf16(c)), "{c:#06x}");
-        }
     }
 
     /// Every high half with low halves on both sides of the rounding bit and

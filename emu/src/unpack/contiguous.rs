@@ -14,7 +14,7 @@ use crate::arch::Arch;
 use crate::fault::Result;
 use crate::format::bfp::{bfp8_to_bf16_arith, bfp_datum_to_bfp8};
 use crate::format::data_format::{BfpExp, BfpWidth};
-use crate::format::dst::{encode_bf16, encode_fp16, encode_fp32};
+use crate::format::dst::{encode_bf16, encode_fp16};
 use crate::format::src_cell::SrcCell;
 use crate::format::unpack::Conversion;
 use crate::state::dst::{adj16, adj32, Dst, DstAddressing};
@@ -185,11 +185,7 @@ impl Job<'_> {
                         self.convert_rows::<BITS, K, _>(k, want, &mut InPlace(bank_rows)),
                     )
                 }
-                None if dst16_kernel(K) && self.o.target == Target::Dst16 => {
-                    self.convert_dst_rows::<BITS, K>(k, rows, r.dst);
-                    (rows, rows)
-                }
-                None if K == FP32_DST && self.o.target == Target::Dst32 => {
+                None if dst_row_kernel(K, self.o.target) => {
                     self.convert_dst_rows::<BITS, K>(k, rows, r.dst);
                     (rows, rows)
                 }
@@ -472,6 +468,7 @@ fn fp32_halves(bytes: &[u8]) -> [[u16; 16]; 2] {
     let raw = raw_row::<32>(bytes);
     let (mut hi, mut lo) = ([0u16; 16], [0u16; 16]);
     for ((h, l), x) in hi.iter_mut().zip(&mut lo).zip(raw) {
+        // `encode_fp32` in halves: only the high half is rearranged.
         *h = encode_bf16((x >> 16) as u16);
         *l = x as u16;
     }
@@ -481,6 +478,18 @@ fn fp32_halves(bytes: &[u8]) -> [[u16; 16]; 2] {
 /// Whether row kernel `K` makes `Dst16b` values (16 bits each).
 const fn dst16_kernel(k: u8) -> bool {
     matches!(k, BF16_DST | FP16_DST | BFP_B_DST)
+}
+
+/// Whether row kernel `K` has its own `Dst` row loop
+/// ([`Job::convert_dst_rows`]) for output `target`: the [`dst16_kernel`]s
+/// into `Dst16b`, FP32 into `Dst32b`. Anywhere else (a combination no
+/// conversion chooses) it goes through [`convert_row`].
+const fn dst_row_kernel(k: u8, target: Target) -> bool {
+    match target {
+        Target::Dst16 => dst16_kernel(k),
+        Target::Dst32 => k == FP32_DST,
+        Target::SrcA | Target::SrcB => false,
+    }
 }
 
 /// A datum of `BITS` bits (with its BFP exponent `e`) as one of the
@@ -501,9 +510,8 @@ fn dst16_value<const BITS: usize, const K: u8>(x: u16, e: u8) -> u16 {
 
 /// A row of 16 datums of `BITS` bits converted by kernel `K` as
 /// [`Conversion::apply`] converts each; `false` when one of them faults.
-/// The [`dst16_kernel`] kernels have their own 16-bit row loop
-/// (`convert_dst_rows`); here they go through `Conversion::apply`, as
-/// `APPLY` does.
+/// The kernels with their own `Dst` row loop ([`dst_row_kernel`]) go
+/// through `Conversion::apply` here, as `APPLY` does.
 #[inline(always)]
 fn convert_row<const BITS: usize, const K: u8>(
     c: Conversion,
@@ -522,7 +530,6 @@ fn convert_row<const BITS: usize, const K: u8>(
             ZERO => 0,
             BF16_SRC => SrcCell::from_bf16(x as u16).canonical(),
             FP16_SRC => SrcCell::from_fp16(x as u16).canonical(),
-            FP32_DST => encode_fp32(x),
             TF32_SRC => SrcCell::from_fp32_truncated(x).canonical(),
             BFP_B_SRC => SrcCell::from_bf16(bfp(x, e)).canonical(),
             _ => match c.apply(x, e) {

@@ -133,7 +133,7 @@ pub fn unpacr_general(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issu
 fn execute(m: &mut Machine, thread: usize, op: UnpacrOp, fast: bool) -> Result<Issue> {
     let sel = context::select(m, thread, &op)?;
     let kept = PreparedCache::take(m, thread, &op, &sel)?;
-    let issue = execute_prepared(m, thread, &op, &sel, &kept.prepared, fast);
+    let issue = execute_prepared(m, thread, op, &sel, &kept.prepared, fast);
     m.unpackers.prepared[op.unpacker & 1].keep(kept);
     issue
 }
@@ -143,12 +143,11 @@ fn execute(m: &mut Machine, thread: usize, op: UnpacrOp, fast: bool) -> Result<I
 fn execute_prepared(
     m: &mut Machine,
     thread: usize,
-    op: &UnpacrOp,
+    op: UnpacrOp,
     sel: &Selection,
     prep: &Prepared,
     fast: bool,
 ) -> Result<Issue> {
-    let op = *op;
     let s = &prep.settings;
     let unit = prep.unit;
     let (Some([xy0, xy1]), Some([zw0, out1])) =

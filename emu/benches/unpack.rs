@@ -1,5 +1,5 @@
 //! Unpacking 32x32 tiles (four 16x16 faces) through the LLK-style UNPACR
-//! program, into SrcA and into Dst, beside a `memcpy` of the same L1 bytes
+//! program, into SrcA and Dst (unpacker 0) and SrcB (unpacker 1), beside a `memcpy` of the same L1 bytes
 //! measured in the same run.
 //!
 //! The emulator and the `memcpy` are timed in alternate batches; the bench
@@ -38,12 +38,20 @@ fn tile_bytes(format: F) -> Vec<u8> {
         .collect()
 }
 
-fn bench(opt: &common::Options, arch: Arch, name: &str, input: F, output: F, to_dst: bool) {
+/// Where a case's datums go.
+#[derive(Clone, Copy)]
+enum To {
+    SrcA,
+    SrcB,
+    Dst,
+}
+
+fn bench(opt: &common::Options, arch: Arch, name: &str, input: F, output: F, to: To) {
     let job = TileUnpack {
-        unpacker: 0,
+        unpacker: matches!(to, To::SrcB) as usize,
         in_format: input,
         out_format: output,
-        to_dst,
+        to_dst: matches!(to, To::Dst),
         l1_addr: AT,
         faces: 4,
         face_rows: 16,
@@ -78,15 +86,18 @@ fn bench(opt: &common::Options, arch: Arch, name: &str, input: F, output: F, to_
     );
 }
 
-const CASES: [(&str, F, F, bool); 8] = [
-    ("BF16 -> SrcA", F::Float16B, F::Float16B, false),
-    ("BFP8_b -> SrcA", F::Bfp8B, F::Bfp8B, false),
-    ("BFP4_b -> SrcA", F::Bfp4B, F::Bfp4B, false),
-    ("BFP2_b -> SrcA", F::Bfp2B, F::Bfp2B, false),
-    ("FP32 -> SrcA (TF32)", F::Float32, F::Tf32, false),
-    ("BF16 -> Dst", F::Float16B, F::Float16B, true),
-    ("BFP8_b -> Dst", F::Bfp8B, F::Bfp8B, true),
-    ("FP32 -> Dst", F::Float32, F::Float32, true),
+const CASES: [(&str, F, F, To); 11] = [
+    ("BF16 -> SrcA", F::Float16B, F::Float16B, To::SrcA),
+    ("BFP8_b -> SrcA", F::Bfp8B, F::Bfp8B, To::SrcA),
+    ("BFP4_b -> SrcA", F::Bfp4B, F::Bfp4B, To::SrcA),
+    ("BFP2_b -> SrcA", F::Bfp2B, F::Bfp2B, To::SrcA),
+    ("FP32 -> SrcA (TF32)", F::Float32, F::Tf32, To::SrcA),
+    ("BF16 -> SrcB", F::Float16B, F::Float16B, To::SrcB),
+    ("BFP8_b -> SrcB", F::Bfp8B, F::Bfp8B, To::SrcB),
+    ("FP32 -> SrcB (TF32)", F::Float32, F::Tf32, To::SrcB),
+    ("BF16 -> Dst", F::Float16B, F::Float16B, To::Dst),
+    ("BFP8_b -> Dst", F::Bfp8B, F::Bfp8B, To::Dst),
+    ("FP32 -> Dst", F::Float32, F::Float32, To::Dst),
 ];
 
 fn main() {
@@ -96,9 +107,9 @@ fn main() {
         "arch", "case", "B/tile", "ns/tile", "tiles/s", "memcpy ns", "ratio"
     );
     for arch in [Arch::Blackhole, Arch::WormholeB0] {
-        for (name, input, output, to_dst) in CASES {
+        for (name, input, output, to) in CASES {
             if opt.wants(name) {
-                bench(&opt, arch, name, input, output, to_dst);
+                bench(&opt, arch, name, input, output, to);
             }
         }
     }

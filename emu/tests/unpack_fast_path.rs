@@ -1,8 +1,9 @@
 //! The differential oracle that guards the contiguous fast path
 //! (DESIGN.md, "Oracles" 2: fast path vs general path): every `UNPACR` of
-//! random LLK-style jobs is executed both by `unpack::unpacr` (which takes
-//! the fast path when it can) and by `unpack::unpacr_general` (the
-//! functional model's loop only); results and machine states must match.
+//! random LLK-style jobs is executed both by `unpack::unpacr_word` (which
+//! takes the fast path when it can, and keeps the decoded word and its
+//! preparation) and by `unpack::unpacr_general` (the functional model's
+//! loop only, prepared afresh); results and machine states must match.
 
 mod one_at_a_time;
 mod unpack_common;
@@ -236,6 +237,48 @@ fn case(arch: Arch, seed: u64) -> (Machine, ThreadProgram) {
             }
         }
     }
+    // Now and then the UNPACRs take their context from the unpacker's
+    // context counter (so that the same word selects another context each
+    // time), or a SETC16 after the first one changes the thread's context
+    // offset (a ThreadConfig store between two issues of the same word).
+    match r() % 6 {
+        0 => {
+            let count = if unpacker == 0 {
+                C::THCON_SEC0_REG2_Context_count
+            } else {
+                C::THCON_SEC1_REG2_Context_count
+            };
+            m.config.set(0, count, 1);
+            for step in &mut p.steps {
+                if let Step::Instruction(w) = step {
+                    if let Ok(Instruction::Unpacr(mut u)) = decode(arch, *w) {
+                        u.auto_inc_context_id = 1;
+                        *w = encode(arch, &Instruction::Unpacr(u)).unwrap();
+                    }
+                }
+            }
+        }
+        1 => {
+            let field = if unpacker == 0 {
+                T::UNPACK_MISC_CFG_CfgContextOffset_0
+            } else {
+                T::UNPACK_MISC_CFG_CfgContextOffset_1
+            };
+            let f = field.on(arch).unwrap();
+            let value = ((r() % 2) as u32) << f.shift;
+            let setc16 = Instruction::Setc16(tensix_emu::isa::Setc16 {
+                setc16_reg: u32::from(f.addr32),
+                setc16_value: value,
+            });
+            let first = (p.steps.iter())
+                .position(|s| matches!(s, Step::Instruction(w) if matches!(decode(arch, *w), Ok(Instruction::Unpacr(_)))));
+            if let Some(k) = first {
+                p.steps
+                    .insert(k + 1, Step::Instruction(encode(arch, &setc16).unwrap()));
+            }
+        }
+        _ => {}
+    }
     // Mostly a random channel 0 X start and channel 1 X end; otherwise the
     // job's whole rows (which compressed input reads by the row start index
     // array alone, with no leading datums dropped).
@@ -265,7 +308,10 @@ fn fast_path_and_general_path_agree() {
                 let mut stop = false;
                 match decode(arch, *w).unwrap() {
                     Instruction::Unpacr(i) => {
-                        let ra = unpack::unpacr(&mut a, 0, &i);
+                        // One side by word, as the scheduler issues it
+                        // (decoded and prepared once for the words it
+                        // repeats), the other by fields, afresh.
+                        let ra = unpack::unpacr_word(&mut a, 0, *w);
                         let rb = unpack::unpacr_general(&mut b, 0, &i);
                         assert_eq!(ra, rb, "{arch} seed {seed}");
                         stop = ra.is_err();

@@ -11,7 +11,9 @@
 //! Config and ThreadConfig. Only fault-free preparations are kept; an
 //! instruction that faults prepares afresh and meets its fault in the
 //! functional model's order. Instruction words are kept decoded beside them
-//! ([`OpMemo`]).
+//! ([`OpMemo`]), and a preparation reached from a word whose selection
+//! needs no context counter is found again by that word
+//! ([`PreparedCache::take_word`]).
 
 use super::context::Selection;
 use super::descriptor::Settings;
@@ -102,7 +104,34 @@ pub struct PreparedCache(Option<Box<Kept>>);
 pub struct Kept {
     key: Key,
     stamps: (Stamp, Stamp),
+    /// The instruction word the operands were decoded from, where the word
+    /// with the thread and the stamps decides the whole key: unless the
+    /// context comes from the unpacker's context counter
+    /// (`UseContextCounter` in `MultiContextMode`), the selection follows
+    /// from the operands, the thread and ThreadConfig
+    /// ([`super::context::select`]).
+    word: Option<u32>,
     pub prepared: Prepared,
+}
+
+impl Kept {
+    /// The operands it was prepared for.
+    pub fn op(&self) -> &UnpacrOp {
+        &self.key.0
+    }
+
+    /// The selection it was prepared under.
+    pub fn selection(&self) -> &Selection {
+        &self.key.2
+    }
+
+    /// Say that the operands were decoded from `word`; ignored where the
+    /// selection also follows the context counter.
+    pub fn reached_from(&mut self, word: u32) {
+        let op = &self.key.0;
+        let by_counter = op.multi_context && op.use_context_counter;
+        self.word = (!by_counter).then_some(word);
+    }
 }
 
 /// The operands, the issuing thread and the selection.
@@ -143,6 +172,7 @@ impl PreparedCache {
         let fresh = Kept {
             key,
             stamps: (m.config.stamp(), m.thread_config.stamp()),
+            word: None,
             prepared,
         };
         Ok(match kept {
@@ -153,6 +183,29 @@ impl PreparedCache {
             }
             None => Box::new(fresh),
         })
+    }
+
+    /// The kept preparation of instruction word `word` issued by `thread`,
+    /// taken out of its unpacker's cache, when it was reached from that word
+    /// ([`Kept::reached_from`]) by the same thread and neither Config nor
+    /// ThreadConfig has been stored to since: what decoding the word,
+    /// selecting and [`PreparedCache::take`] would give, none of which can
+    /// fault then. `None` leaves both caches as they were.
+    #[inline]
+    pub fn take_word(m: &mut Machine, thread: usize, word: u32) -> Option<Box<Kept>> {
+        let (config, thread_config) = (&m.config, &m.thread_config);
+        m.unpackers
+            .prepared
+            .iter_mut()
+            .find(|c| {
+                c.0.as_ref().is_some_and(|k| {
+                    k.word == Some(word)
+                        && k.key.1 == thread
+                        && config.has_stamp(&k.stamps.0)
+                        && thread_config.has_stamp(&k.stamps.1)
+                })
+            })
+            .and_then(|c| c.0.take())
     }
 
     /// Keep `kept` for the next instruction.
@@ -210,6 +263,93 @@ mod tests {
         let prepared = kept.prepared;
         m.unpackers.prepared[op.unpacker & 1].keep(kept);
         Ok(prepared)
+    }
+
+    /// A preparation is found again by its word only for the thread that
+    /// issued it, from its own unpacker's cache, while neither Config nor
+    /// ThreadConfig has been stored to, and never for a word whose context
+    /// comes from the context counter.
+    #[test]
+    fn words_find_their_preparation_only_while_it_holds() {
+        let arch = Arch::Blackhole;
+        let mut m = Machine::new(arch);
+        // BF16 in and out on both unpackers, so that the conversions exist.
+        for (descriptor, out) in [
+            (
+                C::THCON_SEC0_REG0_TileDescriptor,
+                C::THCON_SEC0_REG2_Out_data_format,
+            ),
+            (
+                C::THCON_SEC1_REG0_TileDescriptor,
+                C::THCON_SEC1_REG2_Out_data_format,
+            ),
+        ] {
+            let at = descriptor.on(arch).unwrap().addr32 as usize;
+            m.write_config(0, at, 5).unwrap();
+            m.config.set(0, out, 5);
+        }
+        let word = |i: Unpacr| encode(arch, &Instruction::Unpacr(i)).unwrap();
+        // What `unpacr_word` does on its first issue of a word.
+        let issue = |m: &mut Machine, thread: usize, w: u32| {
+            let op = m.unpackers.ops.decode(arch, w).unwrap();
+            let sel = crate::unpack::context::select(m, thread, &op).unwrap();
+            let mut kept = PreparedCache::take(m, thread, &op, &sel).unwrap();
+            kept.reached_from(w);
+            m.unpackers.prepared[op.unpacker & 1].keep(kept);
+        };
+        let found = |m: &mut Machine, thread: usize, w: u32| {
+            let Some(kept) = PreparedCache::take_word(m, thread, w) else {
+                return false;
+            };
+            let want = m.unpackers.ops.decode(arch, w).unwrap();
+            assert_eq!(*kept.op(), want, "{w:#010x}");
+            m.unpackers.prepared[want.unpacker & 1].keep(kept);
+            true
+        };
+        let a = word(Unpacr {
+            addr_mode: 0b0101,
+            ..Default::default()
+        });
+        issue(&mut m, 0, a);
+        assert!(found(&mut m, 0, a));
+        assert!(found(&mut m, 0, a), "kept again after being found");
+        assert!(!found(&mut m, 1, a), "another thread");
+        let other = word(Unpacr {
+            addr_mode: 0b0110,
+            ..Default::default()
+        });
+        assert!(!found(&mut m, 0, other), "another word");
+        m.thread_config.set(1, T::SRCA_SET_SetOvrdWithAddr, 1);
+        assert!(!found(&mut m, 0, a), "after a ThreadConfig store");
+        issue(&mut m, 0, a);
+        assert!(found(&mut m, 0, a));
+        m.config.set(0, C::THCON_SEC0_REG3_Base_address, 0x40);
+        assert!(!found(&mut m, 0, a), "after a Config store");
+        // Each unpacker's word from its own cache.
+        let b = word(Unpacr {
+            unpack_block_selection: 1,
+            addr_mode: 0b0101,
+            ..Default::default()
+        });
+        issue(&mut m, 0, a);
+        issue(&mut m, 0, b);
+        assert!(found(&mut m, 0, a));
+        assert!(found(&mut m, 0, b));
+        // MultiContextMode: found with its ContextNumber, never with the
+        // context counter.
+        let numbered = word(Unpacr {
+            ovrd_thread_id: 1,
+            ..Default::default()
+        });
+        issue(&mut m, 0, numbered);
+        assert!(found(&mut m, 0, numbered));
+        let counted = word(Unpacr {
+            ovrd_thread_id: 1,
+            auto_inc_context_id: 1,
+            ..Default::default()
+        });
+        issue(&mut m, 0, counted);
+        assert!(!found(&mut m, 0, counted));
     }
 
     /// The cache hands back what a fresh preparation gives after every kind

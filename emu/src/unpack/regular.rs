@@ -7,7 +7,7 @@ use super::descriptor::Settings;
 use super::handshake;
 use super::input::{self, InputCounters, InputStream};
 use super::output::{self, OutputCounters, OutputStream, Registers};
-use super::prepared::{Prepared, PreparedCache};
+use super::prepared::{Kept, Prepared, PreparedCache};
 use crate::adc::{CounterOp, Unit, YzSteps};
 use crate::exec::Issue;
 use crate::fault::{Fault, Result};
@@ -92,15 +92,20 @@ impl UnpacrOp {
 /// Execute one `UNPACR` for `thread`. Returns [`Issue::Wait`], changing
 /// nothing, while the bank it must write belongs to the matrix unit.
 pub fn unpacr(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
-    execute(m, thread, UnpacrOp::decode(i)?, true)
+    execute(m, thread, UnpacrOp::decode(i)?, None, true)
 }
 
 /// [`unpacr`] for instruction word `word`, its operands decoded once for
-/// the few words a program repeats ([`OpMemo`](super::prepared::OpMemo)).
+/// the few words a program repeats ([`OpMemo`](super::prepared::OpMemo)),
+/// and a word issued again under the same configuration executed with the
+/// preparation it had ([`PreparedCache::take_word`]).
 pub fn unpacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<Issue> {
+    if let Some(kept) = PreparedCache::take_word(m, thread, word) {
+        return execute_kept(m, thread, kept, true);
+    }
     let arch = m.arch();
     let op = m.unpackers.ops.decode(arch, word)?;
-    execute(m, thread, op, true)
+    execute(m, thread, op, Some(word), true)
 }
 
 /// Execute consecutive `UNPACR` words of `thread` as that many
@@ -127,12 +132,29 @@ pub fn unpacr_words(
 /// every datum goes through the functional model's loop. This is the
 /// definition the fast path is tested against.
 pub fn unpacr_general(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
-    execute(m, thread, UnpacrOp::decode(i)?, false)
+    execute(m, thread, UnpacrOp::decode(i)?, None, false)
 }
 
-fn execute(m: &mut Machine, thread: usize, op: UnpacrOp, fast: bool) -> Result<Issue> {
+fn execute(
+    m: &mut Machine,
+    thread: usize,
+    op: UnpacrOp,
+    word: Option<u32>,
+    fast: bool,
+) -> Result<Issue> {
     let sel = context::select(m, thread, &op)?;
-    let kept = PreparedCache::take(m, thread, &op, &sel)?;
+    let mut kept = PreparedCache::take(m, thread, &op, &sel)?;
+    if let Some(word) = word {
+        kept.reached_from(word);
+    }
+    execute_kept(m, thread, kept, fast)
+}
+
+/// [`execute`] with the preparation in hand, which goes back to its
+/// unpacker's cache afterwards.
+#[inline(always)]
+fn execute_kept(m: &mut Machine, thread: usize, kept: Box<Kept>, fast: bool) -> Result<Issue> {
+    let (op, sel) = (*kept.op(), *kept.selection());
     let issue = execute_prepared(m, thread, op, &sel, &kept.prepared, fast);
     m.unpackers.prepared[op.unpacker & 1].keep(kept);
     issue

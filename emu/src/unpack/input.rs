@@ -126,49 +126,112 @@ fn count_undefined(what: &str) -> Fault {
     ))
 }
 
-/// Plan the input side of one `UNPACR` (`UNPACR_Regular.md`, "Determine
-/// initial input address(es) and input datum count").
-#[inline]
-pub fn plan(s: &Settings, c: InputCounters, row_search: bool, l1: &[u8]) -> Result<InputPlan> {
-    let d = &s.descriptor;
-    let datum_bits = s.in_format.datum_bits();
-    let y_dim = d.y_dim as u32;
-    let z_dim = d.z();
-    let w_dim = d.w();
+/// What the input side takes from the settings alone, worked out once per
+/// preparation (`UNPACR_Regular.md`, "Determine initial input address(es)
+/// and input datum count", before the counters are read): where the row
+/// start index array, the exponent section and the datums begin after the
+/// header, and the row geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputBase {
+    datum_bits: u32,
+    y_dim: u32,
+    z_dim: u32,
+    /// The row start index array's byte address (compressed input only).
+    row_start: Option<i64>,
+    /// The exponent section's address in sixteenths of a byte, one byte
+    /// holding the exponent of 16 datums (BFP input without a forced shared
+    /// exponent).
+    exponents: Option<i64>,
+    /// `InAddr` after the header, the row start index array and the
+    /// exponent section, in bytes.
+    in_addr: u32,
+    row_datums: u32,
+    row_stride_bits: i64,
+}
 
-    // Header skip: `(InAddr + 1 + DigestSize) * 16`, in 32-bit arithmetic.
-    let mut in_addr = s
-        .base
-        .wrapping_add(1)
-        .wrapping_add(d.digest_size as u32)
-        .wrapping_mul(16);
+impl InputBase {
+    pub fn new(s: &Settings) -> InputBase {
+        let d = &s.descriptor;
+        let datum_bits = s.in_format.datum_bits();
+        let y_dim = d.y_dim as u32;
+        let z_dim = d.z();
+        let w_dim = d.w();
 
-    // Row start index array.
-    let mut row_start = None;
-    if !s.is_uncompressed {
-        row_start = Some(in_addr as i64);
-        let entries = if d.blobs_per_xy_plane != 0 {
-            d.blobs_per_xy_plane as u64 * z_dim as u64 * w_dim as u64
-        } else {
-            y_dim as u64 * z_dim as u64 * w_dim as u64
+        // Header skip: `(InAddr + 1 + DigestSize) * 16`, in 32-bit arithmetic.
+        let mut in_addr = s
+            .base
+            .wrapping_add(1)
+            .wrapping_add(d.digest_size as u32)
+            .wrapping_mul(16);
+
+        // Row start index array.
+        let mut row_start = None;
+        if !s.is_uncompressed {
+            row_start = Some(in_addr as i64);
+            let entries = if d.blobs_per_xy_plane != 0 {
+                d.blobs_per_xy_plane as u64 * z_dim as u64 * w_dim as u64
+            } else {
+                y_dim as u64 * z_dim as u64 * w_dim as u64
+            };
+            in_addr = in_addr.wrapping_add(((entries + 1) * 2).div_ceil(16) as u32 * 16);
+        }
+
+        // BFP exponent section.
+        let mut exponents = None;
+        if s.in_format.is_bfp() && !s.force_shared_exp {
+            exponents = Some(in_addr as i64 * 16);
+            let has_section = matches!(
+                s.in_format,
+                crate::format::DataFormat::Bfp8B | crate::format::DataFormat::Bfp8A
+            ) || !d.no_bfp_exp_section;
+            if has_section {
+                let elements = s.x_dim as u64 * y_dim as u64 * z_dim as u64 * w_dim as u64;
+                let exps = elements.div_ceil(16);
+                in_addr = in_addr.wrapping_add((exps.div_ceil(16) * 16) as u32);
+            }
+        }
+
+        // Row geometry. Blackhole reads 32 datums per row of 16- and 32-bit
+        // formats in tileize mode (ttsim, src/tensix.cpp, `unpack_row_shift`);
+        // the stored ISA page gives the Wormhole B0 value, 16.
+        let row_datums = match s.arch {
+            crate::arch::Arch::Blackhole if datum_bits > 8 => 32,
+            _ => 16,
         };
-        in_addr = in_addr.wrapping_add(((entries + 1) * 2).div_ceil(16) as u32 * 16);
-    }
-
-    // BFP exponent section.
-    let mut exponents = None;
-    if s.in_format.is_bfp() && !s.force_shared_exp {
-        exponents = Some(in_addr as i64 * 16);
-        let has_section = matches!(
-            s.in_format,
-            crate::format::DataFormat::Bfp8B | crate::format::DataFormat::Bfp8A
-        ) || !d.no_bfp_exp_section;
-        if has_section {
-            let elements = s.x_dim as u64 * y_dim as u64 * z_dim as u64 * w_dim as u64;
-            let exps = elements.div_ceil(16);
-            in_addr = in_addr.wrapping_add((exps.div_ceil(16) * 16) as u32);
+        let row_stride_bits = if s.tileize {
+            let a = &s.shift_amount;
+            (((a[0] << 4) | (a[1] << 8) | (a[2] << 12)) as i64) * 8
+        } else {
+            datum_bits as i64 * row_datums as i64
+        };
+        InputBase {
+            datum_bits,
+            y_dim,
+            z_dim,
+            row_start,
+            exponents,
+            in_addr,
+            row_datums,
+            row_stride_bits,
         }
     }
+}
+
+/// Plan the input side of one `UNPACR` (`UNPACR_Regular.md`, "Determine
+/// initial input address(es) and input datum count") from its settings `s`,
+/// what they decide alone (`b`, made from `s`) and the counters.
+#[inline]
+pub fn plan(
+    s: &Settings,
+    b: &InputBase,
+    c: InputCounters,
+    row_search: bool,
+    l1: &[u8],
+) -> Result<InputPlan> {
+    let d = &s.descriptor;
+    let datum_bits = b.datum_bits;
+    let (y_dim, z_dim) = (b.y_dim, b.z_dim);
+    let (row_start, exponents, in_addr) = (b.row_start, b.exponents, b.in_addr);
 
     let mut drop = 0;
     let mut decompress_datums = u32::MAX;
@@ -258,19 +321,7 @@ pub fn plan(s: &Settings, c: InputCounters, row_search: bool, l1: &[u8]) -> Resu
     let datums = wrap(datums, s, 8);
     let deltas = deltas.map(|a| wrap(a, s, 8));
 
-    // Row geometry. Blackhole reads 32 datums per row of 16- and 32-bit
-    // formats in tileize mode (ttsim, src/tensix.cpp, `unpack_row_shift`);
-    // the stored ISA page gives the Wormhole B0 value, 16.
-    let row_datums = match s.arch {
-        crate::arch::Arch::Blackhole if datum_bits > 8 => 32,
-        _ => 16,
-    };
-    let row_stride_bits = if s.tileize {
-        let a = &s.shift_amount;
-        (((a[0] << 4) | (a[1] << 8) | (a[2] << 12)) as i64) * 8
-    } else {
-        datum_bits_i * row_datums as i64
-    };
+    let (row_datums, row_stride_bits) = (b.row_datums, b.row_stride_bits);
     Ok(InputPlan {
         datum_bits,
         datums,

@@ -71,13 +71,65 @@ pub struct OutputCounters {
     pub w: u32,
 }
 
+/// What the output side takes from the settings and the operands alone,
+/// worked out once per preparation (`UNPACR_Regular.md`, "Determine initial
+/// output address" and the compatibility checks, before the counters are
+/// read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputBase {
+    target: Target,
+    /// Bytes per output datum ([`datum_bytes`]).
+    bytes: u32,
+    /// `MultiContextMode` on unpacker 0: the context's output address is
+    /// added (to `Dst`, or with `Add_dest_addr_cntr`) or replaces the
+    /// counters' address.
+    context_out: Option<(u32, bool)>,
+    transpose: bool,
+    col_shift: u32,
+    /// `UnpackToDst` with a column shift or transpose: undefined.
+    dst_shifted: bool,
+    upsample_zeroes: u32,
+}
+
+impl OutputBase {
+    pub fn new(s: &Settings, unpacker: usize, multi_context: bool) -> OutputBase {
+        let bytes = datum_bytes(s.out_format);
+        let context_out = (multi_context && unpacker == 0)
+            .then_some((s.context_out_addr, s.unpack_to_dst || s.add_dest_addr_cntr));
+        // Unpacker 1 ignores Haloize_mode on current silicon
+        // (UNPACR_Regular.md, NonContractualBehavior; ttsim treats it as
+        // unsupported).
+        let transpose = s.haloize && unpacker == 0;
+        let col_shift = if s.tileize || unpacker == 1 {
+            0
+        } else {
+            s.column_shift
+        };
+        let target = match (unpacker, s.unpack_to_dst) {
+            (1, _) => Target::SrcB,
+            (_, false) => Target::SrcA,
+            (_, true) if bytes == 4 => Target::Dst32,
+            (_, true) => Target::Dst16,
+        };
+        OutputBase {
+            target,
+            bytes,
+            context_out,
+            transpose,
+            col_shift,
+            dst_shifted: s.unpack_to_dst && (col_shift != 0 || transpose),
+            upsample_zeroes: (1u32 << (s.upsample_rate & 3)) - 1,
+        }
+    }
+}
+
 /// Plan the output side (`UNPACR_Regular.md`, "Determine initial output
-/// address" and the compatibility checks).
+/// address" and the compatibility checks) from the settings `s`, what they
+/// and the operands decide alone (`b`, made from `s`), and the counters.
 #[inline]
 pub fn plan(
     s: &Settings,
-    unpacker: usize,
-    multi_context: bool,
+    b: &OutputBase,
     c: OutputCounters,
     bank: usize,
     src_row: u32,
@@ -88,7 +140,7 @@ pub fn plan(
         .wrapping_add(c.y.wrapping_mul(s.out_ystride))
         .wrapping_add(c.z.wrapping_mul(s.out_zstride))
         .wrapping_add(c.w.wrapping_mul(s.out_wstride));
-    let bytes = datum_bytes(s.out_format);
+    let bytes = b.bytes;
     if out % bytes != 0 {
         return Err(Fault::undefined(format!(
             "UNPACR output byte address {out:#x} is not {bytes}-byte aligned for {} \
@@ -98,40 +150,24 @@ pub fn plan(
         )));
     }
     out /= bytes;
-    if multi_context && unpacker == 0 {
-        if s.unpack_to_dst || s.add_dest_addr_cntr {
-            out = out.wrapping_add(s.context_out_addr);
-        } else {
-            out = s.context_out_addr;
-        }
+    match b.context_out {
+        Some((context_addr, true)) => out = out.wrapping_add(context_addr),
+        Some((context_addr, false)) => out = context_addr,
+        None => {}
     }
-    // Unpacker 1 ignores Haloize_mode on current silicon (UNPACR_Regular.md,
-    // NonContractualBehavior; ttsim treats it as unsupported).
-    let transpose = s.haloize && unpacker == 0;
-    let col_shift = if s.tileize || unpacker == 1 {
-        0
-    } else {
-        s.column_shift
-    };
-    let target = match (unpacker, s.unpack_to_dst) {
-        (1, _) => Target::SrcB,
-        (_, false) => Target::SrcA,
-        (_, true) if bytes == 4 => Target::Dst32,
-        (_, true) => Target::Dst16,
-    };
-    if s.unpack_to_dst && (col_shift != 0 || transpose) {
+    if b.dst_shifted {
         return Err(Fault::undefined(
             "UNPACR to Dst with a column shift or haloize transpose \
              (UNPACR_Regular.md: UnpackToDst && (ColShift || Transpose))",
         ));
     }
     Ok(OutputPlan {
-        target,
+        target: b.target,
         out_addr: out,
-        upsample_zeroes: (1u32 << (s.upsample_rate & 3)) - 1,
+        upsample_zeroes: b.upsample_zeroes,
         interleave: s.upsample_interleave,
-        col_shift,
-        transpose,
+        col_shift: b.col_shift,
+        transpose: b.transpose,
         bank,
         src_row,
         ovrd_with_addr: s.set_ovrd_with_addr,

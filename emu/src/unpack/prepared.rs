@@ -17,6 +17,8 @@
 
 use super::context::Selection;
 use super::descriptor::Settings;
+use super::input::InputBase;
+use super::output::OutputBase;
 use super::regular::UnpacrOp;
 use crate::adc::Unit;
 use crate::arch::Arch;
@@ -37,6 +39,9 @@ pub struct Prepared {
     pub conversion: Conversion,
     /// `DEST_ACCESS_CFG` of the selected Config state.
     pub dst_addressing: DstAddressing,
+    /// What the settings decide of the input and output sides.
+    pub input: InputBase,
+    pub output: OutputBase,
 }
 
 impl Prepared {
@@ -88,6 +93,8 @@ impl Prepared {
             unit,
             conversion,
             dst_addressing: dst_addressing(&m.config, sel.state),
+            input: InputBase::new(&s),
+            output: OutputBase::new(&s, op.unpacker, op.multi_context),
         })
     }
 }

@@ -187,13 +187,12 @@ fn execute_prepared(
         w: zw0[3] & 0xFF,
         x_end: xy1[0],
     };
-    let in_plan = input::plan(s, counters, op.row_search, m.l1.bytes())?;
+    let in_plan = input::plan(s, &prep.input, counters, op.row_search, m.l1.bytes())?;
     let bank = handshake::src(m, op.unpacker).unpacker_bank & 1;
     let src_row = m.unpackers.units[op.unpacker].src_row[thread] as u32;
     let out_plan = output::plan(
         s,
-        op.unpacker,
-        op.multi_context,
+        &prep.output,
         OutputCounters {
             y: out1[1],
             z: out1[2],

@@ -3,8 +3,9 @@
 //! measured in the same run.
 //!
 //! The emulator and the `memcpy` are timed in alternate batches; the bench
-//! reports the median time of each and the median of the per-batch ratios
-//! (emulator time over `memcpy` time).
+//! reports the median time of each, the median of the per-batch ratios
+//! (emulator time over `memcpy` time) and the ratio of the fastest batches
+//! ([`common::Paired::best_ratio`]).
 //!
 //! `cargo bench -p tensix-emu --bench unpack [-- FILTER]`;
 //! `UNPACK_BENCH_BATCHES=n` runs n batches.
@@ -66,7 +67,7 @@ fn bench(opt: &common::Options, arch: Arch, name: &str, input: F, output: F, to:
     m.run(&program, Limits::default()).expect("the job runs");
 
     let mut copy = common::CopyPair::new(&bytes);
-    let (ns, copy_ns, ratio) = common::paired_medians(
+    let t = common::paired(
         opt.batches,
         (opt.iters, || {
             black_box(&mut m)
@@ -76,13 +77,14 @@ fn bench(opt: &common::Options, arch: Arch, name: &str, input: F, output: F, to:
         (opt.iters * 50, || copy.copy()),
     );
     println!(
-        "{:<11} {name:<20} {:>6} {:>9.0} {:>12.0} {:>10.1} {:>7.1}x",
+        "{:<11} {name:<20} {:>6} {:>9.0} {:>12.0} {:>10.1} {:>7.1}x {:>7.1}x",
         arch.to_string(),
         bytes.len(),
-        ns,
-        1e9 / ns,
-        copy_ns,
-        ratio
+        t.ns,
+        1e9 / t.ns,
+        t.base_ns,
+        t.ratio,
+        t.best_ratio
     );
 }
 
@@ -103,8 +105,8 @@ const CASES: [(&str, F, F, To); 11] = [
 fn main() {
     let opt = common::Options::from_env("UNPACK_BENCH_BATCHES");
     println!(
-        "{:<11} {:<20} {:>6} {:>9} {:>12} {:>10} {:>8}",
-        "arch", "case", "B/tile", "ns/tile", "tiles/s", "memcpy ns", "ratio"
+        "{:<11} {:<20} {:>6} {:>9} {:>12} {:>10} {:>8} {:>8}",
+        "arch", "case", "B/tile", "ns/tile", "tiles/s", "memcpy ns", "ratio", "best"
     );
     for arch in [Arch::Blackhole, Arch::WormholeB0] {
         for (name, input, output, to) in CASES {

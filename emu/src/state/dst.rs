@@ -127,6 +127,32 @@ impl Dst {
         (hi << 16) | lo
     }
 
+    /// Storage rows `start..start + n` (which must lie inside `Dst`: no
+    /// wrap), marked written and made valid, for a caller that stores whole
+    /// rows into all of them.
+    ///
+    /// # Panics
+    /// If the rows leave `Dst`.
+    #[inline]
+    pub fn store_rows(&mut self, start: usize, n: usize) -> &mut [[u16; COLS]] {
+        let end = start + n;
+        let mut r = start;
+        while r < end {
+            let word = r / 64;
+            let upto = end.min(64 * (word + 1));
+            let bits = upto - r;
+            let run = if bits == 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            };
+            self.written[word] |= run << (r % 64);
+            r = upto;
+        }
+        self.valid[start..end].fill(true);
+        &mut self.bits[start..end]
+    }
+
     /// Inverse of [`Dst::read32_at`].
     pub fn write32_at(&mut self, storage_row: usize, col: usize, value: u32) {
         self.mark(storage_row % ROWS);
@@ -187,6 +213,32 @@ mod tests {
                 used[s] = true;
                 used[s + 8] = true;
             }
+        }
+    }
+
+    /// Rows stored as a run are valid, hold what was stored, and are the
+    /// rows a reset clears, wherever the run starts and ends against the
+    /// 64-row words of the written bitmap.
+    #[test]
+    fn stored_runs_are_valid_written_and_cleared_by_reset() {
+        let mut d = Dst::default();
+        for (start, n) in [(0, 1), (5, 16), (60, 8), (63, 66), (128, 64), (1000, 24)] {
+            for (j, row) in d.store_rows(start, n).iter_mut().enumerate() {
+                *row = [(start + j) as u16 | 0x8000; COLS];
+            }
+            for r in 0..ROWS {
+                let inside = (start..start + n).contains(&r);
+                assert_eq!(d.is_valid(r), inside, "run {start}+{n}, row {r}");
+                if inside {
+                    assert_eq!(d.row(r)[COLS - 1], r as u16 | 0x8000);
+                }
+            }
+            d.reset();
+            assert!(d == Dst::default(), "run {start}+{n} survives a reset");
+            assert!(
+                (0..ROWS).all(|r| d.row(r) == &[0; COLS]),
+                "run {start}+{n}: reset left a stored row"
+            );
         }
     }
 

@@ -309,10 +309,51 @@ impl Job<'_> {
         );
         if !a.is_plain(o.arch) {
             self.store_dst_rows::<BITS, K>(k, rows, dst, |row| dst_row(o, row));
-        } else {
+        } else if wide {
             let plain = DstAddressing::default();
             let map = |row| dst_row_of(Arch::WormholeB0, plain, ovrd, wide, row);
             self.store_dst_rows::<BITS, K>(k, rows, dst, map);
+        } else {
+            self.store_dst16_runs::<BITS, K>(k, rows, dst, ovrd);
+        }
+    }
+
+    /// [`Self::store_dst_rows`] into `Dst16b` under the plain mapping, where
+    /// output row `r` is storage row `(r - 4) mod 16` with `SetOvrdWithAddr`
+    /// and `(r - 4) mod 1024` without ([`dst_row_of`]): consecutive output
+    /// rows go to consecutive storage rows up to that wrap, and each such
+    /// run is stored, marked written and made valid at once.
+    #[inline(always)]
+    fn store_dst16_runs<const BITS: usize, const K: u8>(
+        &self,
+        k: usize,
+        rows: usize,
+        dst: &mut Dst,
+        ovrd_with_addr: bool,
+    ) {
+        let wrap = if ovrd_with_addr { 16 } else { 1024 };
+        let first = (self.o.out_addr + k as u32) / 16;
+        let at = self.start + k * BITS / 8;
+        let input = &self.l1[at..at + rows * 2 * BITS];
+        let mut j = 0;
+        while j < rows {
+            let s = (first + j as u32).wrapping_sub(4) as usize % wrap;
+            let run = (rows - j).min(wrap - s);
+            let bytes = &input[2 * BITS * j..2 * BITS * (j + run)];
+            let to = dst.store_rows(s, run);
+            if BITS == 16 && matches!(K, BF16_DST | FP16_DST) {
+                // One flat loop over the run's datums: the compiler
+                // vectorises it, and not the row-by-row form below.
+                for (o, b) in to.as_flattened_mut().iter_mut().zip(bytes.chunks_exact(2)) {
+                    *o = dst16_value::<BITS, K>(u16::from_le_bytes([b[0], b[1]]), 0);
+                }
+            } else {
+                let rows = to.iter_mut().zip(bytes.chunks_exact(2 * BITS));
+                for (i, (row, bytes)) in rows.enumerate() {
+                    *row = self.dst16_row::<BITS, K>(bytes, k + 16 * (j + i));
+                }
+            }
+            j += run;
         }
     }
 
@@ -338,15 +379,21 @@ impl Job<'_> {
                 dst.set_valid(s, true);
                 continue;
             }
-            let raw = raw_row16::<BITS>(bytes);
-            let exps = self.kernel_exponents::<K>(k + 16 * j);
-            let mut out = [0u16; 16];
-            for ((o, &x), &e) in out.iter_mut().zip(&raw).zip(&exps) {
-                *o = dst16_value::<BITS, K>(x, e);
-            }
-            *dst.row_mut(s) = out;
+            *dst.row_mut(s) = self.dst16_row::<BITS, K>(bytes, k + 16 * j);
             dst.set_valid(s, true);
         }
+    }
+
+    /// The `Dst16b` values of the 16 datums in `bytes`, datum `k` first.
+    #[inline(always)]
+    fn dst16_row<const BITS: usize, const K: u8>(&self, bytes: &[u8], k: usize) -> [u16; 16] {
+        let raw = raw_row16::<BITS>(bytes);
+        let exps = self.kernel_exponents::<K>(k);
+        let mut out = [0u16; 16];
+        for ((o, &x), &e) in out.iter_mut().zip(&raw).zip(&exps) {
+            *o = dst16_value::<BITS, K>(x, e);
+        }
+        out
     }
 
     /// Datum `k`'s bits, least significant bits first in L1.

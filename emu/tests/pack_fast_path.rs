@@ -54,20 +54,21 @@ impl Lcg {
 
 /// (Read_32b_data, Dstacc = In_data_format, Out_data_format, bytes per
 /// input datum) for conversions the fast path takes.
-const FORMATS: [(bool, u32, u32, u32); 13] = [
-    (false, 5, 5, 2), // BF16 -> BF16
-    (false, 5, 0, 2), // BF16 -> FP32
-    (false, 1, 1, 2), // FP16 -> FP16
-    (false, 1, 0, 2), // FP16 -> FP32
-    (false, 9, 9, 2), // INT16 -> INT16
-    (true, 5, 5, 2),  // FP32 -> BF16
-    (true, 0, 0, 4),  // FP32 -> FP32
-    (true, 0, 1, 4),  // FP32 -> FP16
-    (true, 8, 8, 4),  // INT32 -> INT32
-    (false, 5, 6, 2), // BF16 -> BFP8
-    (false, 6, 7, 1), // E8M6 -> BFP4
-    (false, 2, 2, 1), // E5M6 -> BFP8a
-    (true, 0, 15, 4), // FP32 -> BFP2
+const FORMATS: [(bool, u32, u32, u32); 14] = [
+    (false, 5, 5, 2),  // BF16 -> BF16
+    (false, 5, 0, 2),  // BF16 -> FP32
+    (false, 1, 1, 2),  // FP16 -> FP16
+    (false, 1, 0, 2),  // FP16 -> FP32
+    (false, 1, 10, 2), // FP16 -> FP8
+    (false, 9, 9, 2),  // INT16 -> INT16
+    (true, 5, 5, 2),   // FP32 -> BF16
+    (true, 0, 0, 4),   // FP32 -> FP32
+    (true, 0, 1, 4),   // FP32 -> FP16
+    (true, 8, 8, 4),   // INT32 -> INT32
+    (false, 5, 6, 2),  // BF16 -> BFP8
+    (false, 6, 7, 1),  // E8M6 -> BFP4
+    (false, 2, 2, 1),  // E5M6 -> BFP8a
+    (true, 0, 15, 4),  // FP32 -> BFP2
 ];
 
 fn case(arch: Arch, rng: &mut Lcg) -> (Machine, Vec<u32>) {
@@ -88,8 +89,8 @@ fn case(arch: Arch, rng: &mut Lcg) -> (Machine, Vec<u32>) {
         C::THCON_SEC0_REG1_L1_Dest_addr,
         0x8000_0100 + rng.below(64),
     );
-    // Sometimes an edge mask, which the fast path must leave to the
-    // per-datum path for the rows it touches.
+    // Sometimes an edge mask: the rows it touches go datum by datum
+    // through the fetch, on the fast path too.
     if rng.below(3) == 0 {
         set(&mut m, C::PCK_EDGE_OFFSET_SEC1_mask, rng.next() & 0xFFFF);
         set(&mut m, C::TILE_ROW_SET_MAPPING_0_row_set_mapping_1, 1);
@@ -101,6 +102,19 @@ fn case(arch: Arch, rng: &mut Lcg) -> (Machine, Vec<u32>) {
         if rng.below(2) == 0 {
             set(&mut m, C::TILE_ROW_SET_MAPPING_3_row_set_mapping_5, 3);
         }
+    }
+    // Often ReLU, in every mode, which the fast path applies datum by
+    // datum: thresholds near the data, zero, the largest, and now and then
+    // one with its sign bit set (undefined in modes 2 and 3).
+    if rng.below(2) == 0 {
+        set(&mut m, C::STACC_RELU_ApplyRelu, 1 + rng.below(3));
+        let threshold = match rng.below(8) {
+            0 => 0,
+            1 => 0x7F80,
+            2 => 0x8000 | rng.below(0x8000),
+            _ => (rng.normal32() >> 16) & 0x7FFF,
+        };
+        set(&mut m, C::STACC_RELU_ReluThreshold, threshold);
     }
     // Rows of ordinary values only (no zero, denormal, infinity or NaN)
     // take the kernels' shortcuts; the others do not.
@@ -272,6 +286,58 @@ fn rows_running_past_the_end_of_l1_fault_alike() {
             );
         }
     }
+}
+
+/// ReLU mode 3 clamps a datum above the threshold to the threshold, which
+/// an FP8 datum cannot hold with more than two mantissa bits, and the page
+/// does not say how it narrows: the run stops at that datum (`Relu::apply`,
+/// Unsupported). The datums before it in
+/// its row still reach the stream, and here they complete a 16-byte group
+/// that a first instruction half filled, so L1 holds one write on both
+/// paths.
+#[test]
+fn a_datum_that_faults_mid_row_leaves_the_ones_before_it() {
+    let arch = Arch::Blackhole;
+    let mut m = machine(arch);
+    m.l1.bytes_mut().fill(0x5A);
+    // FP16 in Dst truncated to FP8 by the early conversion (Dstacc FP8
+    // with Read_raw, FormatConversion.md), FP8 out.
+    formats(&mut m, 10, 10, 10);
+    set(&mut m, C::PCK_DEST_RD_CTRL_Read_int8, 1);
+    set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16);
+    set(&mut m, C::THCON_SEC0_REG1_L1_Dest_addr, 0x100);
+    set(&mut m, C::STACC_RELU_ApplyRelu, 3);
+    // FP16 1 + 2^-10: more mantissa bits than FP8 has.
+    set(&mut m, C::STACC_RELU_ReluThreshold, 0x3C01);
+    // 0.5 everywhere but column 12, which holds 2.0.
+    let row: [u32; 16] = std::array::from_fn(|c| if c == 12 { 0x4000 } else { 0x3800 });
+    m.write_dst_row(DstView::Fp16, 0, &row).unwrap();
+    let pacr = |last| {
+        pacr_word(
+            arch,
+            Pacr {
+                read_intf_sel: 1,
+                last,
+                ..Pacr::default()
+            },
+        )
+    };
+    // Columns 0-7, then the whole row again.
+    let words = [
+        setadcxx(arch, 0, 7),
+        pacr(0),
+        setadcxx(arch, 0, 15),
+        pacr(1),
+    ];
+    let (a, general) = same_as_per_datum_path(&mut m, &words, "FP16 -> FP8, ReLU mode 3");
+    let fault = a.unwrap_err();
+    assert_eq!(fault.kind, tensix_emu::FaultKind::Unsupported, "{fault}");
+    assert_eq!(fault.instruction_index, Some(3), "{fault}");
+    assert_eq!(
+        general.l1.log().len(),
+        1,
+        "one 16-byte group before the fault"
+    );
 }
 
 /// The whole-row kernels that write straight into L1 (BF16 -> BF16,

@@ -1,7 +1,10 @@
-//! A row-at-a-time path for the common case: datums from `Dst` that pass
-//! edge masking untouched and go through no ReLU, histogram, thresholding,
-//! downsampling, compression or accumulation. It computes
-//! exactly what the per-datum path computes (the differential test
+//! A row-at-a-time path for the common case: datums from `Dst` that go
+//! through no histogram, thresholding, downsampling, compression or
+//! accumulation. Rows whose datums all pass edge masking, with ReLU off,
+//! take row kernels; the others ([`Kernel::Staged`], or a row the edge mask
+//! touches) have each datum fetched as the per-datum path fetches it (edge
+//! mask, early conversion, ReLU) and the row's output pushed at once. It
+//! computes exactly what the per-datum path computes (the differential test
 //! `pack_fast_path` runs both on the same inputs), only with the
 //! conversions of whole rows done before the bytes go to the stream.
 
@@ -11,7 +14,7 @@ use super::late::{emit_group, emit_groups, Late};
 use super::stream::{OutStream, Streams};
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::arch::Arch;
-use crate::fault::Result;
+use crate::fault::{Fault, Result};
 #[cfg(target_arch = "x86_64")]
 use crate::format::bfp::assemble_lanes;
 use crate::format::bfp::{assemble_portable, BfpGroup};
@@ -38,6 +41,9 @@ pub(super) enum Kernel {
     /// A BFP output: early conversion, BFP element, shared-exponent
     /// assembly, a group at a time.
     Bfp,
+    /// ReLU on: each datum fetched as the per-datum path fetches it, then
+    /// the late conversion ([`Context::staged_row`]); no row kernel.
+    Staged,
 }
 
 /// Rows one [`Context::fast_rows`] call converts before writing: Blackhole's
@@ -45,17 +51,19 @@ pub(super) enum Kernel {
 const BATCH_ROWS: usize = 4;
 
 impl Stages {
-    /// The kernel for these stages, `None` when a per-datum stage is active.
+    /// The kernel for these stages, `None` when a stage after ReLU is
+    /// active.
     pub(super) fn kernel(&self, compress: bool) -> Option<Kernel> {
-        if self.relu != Relu::Off
-            || self.relu_on_tf32
-            || self.histogram
+        if self.histogram
             || self.threshold.is_some()
             || !self.down.keeps_all()
             || compress
             || self.acc.is_some()
         {
             return None;
+        }
+        if self.relu != Relu::Off || self.relu_on_tf32 {
+            return Some(Kernel::Staged);
         }
         let Late::Plain { to, .. } = self.late else {
             return self.early.feeds_bfp().then_some(Kernel::Bfp);
@@ -102,6 +110,11 @@ impl Kernel {
                     o.copy_from_slice(&decode_fp32(*c).to_le_bytes());
                 }
             }
+            Kernel::Staged => {
+                return Err(Fault::unsupported(
+                    "internal: the staged kernel has no plain row form",
+                ))
+            }
             Kernel::Generic | Kernel::Bfp => {
                 let mut vals = [Intermediate::Fp32(0); 16];
                 early.apply_row(cells, &mut vals);
@@ -137,7 +150,7 @@ impl Kernel {
                 }
                 put_u32(out, &v)
             }
-            Kernel::Generic | Kernel::Bfp => None,
+            Kernel::Generic | Kernel::Bfp | Kernel::Staged => None,
         }
     }
 }
@@ -166,8 +179,8 @@ fn put_u32(out: &mut [u8], vals: &[u32; 16]) -> Option<usize> {
 }
 
 impl Context<'_> {
-    /// Pack `n` datums of one row from column `col0` if the fast path
-    /// applies (every one of them passes `mask`); returns whether it did.
+    /// Pack `n` datums of one row from column `col0`, under edge mask
+    /// `mask`, if the fast path applies; returns whether it did.
     #[inline]
     pub(super) fn fast_row(
         &self,
@@ -185,8 +198,9 @@ impl Context<'_> {
             return Ok(false);
         };
         let want = (((1u32 << n) - 1) << col0) as u16;
-        if mask & want != want {
-            return Ok(false);
+        if kernel == Kernel::Staged || mask & want != want {
+            self.staged_row(st, sink, cells, col0 as usize..(col0 + n) as usize, mask)?;
+            return Ok(true);
         }
         let cells = &cells[col0 as usize..(col0 + n) as usize];
         match st.late {
@@ -201,6 +215,57 @@ impl Context<'_> {
             Late::Bfp { exp, width } => bfp_row(st, sink, cells, exp, width)?,
         }
         Ok(true)
+    }
+
+    /// The datums of `cells` in columns `cols`, each as [`Context::fetch`]
+    /// gives it (the edge mask's fill, or the early conversion and ReLU)
+    /// and then through the late conversion, with no stage between them;
+    /// a plain row's bytes are pushed at once. A datum that faults stops
+    /// the row after those before it have gone to the stream, as datum by
+    /// datum.
+    fn staged_row(
+        &self,
+        st: &Stages,
+        sink: &mut Sink<'_>,
+        cells: &[u32; 16],
+        cols: std::ops::Range<usize>,
+        mask: u16,
+    ) -> Result<()> {
+        let fetched = |col: usize| self.fetch(st, cells[col], mask, col as u32);
+        match st.late {
+            Late::Plain { to, fp8, bytes } => {
+                let mut out = [0u8; 64];
+                let mut len = 0;
+                let mut fault = None;
+                for col in cols {
+                    match fetched(col).and_then(|v| late_convert(v, to, fp8)) {
+                        Ok(x) => {
+                            out[len..len + bytes].copy_from_slice(&x.to_le_bytes()[..bytes]);
+                            len += bytes;
+                        }
+                        Err(f) => {
+                            fault = Some(f);
+                            break;
+                        }
+                    }
+                }
+                sink.emitted += (len / bytes) as u32;
+                sink.streams
+                    .data
+                    .push(sink.l1, &out[..len], None, sink.tag)?;
+                fault.map_or(Ok(()), Err)
+            }
+            Late::Bfp { exp, width } => {
+                for col in cols {
+                    let e = bfp_element(fetched(col)?, exp)?;
+                    sink.emitted += 1;
+                    if let Some(g) = sink.bfp.push(exp, width, e)? {
+                        emit_group(sink.streams, sink.l1, width, &g, sink.tag)?;
+                    }
+                }
+                Ok(())
+            }
+        }
     }
 
     /// Pack `n` datums from column `col0` of each `Dst` row in `rows` (at
@@ -220,7 +285,7 @@ impl Context<'_> {
         if self.general || !st.edge_unmasked || rows.len() > BATCH_ROWS {
             return Ok(false);
         }
-        let Some(kernel) = st.fast else {
+        let Some(kernel) = st.fast.filter(|k| *k != Kernel::Staged) else {
             return Ok(false);
         };
         let sh = self.shared;
@@ -423,7 +488,7 @@ pub(super) fn whole_rows_to_l1(
     let row_bytes = match kernel {
         Kernel::Bf16RoundToBf16 | Kernel::Fp32RoundToBf16 => 32,
         Kernel::Fp32ToFp32 => 64,
-        Kernel::Generic | Kernel::Bfp => return false,
+        Kernel::Generic | Kernel::Bfp | Kernel::Staged => return false,
     };
     data.fill_direct(l1, rows.len() * row_bytes, tag, |out| {
         convert_rows(kernel, sh, dst, rows, out);
@@ -489,7 +554,7 @@ fn convert_mapped_rows(
                 put_u32(out, &v);
             }
         }
-        Kernel::Generic | Kernel::Bfp => {}
+        Kernel::Generic | Kernel::Bfp | Kernel::Staged => {}
     }
 }
 

@@ -19,8 +19,11 @@ use crate::format::src_cell::SrcCell;
 use crate::format::unpack::Conversion;
 use crate::state::dst::{adj16, adj32, Dst, DstAddressing};
 
-/// Run the main loop if this instruction is the contiguous case; `None`
-/// (having done nothing) otherwise.
+/// Run the main loop if this instruction, whose settings allow the
+/// contiguous case ([`Prepared::contiguous`](super::prepared::Prepared):
+/// one uncompressed stream of whole rows in a size the kernels read, no
+/// FIFO wrap, one output position per datum), is that case with its
+/// counters and L1; `None` (having done nothing) otherwise.
 pub(super) fn try_run(
     r: &mut Registers<'_>,
     l1: &[u8],
@@ -31,16 +34,8 @@ pub(super) fn try_run(
     o: &OutputPlan,
 ) -> Option<Result<()>> {
     let n = i.input_datums;
-    // Uncompressed (no zero-run stream, hence no DecompressDrop either).
-    let eligible = i.deltas.is_none()
-        && matches!(i.datum_bits, 2 | 4 | 8 | 16 | 32)
-        && i.datums >= 0
+    let eligible = i.datums >= 0
         && i.datums % 8 == 0
-        && i.row_stride_bits == i.datum_bits as i64 * i.row_datums as i64
-        && s.fifo_size == 0
-        && o.upsample_zeroes == 0
-        && !o.transpose
-        && o.col_shift == 0
         && n != 0
         && n != u32::MAX
         && (i.datums + n as i64 * i.datum_bits as i64 + 7) / 8 <= l1.len() as i64

@@ -217,6 +217,17 @@ impl InputBase {
     }
 }
 
+impl InputBase {
+    /// Whether the datums are one uncompressed stream whose rows follow one
+    /// another (no row start index array, no tileize stride), in a size the
+    /// contiguous path reads.
+    pub fn contiguous(&self) -> bool {
+        self.row_start.is_none()
+            && matches!(self.datum_bits, 2 | 4 | 8 | 16 | 32)
+            && self.row_stride_bits == self.datum_bits as i64 * self.row_datums as i64
+    }
+}
+
 /// Plan the input side of one `UNPACR` (`UNPACR_Regular.md`, "Determine
 /// initial input address(es) and input datum count") from its settings `s`,
 /// what they decide alone (`b`, made from `s`) and the counters.

@@ -123,6 +123,14 @@ impl OutputBase {
     }
 }
 
+impl OutputBase {
+    /// Whether each datum goes to the next output position: no upsampling,
+    /// no transpose, no column shift.
+    pub fn one_to_one(&self) -> bool {
+        self.upsample_zeroes == 0 && !self.transpose && self.col_shift == 0
+    }
+}
+
 /// Plan the output side (`UNPACR_Regular.md`, "Determine initial output
 /// address" and the compatibility checks) from the settings `s`, what they
 /// and the operands decide alone (`b`, made from `s`), and the counters.

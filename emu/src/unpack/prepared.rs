@@ -42,6 +42,9 @@ pub struct Prepared {
     /// What the settings decide of the input and output sides.
     pub input: InputBase,
     pub output: OutputBase,
+    /// Whether the settings let the instruction take the contiguous path
+    /// (`unpack/contiguous.rs`); its counters and L1 decide the rest.
+    pub contiguous: bool,
 }
 
 impl Prepared {
@@ -88,13 +91,16 @@ impl Prepared {
                 fp8: s.fp8,
             },
         )?;
+        let input = InputBase::new(&s);
+        let output = OutputBase::new(&s, op.unpacker, op.multi_context);
         Ok(Prepared {
             settings: s,
             unit,
             conversion,
             dst_addressing: dst_addressing(&m.config, sel.state),
-            input: InputBase::new(&s),
-            output: OutputBase::new(&s, op.unpacker, op.multi_context),
+            input,
+            output,
+            contiguous: input.contiguous() && output.one_to_one() && s.fifo_size == 0,
         })
     }
 }

@@ -230,7 +230,8 @@ fn execute_prepared(
             bank: out_plan.bank as u8,
         });
     }
-    main_loop(m, &op, s, prep.conversion, in_plan, out_plan, fast)?;
+    let contiguous = fast && prep.contiguous;
+    main_loop(m, &op, s, prep.conversion, in_plan, out_plan, contiguous)?;
     update_counters(m, thread, unit, &op, sel, s)?;
     Ok(Issue::Done)
 }
@@ -256,7 +257,8 @@ fn check_modes(s: &Settings, i: &input::InputPlan, o: &output::OutputPlan) -> Re
 }
 
 /// The main unpack loop: read, convert, then write the datum with its
-/// decompression and upsampling zeroes.
+/// decompression and upsampling zeroes; the contiguous path first where
+/// `contiguous` says the settings allow it.
 fn main_loop(
     m: &mut Machine,
     op: &UnpacrOp,
@@ -264,7 +266,7 @@ fn main_loop(
     conversion: Conversion,
     in_plan: input::InputPlan,
     out_plan: output::OutputPlan,
-    fast: bool,
+    contiguous: bool,
 ) -> Result<()> {
     let issued = m.issued;
     let Machine {
@@ -277,7 +279,7 @@ fn main_loop(
     } = m;
     let l1 = l1.bytes();
     let mut regs = Registers { srca, srcb, dst };
-    if fast {
+    if contiguous {
         let done = super::contiguous::try_run(
             &mut regs,
             l1,

@@ -1,9 +1,10 @@
 //! A row-at-a-time path for the common case: datums from `Dst` that go
 //! through no histogram, thresholding, downsampling, compression or
 //! accumulation. Rows whose datums all pass edge masking, with ReLU off,
-//! take row kernels; the others ([`Kernel::Staged`], or a row the edge mask
-//! touches) have each datum fetched as the per-datum path fetches it (edge
-//! mask, early conversion, ReLU) and the row's output pushed at once. It
+//! take row kernels; the others (ReLU on, or a row the edge mask touches)
+//! have each datum fetched as the per-datum path fetches it (edge mask,
+//! early conversion, ReLU) and the row's output pushed at once
+//! ([`Context::staged_row`]). It
 //! computes exactly what the per-datum path computes (the differential test
 //! `pack_fast_path` runs both on the same inputs), only with the
 //! conversions of whole rows done before the bytes go to the stream.
@@ -14,7 +15,7 @@ use super::late::{emit_group, emit_groups, Late};
 use super::stream::{OutStream, Streams};
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::arch::Arch;
-use crate::fault::{Fault, Result};
+use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
 use crate::format::bfp::assemble_lanes;
 use crate::format::bfp::{assemble_portable, BfpGroup};
@@ -41,9 +42,6 @@ pub(super) enum Kernel {
     /// A BFP output: early conversion, BFP element, shared-exponent
     /// assembly, a group at a time.
     Bfp,
-    /// ReLU on: each datum fetched as the per-datum path fetches it, then
-    /// the late conversion ([`Context::staged_row`]); no row kernel.
-    Staged,
 }
 
 /// Rows one [`Context::fast_rows`] call converts before writing: Blackhole's
@@ -51,19 +49,22 @@ pub(super) enum Kernel {
 const BATCH_ROWS: usize = 4;
 
 impl Stages {
-    /// The kernel for these stages, `None` when a stage after ReLU is
+    /// Whether the row path applies to these stages: none after ReLU (the
+    /// histogram, thresholding, downsampling, compression, accumulation) is
     /// active.
-    pub(super) fn kernel(&self, compress: bool) -> Option<Kernel> {
-        if self.histogram
+    pub(super) fn row_path(&self, compress: bool) -> bool {
+        !(self.histogram
             || self.threshold.is_some()
             || !self.down.keeps_all()
             || compress
-            || self.acc.is_some()
-        {
+            || self.acc.is_some())
+    }
+
+    /// The row kernel for these stages, `None` when a per-datum stage
+    /// (ReLU, or one after it) is active.
+    pub(super) fn kernel(&self, compress: bool) -> Option<Kernel> {
+        if !self.row_path(compress) || self.relu != Relu::Off || self.relu_on_tf32 {
             return None;
-        }
-        if self.relu != Relu::Off || self.relu_on_tf32 {
-            return Some(Kernel::Staged);
         }
         let Late::Plain { to, .. } = self.late else {
             return self.early.feeds_bfp().then_some(Kernel::Bfp);
@@ -110,11 +111,6 @@ impl Kernel {
                     o.copy_from_slice(&decode_fp32(*c).to_le_bytes());
                 }
             }
-            Kernel::Staged => {
-                return Err(Fault::unsupported(
-                    "internal: the staged kernel has no plain row form",
-                ))
-            }
             Kernel::Generic | Kernel::Bfp => {
                 let mut vals = [Intermediate::Fp32(0); 16];
                 early.apply_row(cells, &mut vals);
@@ -150,7 +146,7 @@ impl Kernel {
                 }
                 put_u32(out, &v)
             }
-            Kernel::Generic | Kernel::Bfp | Kernel::Staged => None,
+            Kernel::Generic | Kernel::Bfp => None,
         }
     }
 }
@@ -191,17 +187,14 @@ impl Context<'_> {
         n: u32,
         mask: u16,
     ) -> Result<bool> {
-        if self.general {
+        if self.general || !st.row_path {
             return Ok(false);
         }
-        let Some(kernel) = st.fast else {
-            return Ok(false);
-        };
         let want = (((1u32 << n) - 1) << col0) as u16;
-        if kernel == Kernel::Staged || mask & want != want {
+        let Some(kernel) = st.fast.filter(|_| mask & want == want) else {
             self.staged_row(st, sink, cells, col0 as usize..(col0 + n) as usize, mask)?;
             return Ok(true);
-        }
+        };
         let cells = &cells[col0 as usize..(col0 + n) as usize];
         match st.late {
             Late::Plain { to, fp8, bytes } => {
@@ -285,7 +278,7 @@ impl Context<'_> {
         if self.general || !st.edge_unmasked || rows.len() > BATCH_ROWS {
             return Ok(false);
         }
-        let Some(kernel) = st.fast.filter(|k| *k != Kernel::Staged) else {
+        let Some(kernel) = st.fast else {
             return Ok(false);
         };
         let sh = self.shared;
@@ -488,7 +481,7 @@ pub(super) fn whole_rows_to_l1(
     let row_bytes = match kernel {
         Kernel::Bf16RoundToBf16 | Kernel::Fp32RoundToBf16 => 32,
         Kernel::Fp32ToFp32 => 64,
-        Kernel::Generic | Kernel::Bfp | Kernel::Staged => return false,
+        Kernel::Generic | Kernel::Bfp => return false,
     };
     data.fill_direct(l1, rows.len() * row_bytes, tag, |out| {
         convert_rows(kernel, sh, dst, rows, out);
@@ -554,7 +547,7 @@ fn convert_mapped_rows(
                 put_u32(out, &v);
             }
         }
-        Kernel::Generic | Kernel::Bfp | Kernel::Staged => {}
+        Kernel::Generic | Kernel::Bfp => {}
     }
 }
 

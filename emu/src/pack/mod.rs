@@ -480,6 +480,8 @@ pub(super) struct Stages {
     down: Downsample,
     late: Late,
     acc: Option<AccFormat>,
+    /// Whether the row fast path applies: no stage after ReLU is active.
+    row_path: bool,
     /// The row fast path's kernel, when no per-datum stage is active.
     fast: Option<fast::Kernel>,
 }
@@ -590,8 +592,10 @@ impl Context<'_> {
             down: Downsample::new(pk.downsample_mask),
             late,
             acc,
+            row_path: false,
             fast: None,
         };
+        st.row_path = st.row_path(self.compress);
         st.fast = st.kernel(self.compress);
         Ok(st)
     }

@@ -82,8 +82,6 @@ pub struct UnpackerState {
     pub units: [Unpacker; 2],
     /// Each unpacker's last preparation.
     pub(crate) prepared: [prepared::PreparedCache; 2],
-    /// The last few `UNPACR` words, decoded.
-    pub(crate) ops: prepared::OpMemo,
 }
 
 impl UnpackerState {
@@ -91,11 +89,7 @@ impl UnpackerState {
     /// instructions (a reset is a store to Config and ThreadConfig, so
     /// nothing kept is used again).
     pub fn reset(&mut self) {
-        let UnpackerState {
-            units,
-            prepared: _,
-            ops: _,
-        } = self;
+        let UnpackerState { units, prepared: _ } = self;
         *units = Default::default();
     }
 }

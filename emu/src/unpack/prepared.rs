@@ -10,10 +10,9 @@
 //! was made from: the operands, the thread, the selection and the stamps of
 //! Config and ThreadConfig. Only fault-free preparations are kept; an
 //! instruction that faults prepares afresh and meets its fault in the
-//! functional model's order. Instruction words are kept decoded beside them
-//! ([`OpMemo`]), and a preparation reached from a word whose selection
-//! needs no context counter is found again by that word
-//! ([`PreparedCache::take_word`]).
+//! functional model's order. A preparation reached from an instruction word
+//! whose selection needs no context counter is found again by that word,
+//! without decoding it ([`PreparedCache::take_word`]).
 
 use super::context::Selection;
 use super::descriptor::Settings;
@@ -25,7 +24,6 @@ use crate::arch::Arch;
 use crate::exec::dst_addressing;
 use crate::fault::{Fault, Result};
 use crate::format::unpack::{Conversion, UnpackConfig};
-use crate::isa::Unpacr;
 use crate::machine::Machine;
 use crate::regs::Stamp;
 use crate::state::dst::DstAddressing;
@@ -228,46 +226,10 @@ impl PreparedCache {
     }
 }
 
-/// The operands of the last few `UNPACR` words, decoded: a program issues
-/// the same few words again and again. A cache, not state, as
-/// [`PreparedCache`].
-#[derive(Clone, Debug, Default)]
-pub struct OpMemo {
-    words: [Option<(u32, UnpacrOp)>; OpMemo::WAYS],
-    next: usize,
-}
-
-impl PartialEq for OpMemo {
-    fn eq(&self, _: &OpMemo) -> bool {
-        true
-    }
-}
-
-impl Eq for OpMemo {}
-
-impl OpMemo {
-    /// Enough for an LLK tile: each unpacker's word for the faces and its
-    /// word for the last face.
-    const WAYS: usize = 4;
-
-    /// The operands of `UNPACR` word `word`, or the fault decoding them
-    /// gives (never kept).
-    #[inline]
-    pub fn decode(&mut self, arch: Arch, word: u32) -> Result<UnpacrOp> {
-        if let Some((_, op)) = self.words.iter().flatten().find(|(w, _)| *w == word) {
-            return Ok(*op);
-        }
-        let op = UnpacrOp::decode(&Unpacr::from_word(arch, word))?;
-        self.words[self.next] = Some((word, op));
-        self.next = (self.next + 1) % Self::WAYS;
-        Ok(op)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::{encode, Instruction};
+    use crate::isa::{encode, Instruction, Unpacr};
     use crate::regs::{CfgField as C, ThreadCfgField as T};
 
     /// Take and keep, as an instruction does.
@@ -304,7 +266,7 @@ mod tests {
         let word = |i: Unpacr| encode(arch, &Instruction::Unpacr(i)).unwrap();
         // What `unpacr_word` does on its first issue of a word.
         let issue = |m: &mut Machine, thread: usize, w: u32| {
-            let op = m.unpackers.ops.decode(arch, w).unwrap();
+            let op = UnpacrOp::decode(&Unpacr::from_word(arch, w)).unwrap();
             let sel = crate::unpack::context::select(m, thread, &op).unwrap();
             let mut kept = PreparedCache::take(m, thread, &op, &sel).unwrap();
             kept.reached_from(w);
@@ -314,7 +276,7 @@ mod tests {
             let Some(kept) = PreparedCache::take_word(m, thread, w) else {
                 return false;
             };
-            let want = m.unpackers.ops.decode(arch, w).unwrap();
+            let want = UnpacrOp::decode(&Unpacr::from_word(arch, w)).unwrap();
             assert_eq!(*kept.op(), want, "{w:#010x}");
             m.unpackers.prepared[want.unpacker & 1].keep(kept);
             true
@@ -425,20 +387,5 @@ mod tests {
         other.config.set(0, C::THCON_SEC0_REG3_Base_address, 0x60);
         assert_eq!(check(&mut other, &op, 0, 0).settings.base, 0x60);
         assert_eq!(check(&mut m, &op, 0, 0).settings.base, 0x40);
-        // Words decode as the instruction set says, kept or not.
-        let mut memo = OpMemo::default();
-        for flip in [0, 1, 0, 1, 0] {
-            for unpacker in [0, 1, 0] {
-                let i = crate::isa::Unpacr {
-                    unpack_block_selection: unpacker,
-                    addr_mode: 0b0101,
-                    set_dat_valid: flip,
-                    ..Default::default()
-                };
-                let word = encode(arch, &Instruction::Unpacr(i)).unwrap();
-                let want = UnpacrOp::decode(&i).unwrap();
-                assert_eq!(memo.decode(arch, word).unwrap(), want);
-            }
-        }
     }
 }

@@ -95,16 +95,14 @@ pub fn unpacr(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
     execute(m, thread, UnpacrOp::decode(i)?, None, true)
 }
 
-/// [`unpacr`] for instruction word `word`, its operands decoded once for
-/// the few words a program repeats ([`OpMemo`](super::prepared::OpMemo)),
-/// and a word issued again under the same configuration executed with the
-/// preparation it had ([`PreparedCache::take_word`]).
+/// [`unpacr`] for instruction word `word`: a word issued again under the
+/// same configuration executes with the preparation it had, not decoded
+/// again ([`PreparedCache::take_word`]).
 pub fn unpacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<Issue> {
     if let Some(kept) = PreparedCache::take_word(m, thread, word) {
         return execute_kept(m, thread, kept, true);
     }
-    let arch = m.arch();
-    let op = m.unpackers.ops.decode(arch, word)?;
+    let op = UnpacrOp::decode(&Unpacr::from_word(m.arch(), word))?;
     execute(m, thread, op, Some(word), true)
 }
 

@@ -13,7 +13,7 @@
 
 use crate::arch::Arch;
 use crate::format::dst as fmt;
-use crate::state::written::set_bits;
+use crate::state::written::{set_bits, set_range};
 
 /// Rows of `Dst16b` (and of the underlying storage).
 pub const ROWS: usize = 1024;
@@ -136,19 +136,7 @@ impl Dst {
     #[inline]
     pub fn store_rows(&mut self, start: usize, n: usize) -> &mut [[u16; COLS]] {
         let end = start + n;
-        let mut r = start;
-        while r < end {
-            let word = r / 64;
-            let upto = end.min(64 * (word + 1));
-            let bits = upto - r;
-            let run = if bits == 64 {
-                u64::MAX
-            } else {
-                (1 << bits) - 1
-            };
-            self.written[word] |= run << (r % 64);
-            r = upto;
-        }
+        set_range(&mut self.written, start, end);
         self.valid[start..end].fill(true);
         &mut self.bits[start..end]
     }

@@ -313,11 +313,10 @@ impl Job<'_> {
         }
     }
 
-    /// [`Self::store_dst_rows`] into `Dst16b` under the plain mapping, where
-    /// output row `r` is storage row `(r - 4) mod 16` with `SetOvrdWithAddr`
-    /// and `(r - 4) mod 1024` without ([`dst_row_of`]): consecutive output
-    /// rows go to consecutive storage rows up to that wrap, and each such
-    /// run is stored, marked written and made valid at once.
+    /// [`Self::store_dst_rows`] into `Dst16b` under the plain mapping
+    /// ([`dst_row_of`]), where consecutive output rows go to consecutive
+    /// storage rows up to the wrap of the row number ([`row_wrap`]): each
+    /// such run is stored, marked written and made valid at once.
     #[inline(always)]
     fn store_dst16_runs<const BITS: usize, const K: u8>(
         &self,
@@ -326,14 +325,20 @@ impl Job<'_> {
         dst: &mut Dst,
         ovrd_with_addr: bool,
     ) {
-        let wrap = if ovrd_with_addr { 16 } else { 1024 };
+        let (plain, wrap) = (DstAddressing::default(), row_wrap(ovrd_with_addr));
         let first = (self.o.out_addr + k as u32) / 16;
         let at = self.start + k * BITS / 8;
         let input = &self.l1[at..at + rows * 2 * BITS];
         let mut j = 0;
         while j < rows {
-            let s = (first + j as u32).wrapping_sub(4) as usize % wrap;
-            let run = (rows - j).min(wrap - s);
+            let s = dst_row_of(
+                Arch::WormholeB0,
+                plain,
+                ovrd_with_addr,
+                false,
+                first + j as u32,
+            );
+            let run = (rows - j).min(wrap as usize - s);
             let bytes = &input[2 * BITS * j..2 * BITS * (j + run)];
             let to = dst.store_rows(s, run);
             if BITS == 16 && matches!(K, BF16_DST | FP16_DST) {
@@ -708,11 +713,22 @@ fn dst_row(o: &OutputPlan, row: u32) -> usize {
     dst_row_of(o.arch, o.dst_addressing, o.ovrd_with_addr, wide, row)
 }
 
+/// How many output rows the row number counts before it wraps: 16 with
+/// `SetOvrdWithAddr`, all 1024 of `Dst16b` without.
+#[inline(always)]
+const fn row_wrap(ovrd_with_addr: bool) -> u32 {
+    if ovrd_with_addr {
+        16
+    } else {
+        1024
+    }
+}
+
 /// [`dst_row`] from the output plan's choices: the architecture, its
 /// remapping, `SetOvrdWithAddr`, and whether the output is `Dst32b`.
 #[inline(always)]
 fn dst_row_of(arch: Arch, a: DstAddressing, ovrd_with_addr: bool, wide: bool, row: u32) -> usize {
-    let row = row.wrapping_sub(4) & if ovrd_with_addr { 15 } else { 0x3FF };
+    let row = row.wrapping_sub(4) & (row_wrap(ovrd_with_addr) - 1);
     if wide {
         adj32(arch, a, row)
     } else {

@@ -28,16 +28,17 @@ pub fn paired(
         b.push(y);
         r.push(x / y.max(1e-3));
     }
+    let fastest = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let best_ratio = fastest(&a) / fastest(&b).max(1e-3);
     let median = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    let (ns, base_ns, ratio) = (median(&mut a), median(&mut b), median(&mut r));
     Paired {
-        ns,
-        base_ns,
-        ratio,
-        best_ratio: a[0] / b[0].max(1e-3),
+        ns: median(&mut a),
+        base_ns: median(&mut b),
+        ratio: median(&mut r),
+        best_ratio,
     }
 }
 

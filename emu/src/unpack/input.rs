@@ -215,9 +215,7 @@ impl InputBase {
             row_stride_bits,
         }
     }
-}
 
-impl InputBase {
     /// Whether the datums are one uncompressed stream whose rows follow one
     /// another (no row start index array, no tileize stride), in a size the
     /// contiguous path reads.

@@ -121,9 +121,7 @@ impl OutputBase {
             upsample_zeroes: (1u32 << (s.upsample_rate & 3)) - 1,
         }
     }
-}
 
-impl OutputBase {
     /// Whether each datum goes to the next output position: no upsampling,
     /// no transpose, no column shift.
     pub fn one_to_one(&self) -> bool {

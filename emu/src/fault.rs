@@ -79,9 +79,17 @@ impl fmt::Display for FaultKind {
     }
 }
 
-/// A typed reason for a run to stop.
+/// A typed reason for a run to stop: its [`FaultInfo`], boxed. Every
+/// emulator operation returns a [`Result`], and a boxed fault keeps the
+/// `Err` side one pointer wide, so that results travel in registers on the
+/// paths that do not fault (a fault's message alone is a 24-byte `String`).
+/// Its fields are read and set through `Deref` as the info's own.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Fault(Box<FaultInfo>);
+
+/// What a [`Fault`] says.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fault {
+pub struct FaultInfo {
     pub kind: FaultKind,
     /// The Tensix thread (0 = unpack, 1 = math, 2 = pack) whose instruction
     /// stopped the run, when one did.
@@ -94,12 +102,17 @@ pub struct Fault {
 
 impl Fault {
     pub fn new(kind: FaultKind, rule: impl Into<String>) -> Fault {
-        Fault {
+        Fault(Box::new(FaultInfo {
             kind,
             thread: None,
             instruction_index: None,
             rule: rule.into(),
-        }
+        }))
+    }
+
+    /// What the fault says, unboxed.
+    pub fn into_info(self) -> FaultInfo {
+        *self.0
     }
 
     pub fn undefined(rule: impl Into<String>) -> Fault {
@@ -128,6 +141,26 @@ impl Fault {
         self.thread.get_or_insert(thread);
         self.instruction_index.get_or_insert(instruction_index);
         self
+    }
+}
+
+impl std::ops::Deref for Fault {
+    type Target = FaultInfo;
+
+    fn deref(&self) -> &FaultInfo {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Fault {
+    fn deref_mut(&mut self) -> &mut FaultInfo {
+        &mut self.0
+    }
+}
+
+impl fmt::Debug for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
     }
 }
 

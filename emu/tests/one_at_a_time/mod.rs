@@ -39,6 +39,7 @@ pub fn run_both_ways(
             steps: vec![*step],
         };
         if let Err(f) = alone.run(&[single], Limits::default()) {
+            let f = f.into_info();
             one_by_one = Err((f.kind, Some((f.rule, i))));
             break;
         }

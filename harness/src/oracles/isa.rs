@@ -31,7 +31,7 @@ pub fn check_isa(arch: Arch, word: u32) -> Result<Verdict, Finding> {
                     format!("{word:#010x} on {arch}: {f}"),
                 ));
             }
-            return Ok(Verdict::Rejected(f.rule));
+            return Ok(Verdict::Rejected(f.into_info().rule));
         }
         Err(f) => {
             return Err(Finding::new(

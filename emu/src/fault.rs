@@ -100,7 +100,11 @@ pub struct FaultInfo {
     pub rule: String,
 }
 
+/// The constructors are `#[cold]`: a fault ends a run, so the branch that
+/// makes one is the unlikely one wherever it is taken, and its allocation
+/// stays out of the hot paths' code.
 impl Fault {
+    #[cold]
     pub fn new(kind: FaultKind, rule: impl Into<String>) -> Fault {
         Fault(Box::new(FaultInfo {
             kind,
@@ -115,22 +119,27 @@ impl Fault {
         *self.0
     }
 
+    #[cold]
     pub fn undefined(rule: impl Into<String>) -> Fault {
         Fault::new(FaultKind::UndefinedBehavior, rule)
     }
 
+    #[cold]
     pub fn unpredictable(rule: impl Into<String>) -> Fault {
         Fault::new(FaultKind::UnpredictableValue, rule)
     }
 
+    #[cold]
     pub fn unsupported(rule: impl Into<String>) -> Fault {
         Fault::new(FaultKind::Unsupported, rule)
     }
 
+    #[cold]
     pub fn unimplemented(rule: impl Into<String>) -> Fault {
         Fault::new(FaultKind::Unimplemented, rule)
     }
 
+    #[cold]
     pub fn invalid_instruction(rule: impl Into<String>) -> Fault {
         Fault::new(FaultKind::InvalidInstruction, rule)
     }

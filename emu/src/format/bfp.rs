@@ -337,6 +337,69 @@ pub fn bfp8_to_bf16_arith(datum: u8, exp: u8) -> u16 {
     }
 }
 
+/// [`bfp8_to_bf16`] for a row of 16 datums, each with its shared exponent:
+/// by [`bfp8_row_to_bf16_avx2`] where the CPU has AVX2, else datum by datum
+/// with [`bfp8_to_bf16_arith`].
+#[inline(always)]
+pub fn bfp8_row_to_bf16(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { bfp8_row_to_bf16_avx2(datums, exps) };
+    }
+    bfp8_row_to_bf16_portable(datums, exps)
+}
+
+/// [`bfp8_row_to_bf16`] without vector instructions of its own.
+#[inline(always)]
+pub fn bfp8_row_to_bf16_portable(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
+    std::array::from_fn(|i| bfp8_to_bf16_arith(datums[i], exps[i]))
+}
+
+/// [`bfp8_row_to_bf16`] in AVX2's 16-bit lanes, one register for the row.
+/// The magnitude's leading-zero count (in its 7-bit field, 7 for zero) is
+/// the smaller of two nibble look-ups, and the normalising shift a
+/// multiplication by `2^lz`: together they give [`normalise`]'s count and
+/// remaining mantissa bits. Magnitude zero takes the datum sign-extended to
+/// 16 bits, which is `0xFF80` for sign 1 and `0` for sign 0.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn bfp8_row_to_bf16_avx2(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
+    use std::arch::x86_64::*;
+    // Leading zeros of a 7-bit magnitude from its high three bits (none
+    // set: 0xFF, so that the low nibble's count is the smaller) and from
+    // its low nibble (3 more than the nibble's own count).
+    const LZ_HIGH: [u8; 16] = [0xFF, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    const LZ_LOW: [u8; 16] = [7, 6, 5, 5, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 3, 3];
+    const POW2: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 0, 0, 0, 0, 0, 0, 0, 0];
+    let table = |t: &[u8; 16]| _mm_loadu_si128(t.as_ptr().cast());
+    let d = _mm_loadu_si128(datums.as_ptr().cast());
+    let e = _mm_loadu_si128(exps.as_ptr().cast());
+    let nibble = _mm_set1_epi8(0x0F);
+    let mag = _mm_and_si128(d, _mm_set1_epi8(0x7F));
+    let high = _mm_and_si128(_mm_srli_epi16(mag, 4), nibble);
+    let low = _mm_and_si128(mag, nibble);
+    let lz = _mm_min_epu8(
+        _mm_shuffle_epi8(table(&LZ_HIGH), high),
+        _mm_shuffle_epi8(table(&LZ_LOW), low),
+    );
+    let shifted = _mm256_mullo_epi16(
+        _mm256_cvtepu8_epi16(mag),
+        _mm256_cvtepu8_epi16(_mm_shuffle_epi8(table(&POW2), lz)),
+    );
+    let mantissa = _mm256_slli_epi16(_mm256_and_si256(shifted, _mm256_set1_epi16(0x3F)), 1);
+    let exponent = _mm256_slli_epi16(_mm256_cvtepu8_epi16(_mm_sub_epi8(e, lz)), 7);
+    let signed = _mm256_cvtepi8_epi16(d);
+    let sign = _mm256_and_si256(signed, _mm256_set1_epi16(i16::MIN));
+    let value = _mm256_or_si256(sign, _mm256_or_si256(exponent, mantissa));
+    let zero = _mm256_cvtepi8_epi16(_mm_cmpeq_epi8(mag, _mm_setzero_si128()));
+    let row = _mm256_blendv_epi8(value, signed, zero);
+    let mut out = [0u16; 16];
+    _mm256_storeu_si256(out.as_mut_ptr().cast(), row);
+    out
+}
+
 /// The unpacker's BFP8a → FP16 expansion (`BFP8aToFP16`).
 ///
 /// Sign 1 with magnitude 0 gives `0xFC00` (−2^16 in Tensix FP16); sign 0
@@ -387,6 +450,34 @@ mod tests {
             }
         }
     }
+    /// The row forms (AVX2 where the CPU has it, and the portable one) are
+    /// the table one, for every datum and every shared exponent, each pair
+    /// in every lane of a row beside different pairs.
+    #[test]
+    fn bfp8_row_expansion_is_the_definition() {
+        for exp in 0..=255u8 {
+            for first in 0..=255u8 {
+                let datums: [u8; 16] = std::array::from_fn(|i| first.wrapping_add(17 * i as u8));
+                let exps: [u8; 16] = std::array::from_fn(|i| exp.wrapping_add((i as u8) << 4));
+                let rows = [
+                    bfp8_row_to_bf16(&datums, &exps),
+                    bfp8_row_to_bf16_portable(&datums, &exps),
+                ];
+                for row in rows {
+                    for i in 0..16 {
+                        assert_eq!(
+                            row[i],
+                            bfp8_to_bf16(datums[i], exps[i]),
+                            "datum {:#04x} exp {:#04x} in lane {i}",
+                            datums[i],
+                            exps[i]
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     use proptest::prelude::*;
 
     /// The lane assembler against the portable rule, where the CPU has

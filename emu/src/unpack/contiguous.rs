@@ -12,7 +12,7 @@ use super::input::InputPlan;
 use super::output::{may_straddle_row_63, OutputPlan, Registers, Target};
 use crate::arch::Arch;
 use crate::fault::Result;
-use crate::format::bfp::{bfp8_to_bf16_arith, bfp_datum_to_bfp8};
+use crate::format::bfp::{bfp8_row_to_bf16, bfp8_to_bf16_arith, bfp_datum_to_bfp8};
 use crate::format::data_format::{BfpExp, BfpWidth};
 use crate::format::dst::{encode_bf16, encode_fp16};
 use crate::format::src_cell::SrcCell;
@@ -248,6 +248,15 @@ impl Job<'_> {
         let at = self.start + k * BITS / 8;
         let input = &self.l1[at..at + rows * 2 * BITS];
         for (j, bytes) in input.chunks_exact(2 * BITS).enumerate() {
+            if K == BFP_B_SRC {
+                // A whole row of BFP "b" datums at once (their bytes read
+                // straight into BFP8 datums), which cannot fault.
+                let exps = self.row_exponents(k + 16 * j);
+                let row = bfp8_row_to_bf16(&bfp8_datums::<BITS>(bytes), &exps);
+                *out.row(j) = row.map(|b| SrcCell::from_bf16(b).canonical());
+                out.commit(j);
+                continue;
+            }
             let raw = raw_row::<BITS>(bytes);
             let exps = self.kernel_exponents::<K>(k + 16 * j);
             if !convert_row::<BITS, K>(self.conversion, &raw, &exps, out.row(j)) {
@@ -507,6 +516,25 @@ fn raw_row16<const BITS: usize>(bytes: &[u8]) -> [u16; 16] {
     raw
 }
 
+/// The 16 BFP datums of `BITS` bits in `bytes` (`2 × BITS` of them, least
+/// significant bits first), each widened to the BFP8 datum the unpacker
+/// expands ([`bfp_datum_to_bfp8`]: its bits at the top of the byte).
+#[inline(always)]
+fn bfp8_datums<const BITS: usize>(bytes: &[u8]) -> [u8; 16] {
+    match BITS {
+        8 => std::array::from_fn(|j| bytes[j]),
+        4 => std::array::from_fn(|j| {
+            let b = bytes[j / 2];
+            if j % 2 == 0 {
+                b << 4
+            } else {
+                b & 0xF0
+            }
+        }),
+        _ => std::array::from_fn(|j| (bytes[j / 4] << (6 - 2 * (j % 4))) & 0xC0),
+    }
+}
+
 /// 16 FP32 datums from `bytes` (64 of them, little-endian) as `Dst32b`
 /// stores them (`WriteDstFP32`): the high halves in the `Dst16b` BF16
 /// arrangement, the low halves as they are.
@@ -557,8 +585,9 @@ fn dst16_value<const BITS: usize, const K: u8>(x: u16, e: u8) -> u16 {
 
 /// A row of 16 datums of `BITS` bits converted by kernel `K` as
 /// [`Conversion::apply`] converts each; `false` when one of them faults.
-/// The kernels with their own `Dst` row loop ([`dst_row_kernel`]) go
-/// through `Conversion::apply` here, as `APPLY` does.
+/// The kernels with their own row loop (`BFP_B_SRC` in
+/// [`Job::convert_rows`], and [`dst_row_kernel`]) go through
+/// `Conversion::apply` here, as `APPLY` does.
 #[inline(always)]
 fn convert_row<const BITS: usize, const K: u8>(
     c: Conversion,
@@ -566,19 +595,12 @@ fn convert_row<const BITS: usize, const K: u8>(
     exps: &[u8; 16],
     out: &mut [u32; 16],
 ) -> bool {
-    let width = match BITS {
-        8 => BfpWidth::Bits8,
-        4 => BfpWidth::Bits4,
-        _ => BfpWidth::Bits2,
-    };
-    let bfp = |x: u32, e: u8| bfp8_to_bf16_arith(bfp_datum_to_bfp8(x as u8, width), e);
     for ((o, &x), &e) in out.iter_mut().zip(raw).zip(exps) {
         *o = match K {
             ZERO => 0,
             BF16_SRC => SrcCell::from_bf16(x as u16).canonical(),
             FP16_SRC => SrcCell::from_fp16(x as u16).canonical(),
             TF32_SRC => SrcCell::from_fp32_truncated(x).canonical(),
-            BFP_B_SRC => SrcCell::from_bf16(bfp(x, e)).canonical(),
             _ => match c.apply(x, e) {
                 Ok(v) => v.bits(),
                 Err(_) => return false,

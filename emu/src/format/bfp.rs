@@ -14,6 +14,7 @@
 //! model (`UNPACR_Regular.md`) and of ttsim's BFP4 packer.
 
 use super::data_format::{BfpExp, BfpWidth};
+use super::dst::encode_bf16;
 use crate::fault::{self, Fault};
 
 /// One packed group: the shared exponent byte and 16 datums, each already
@@ -338,34 +339,54 @@ pub fn bfp8_to_bf16_arith(datum: u8, exp: u8) -> u16 {
 }
 
 /// [`bfp8_to_bf16`] for a row of 16 datums, each with its shared exponent:
-/// by [`bfp8_row_to_bf16_avx2`] where the CPU has AVX2, else datum by datum
+/// by AVX2 where the CPU has it ([`bfp8_row_avx2`]), else datum by datum
 /// with [`bfp8_to_bf16_arith`].
 #[inline(always)]
 pub fn bfp8_row_to_bf16(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
+    bfp8_row::<false>(datums, exps)
+}
+
+/// [`bfp8_row_to_bf16`] in the `Dst16b` BF16 arrangement
+/// ([`encode_bf16`]), as the unpackers store BFP "b" datums in `Dst`.
+#[inline(always)]
+pub fn bfp8_row_to_dst16(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
+    bfp8_row::<true>(datums, exps)
+}
+
+/// [`bfp8_row_to_bf16`] (`DST16` false) or [`bfp8_row_to_dst16`].
+#[inline(always)]
+fn bfp8_row<const DST16: bool>(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { bfp8_row_to_bf16_avx2(datums, exps) };
+        return unsafe { bfp8_row_avx2::<DST16>(datums, exps) };
     }
-    bfp8_row_to_bf16_portable(datums, exps)
+    bfp8_row_portable::<DST16>(datums, exps)
 }
 
-/// [`bfp8_row_to_bf16`] without vector instructions of its own.
+/// [`bfp8_row`] without vector instructions of its own.
 #[inline(always)]
-pub fn bfp8_row_to_bf16_portable(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
-    std::array::from_fn(|i| bfp8_to_bf16_arith(datums[i], exps[i]))
+fn bfp8_row_portable<const DST16: bool>(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
+    std::array::from_fn(|i| {
+        let bf16 = bfp8_to_bf16_arith(datums[i], exps[i]);
+        if DST16 {
+            encode_bf16(bf16)
+        } else {
+            bf16
+        }
+    })
 }
 
-/// [`bfp8_row_to_bf16`] in AVX2's 16-bit lanes, one register for the row.
-/// The magnitude's leading-zero count (in its 7-bit field, 7 for zero) is
-/// the smaller of two nibble look-ups, and the normalising shift a
+/// [`bfp8_row`] in AVX2's 16-bit lanes, one register for the row. The
+/// magnitude's leading-zero count (in its 7-bit field, 7 for zero) is the
+/// smaller of two nibble look-ups, and the normalising shift a
 /// multiplication by `2^lz`: together they give [`normalise`]'s count and
 /// remaining mantissa bits. Magnitude zero takes the datum sign-extended to
-/// 16 bits, which is `0xFF80` for sign 1 and `0` for sign 0.
+/// 16 bits, which is `0xFF80` (−infinity) for sign 1 and `0` for sign 0.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn bfp8_row_to_bf16_avx2(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
+unsafe fn bfp8_row_avx2<const DST16: bool>(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
     use std::arch::x86_64::*;
     // Leading zeros of a 7-bit magnitude from its high three bits (none
     // set: 0xFF, so that the low nibble's count is the smaller) and from
@@ -388,13 +409,28 @@ unsafe fn bfp8_row_to_bf16_avx2(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16]
         _mm256_cvtepu8_epi16(mag),
         _mm256_cvtepu8_epi16(_mm_shuffle_epi8(table(&POW2), lz)),
     );
-    let mantissa = _mm256_slli_epi16(_mm256_and_si256(shifted, _mm256_set1_epi16(0x3F)), 1);
-    let exponent = _mm256_slli_epi16(_mm256_cvtepu8_epi16(_mm_sub_epi8(e, lz)), 7);
+    // The six mantissa bits below the leading one, and the exponent
+    // reduced by the shift in 8-bit arithmetic.
+    let mantissa = _mm256_and_si256(shifted, _mm256_set1_epi16(0x3F));
+    let exponent = _mm256_cvtepu8_epi16(_mm_sub_epi8(e, lz));
     let signed = _mm256_cvtepi8_epi16(d);
     let sign = _mm256_and_si256(signed, _mm256_set1_epi16(i16::MIN));
-    let value = _mm256_or_si256(sign, _mm256_or_si256(exponent, mantissa));
+    let (value, zero_value) = if DST16 {
+        // Sign 15, mantissa 14:8, exponent 7:0; −infinity is 0x80FF.
+        let fields = _mm256_or_si256(_mm256_slli_epi16(mantissa, 9), exponent);
+        (
+            _mm256_or_si256(sign, fields),
+            _mm256_or_si256(sign, _mm256_srli_epi16(signed, 8)),
+        )
+    } else {
+        let fields = _mm256_or_si256(
+            _mm256_slli_epi16(exponent, 7),
+            _mm256_slli_epi16(mantissa, 1),
+        );
+        (_mm256_or_si256(sign, fields), signed)
+    };
     let zero = _mm256_cvtepi8_epi16(_mm_cmpeq_epi8(mag, _mm_setzero_si128()));
-    let row = _mm256_blendv_epi8(value, signed, zero);
+    let row = _mm256_blendv_epi8(value, zero_value, zero);
     let mut out = [0u16; 16];
     _mm256_storeu_si256(out.as_mut_ptr().cast(), row);
     out
@@ -450,9 +486,10 @@ mod tests {
             }
         }
     }
-    /// The row forms (AVX2 where the CPU has it, and the portable one) are
-    /// the table one, for every datum and every shared exponent, each pair
-    /// in every lane of a row beside different pairs.
+    /// The row forms (AVX2 where the CPU has it, and the portable one; BF16
+    /// and the `Dst16b` arrangement) are the table one, for every datum and
+    /// every shared exponent, each pair in every lane of a row beside
+    /// different pairs.
     #[test]
     fn bfp8_row_expansion_is_the_definition() {
         for exp in 0..=255u8 {
@@ -460,15 +497,18 @@ mod tests {
                 let datums: [u8; 16] = std::array::from_fn(|i| first.wrapping_add(17 * i as u8));
                 let exps: [u8; 16] = std::array::from_fn(|i| exp.wrapping_add((i as u8) << 4));
                 let rows = [
-                    bfp8_row_to_bf16(&datums, &exps),
-                    bfp8_row_to_bf16_portable(&datums, &exps),
+                    (bfp8_row_to_bf16(&datums, &exps), false),
+                    (bfp8_row_portable::<false>(&datums, &exps), false),
+                    (bfp8_row_to_dst16(&datums, &exps), true),
+                    (bfp8_row_portable::<true>(&datums, &exps), true),
                 ];
-                for row in rows {
+                for (row, dst16) in rows {
                     for i in 0..16 {
+                        let bf16 = bfp8_to_bf16(datums[i], exps[i]);
                         assert_eq!(
                             row[i],
-                            bfp8_to_bf16(datums[i], exps[i]),
-                            "datum {:#04x} exp {:#04x} in lane {i}",
+                            if dst16 { encode_bf16(bf16) } else { bf16 },
+                            "datum {:#04x} exp {:#04x} in lane {i}, Dst16b {dst16}",
                             datums[i],
                             exps[i]
                         );

@@ -12,8 +12,8 @@ use super::input::InputPlan;
 use super::output::{may_straddle_row_63, OutputPlan, Registers, Target};
 use crate::arch::Arch;
 use crate::fault::Result;
-use crate::format::bfp::{bfp8_row_to_bf16, bfp8_to_bf16_arith, bfp_datum_to_bfp8};
-use crate::format::data_format::{BfpExp, BfpWidth};
+use crate::format::bfp::{bfp8_row_to_bf16, bfp8_row_to_dst16};
+use crate::format::data_format::BfpExp;
 use crate::format::dst::{encode_bf16, encode_fp16};
 use crate::format::src_cell::SrcCell;
 use crate::format::unpack::Conversion;
@@ -354,7 +354,7 @@ impl Job<'_> {
                 // One flat loop over the run's datums: the compiler
                 // vectorises it, and not the row-by-row form below.
                 for (o, b) in to.as_flattened_mut().iter_mut().zip(bytes.chunks_exact(2)) {
-                    *o = dst16_value::<BITS, K>(u16::from_le_bytes([b[0], b[1]]), 0);
+                    *o = dst16_value::<K>(u16::from_le_bytes([b[0], b[1]]));
                 }
             } else {
                 let rows = to.iter_mut().zip(bytes.chunks_exact(2 * BITS));
@@ -396,13 +396,11 @@ impl Job<'_> {
     /// The `Dst16b` values of the 16 datums in `bytes`, datum `k` first.
     #[inline(always)]
     fn dst16_row<const BITS: usize, const K: u8>(&self, bytes: &[u8], k: usize) -> [u16; 16] {
-        let raw = raw_row16::<BITS>(bytes);
-        let exps = self.kernel_exponents::<K>(k);
-        let mut out = [0u16; 16];
-        for ((o, &x), &e) in out.iter_mut().zip(&raw).zip(&exps) {
-            *o = dst16_value::<BITS, K>(x, e);
+        if K == BFP_B_DST {
+            let exps = self.row_exponents(k);
+            return bfp8_row_to_dst16(&bfp8_datums::<BITS>(bytes), &exps);
         }
-        out
+        raw_row16::<BITS>(bytes).map(dst16_value::<K>)
     }
 
     /// Datum `k`'s bits, least significant bits first in L1.
@@ -518,7 +516,8 @@ fn raw_row16<const BITS: usize>(bytes: &[u8]) -> [u16; 16] {
 
 /// The 16 BFP datums of `BITS` bits in `bytes` (`2 × BITS` of them, least
 /// significant bits first), each widened to the BFP8 datum the unpacker
-/// expands ([`bfp_datum_to_bfp8`]: its bits at the top of the byte).
+/// expands ([`crate::format::bfp::bfp_datum_to_bfp8`]: its bits at the top
+/// of the byte).
 #[inline(always)]
 fn bfp8_datums<const BITS: usize>(bytes: &[u8]) -> [u8; 16] {
     match BITS {
@@ -567,19 +566,13 @@ const fn dst_row_kernel(k: u8, target: Target) -> bool {
     }
 }
 
-/// A datum of `BITS` bits (with its BFP exponent `e`) as one of the
-/// [`dst16_kernel`] kernels stores it in `Dst16b`.
+/// A 16-bit datum as the `BF16_DST` or `FP16_DST` kernel stores it in
+/// `Dst16b` (BFP rows have their own expansion, [`bfp8_row_to_dst16`]).
 #[inline(always)]
-fn dst16_value<const BITS: usize, const K: u8>(x: u16, e: u8) -> u16 {
-    let width = match BITS {
-        8 => BfpWidth::Bits8,
-        4 => BfpWidth::Bits4,
-        _ => BfpWidth::Bits2,
-    };
+fn dst16_value<const K: u8>(x: u16) -> u16 {
     match K {
-        BF16_DST => encode_bf16(x),
         FP16_DST => encode_fp16(x),
-        _ => encode_bf16(bfp8_to_bf16_arith(bfp_datum_to_bfp8(x as u8, width), e)),
+        _ => encode_bf16(x),
     }
 }
 

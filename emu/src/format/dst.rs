@@ -58,6 +58,61 @@ pub const fn decode_fp16(x: u16) -> u16 {
     (x & 0x8000) | (exp << 10) | man
 }
 
+/// [`encode_bf16`] (or, with `FP16`, [`encode_fp16`]) of the little-endian
+/// 16-bit datums in `bytes`, sixteen to a row of `out`, which holds
+/// `bytes.len() / 32` rows: by AVX2 where the CPU has it, one row to a
+/// register.
+#[inline(always)]
+pub fn encode16_rows<const FP16: bool>(bytes: &[u8], out: &mut [[u16; 16]]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { encode16_rows_avx2::<FP16>(bytes, out) };
+    }
+    encode16_rows_portable::<FP16>(bytes, out);
+}
+
+/// [`encode16_rows`] without vector instructions of its own.
+#[inline(always)]
+fn encode16_rows_portable<const FP16: bool>(bytes: &[u8], out: &mut [[u16; 16]]) {
+    for (row, b) in out.iter_mut().zip(bytes.chunks_exact(32)) {
+        for (o, d) in row.iter_mut().zip(b.chunks_exact(2)) {
+            let x = u16::from_le_bytes([d[0], d[1]]);
+            *o = if FP16 { encode_fp16(x) } else { encode_bf16(x) };
+        }
+    }
+}
+
+/// [`encode16_rows`] in AVX2's 16-bit lanes. Written out because the
+/// compiler, left to vectorise [`encode16_rows_portable`], gathers each
+/// datum's high byte apart for its sign bit (19 instructions a row instead
+/// of 9).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn encode16_rows_avx2<const FP16: bool>(bytes: &[u8], out: &mut [[u16; 16]]) {
+    use std::arch::x86_64::*;
+    let sign = _mm256_set1_epi16(i16::MIN);
+    for (row, b) in out.iter_mut().zip(bytes.chunks_exact(32)) {
+        let x = _mm256_loadu_si256(b.as_ptr().cast());
+        // Sign stays; the mantissa moves above the exponent.
+        let (mantissa, exponent) = if FP16 {
+            (
+                _mm256_and_si256(_mm256_slli_epi16(x, 5), _mm256_set1_epi16(0x7FE0)),
+                _mm256_and_si256(_mm256_srli_epi16(x, 10), _mm256_set1_epi16(0x1F)),
+            )
+        } else {
+            (
+                _mm256_and_si256(_mm256_slli_epi16(x, 8), _mm256_set1_epi16(0x7F00)),
+                _mm256_and_si256(_mm256_srli_epi16(x, 7), _mm256_set1_epi16(0xFF)),
+            )
+        };
+        let fields = _mm256_or_si256(mantissa, exponent);
+        let encoded = _mm256_or_si256(_mm256_and_si256(x, sign), fields);
+        _mm256_storeu_si256(row.as_mut_ptr().cast(), encoded);
+    }
+}
+
 /// IEEE FP32 (or conventional sign-magnitude INT32) → `Dst32b` arrangement
 /// (`DstEncodeFP32`, `WriteDstFP32`).
 #[inline]
@@ -348,6 +403,30 @@ pub fn riscv_store8(arch: Arch, acc: RiscvDstAccess, value: u8) -> fault::Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The row encoder is the datum encoders, for every 16-bit pattern in
+    /// every lane position, in both arrangements.
+    #[test]
+    fn row_encoding_is_the_datum_encoding() {
+        let bytes: Vec<u8> = (0..=u16::MAX).flat_map(|x| x.to_le_bytes()).collect();
+        let rows = vec![[0u16; 16]; 4096];
+        for fp16 in [false, true] {
+            let (mut simd, mut portable) = (rows.clone(), rows.clone());
+            if fp16 {
+                encode16_rows::<true>(&bytes, &mut simd);
+                encode16_rows_portable::<true>(&bytes, &mut portable);
+            } else {
+                encode16_rows::<false>(&bytes, &mut simd);
+                encode16_rows_portable::<false>(&bytes, &mut portable);
+            }
+            for x in 0..=u16::MAX {
+                let want = if fp16 { encode_fp16(x) } else { encode_bf16(x) };
+                let (r, c) = (usize::from(x) / 16, usize::from(x) % 16);
+                assert_eq!(simd[r][c], want, "{x:#06x}, FP16 {fp16}");
+                assert_eq!(portable[r][c], want, "{x:#06x}, FP16 {fp16}");
+            }
+        }
+    }
 
     /// Every row, on both architectures, under every setting of the
     /// controls: a plain mapping is Wormhole B0's, and the others differ

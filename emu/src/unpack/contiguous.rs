@@ -14,7 +14,7 @@ use crate::arch::Arch;
 use crate::fault::Result;
 use crate::format::bfp::{bfp8_row_to_bf16, bfp8_row_to_dst16};
 use crate::format::data_format::BfpExp;
-use crate::format::dst::{encode_bf16, encode_fp16};
+use crate::format::dst::{encode16_rows, encode_bf16, encode_fp16};
 use crate::format::src_cell::SrcCell;
 use crate::format::unpack::Conversion;
 use crate::state::dst::{adj16, adj32, Dst, DstAddressing};
@@ -351,10 +351,10 @@ impl Job<'_> {
             let bytes = &input[2 * BITS * j..2 * BITS * (j + run)];
             let to = dst.store_rows(s, run);
             if BITS == 16 && matches!(K, BF16_DST | FP16_DST) {
-                // One flat loop over the run's datums: the compiler
-                // vectorises it, and not the row-by-row form below.
-                for (o, b) in to.as_flattened_mut().iter_mut().zip(bytes.chunks_exact(2)) {
-                    *o = dst16_value::<K>(u16::from_le_bytes([b[0], b[1]]));
+                if K == FP16_DST {
+                    encode16_rows::<true>(bytes, to);
+                } else {
+                    encode16_rows::<false>(bytes, to);
                 }
             } else {
                 let rows = to.iter_mut().zip(bytes.chunks_exact(2 * BITS));

@@ -9,7 +9,7 @@
 //! it. A thread whose next instruction must wait (behind a latched
 //! `STALLWAIT`/`SEMWAIT`, or for a SrcA/SrcB bank) keeps it and tries again
 //! next step. A step in which no thread moves while one still has work is a
-//! [`FaultKind::Deadlock`](crate::FaultKind::Deadlock).
+//! [`FaultKind::Deadlock`].
 
 pub mod config_unit;
 pub mod frontend;
@@ -29,7 +29,7 @@ use wait_gate::{LatchedWait, Observed};
 /// One entry of a thread's program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Step {
-    /// A Tensix instruction word (opcode in bits [31:24]).
+    /// A Tensix instruction word (opcode in bits `[31:24]`).
     Instruction(u32),
     /// A TRISC store of a Config word, to the thread's current Config state.
     Cfg { addr32: u32, value: u32 },

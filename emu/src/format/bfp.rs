@@ -339,7 +339,7 @@ pub fn bfp8_to_bf16_arith(datum: u8, exp: u8) -> u16 {
 }
 
 /// [`bfp8_to_bf16`] for a row of 16 datums, each with its shared exponent:
-/// by AVX2 where the CPU has it ([`bfp8_row_avx2`]), else datum by datum
+/// by AVX2 where the CPU has it (`bfp8_row_avx2`), else datum by datum
 /// with [`bfp8_to_bf16_arith`].
 #[inline(always)]
 pub fn bfp8_row_to_bf16(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {

@@ -236,7 +236,7 @@ impl PackerState {
 }
 
 /// Execute the `PACR` instruction word `word` for `thread`. Its prepared
-/// form ([`prepared`]) is kept with the decoded configuration, so a word
+/// form (`prepared::Prepared`) is kept with the decoded configuration, so a word
 /// seen before is not decoded again.
 pub fn pacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<()> {
     pacr_words(m, thread, [word]).1

@@ -3,8 +3,8 @@
 //! tt-isa-documentation `SrcASrcB.md`: each has two banks of 64 rows by 16
 //! columns of 19-bit data, and each bank has an `AllowedClient` saying whether
 //! the unpackers may write it or the matrix unit may read it. Cells here are
-//! kept in the project's canonical 19-bit layout: sign [18], exponent field
-//! [17:10], mantissa field [9:0].
+//! kept in the project's canonical 19-bit layout: sign `[18]`, exponent field
+//! `[17:10]`, mantissa field `[9:0]`.
 
 /// Rows per bank.
 pub const ROWS: usize = 64;

@@ -64,7 +64,7 @@ impl Asm {
         self.words.push(w);
     }
 
-    /// Issue the Tensix instruction `insn` (opcode in bits [31:24]) from this
+    /// Issue the Tensix instruction `insn` (opcode in bits `[31:24]`) from this
     /// TRISC: the word rotated left by two.
     pub fn tensix(&mut self, insn: u32) {
         self.word(insn.rotate_left(2));

@@ -383,6 +383,10 @@ fn bfp8_row_portable<const DST16: bool>(datums: &[u8; 16], exps: &[u8; 16]) -> [
 /// multiplication by `2^lz`: together they give [`normalise`]'s count and
 /// remaining mantissa bits. Magnitude zero takes the datum sign-extended to
 /// 16 bits, which is `0xFF80` (−infinity) for sign 1 and `0` for sign 0.
+///
+/// # Safety
+/// The CPU must have AVX2. The loads and the store are of the arrays'
+/// own sizes (16 bytes, 32 bytes).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]

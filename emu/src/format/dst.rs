@@ -87,6 +87,10 @@ fn encode16_rows_portable<const FP16: bool>(bytes: &[u8], out: &mut [[u16; 16]])
 /// compiler, left to vectorise [`encode16_rows_portable`], gathers each
 /// datum's high byte apart for its sign bit (19 instructions a row instead
 /// of 9).
+///
+/// # Safety
+/// The CPU must have AVX2. Each load is one 32-byte chunk of `bytes` and
+/// each store one 32-byte row of `out`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]

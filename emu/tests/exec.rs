@@ -2,6 +2,7 @@
 //! semaphores and waits, deadlock and step budgets, and robustness against
 //! every instruction word.
 
+use tensix_emu::adc::Unit;
 use tensix_emu::isa::{encode, Instruction, Opcode};
 use tensix_emu::regs::{CfgField, ThreadCfgField};
 use tensix_emu::{Arch, FaultKind, Limits, Machine, Step, ThreadProgram};
@@ -355,4 +356,31 @@ fn out_of_range_bank_selectors_wrap_in_wait_conditions() {
     }];
     let e = m.run(&prog, Limits::default()).unwrap_err();
     assert_eq!(e.kind, FaultKind::Deadlock, "{e}");
+}
+
+/// A run stopped inside a MOP expansion leaves the rest of it in the
+/// thread's front end (the MOP Expander keeps its state: MOPExpander.md),
+/// and the next run issues that rest although it has no entries for the
+/// thread.
+#[test]
+fn a_mop_expansion_cut_short_goes_on_in_the_next_run() {
+    let arch = Arch::WormholeB0;
+    let mut m = Machine::new(arch);
+    let Step::Instruction(inc) = word(arch, "INCADCXY cnt_set_mask=1 ch0_x=1") else {
+        unreachable!()
+    };
+    // Template 0 with Flags 0: InsnA0 once per iteration whose mask bit is
+    // clear; `MOP` Count1 = 9 runs 10 iterations, mask 0.
+    m.write_mop_config(0, &[0, 0, inc, inc, inc, inc, inc, inc, inc])
+        .unwrap();
+    let mop = (0x01 << 24) | (9 << 16);
+    let x = |m: &Machine| m.adcs.values(0, Unit::Unpacker0).unwrap()[0][0];
+    let p = program(0, vec![Step::Instruction(mop)]);
+    let f = m.run(&[p], Limits { max_steps: 4 }).unwrap_err();
+    assert_eq!(f.kind, FaultKind::ResourceLimit);
+    let first = x(&m);
+    assert!(first < 10, "the budget stopped the expansion at {first}");
+    let rest = m.run(&[], Limits::default()).unwrap();
+    assert_eq!(u64::from(first) + rest.instructions, 10);
+    assert_eq!(x(&m), 10);
 }

@@ -207,8 +207,14 @@ impl Machine {
         let mut stats = RunStats::default();
         // Bit t: thread t has not drained (no entries left, nothing in its
         // front end or at its Wait Gate). Nothing another thread does
-        // refills a drained thread, so it is not visited again.
-        let mut live: u8 = (1 << THREADS) - 1;
+        // refills a drained thread, so it is not visited again; a thread
+        // with no entries and nothing in its front end has drained already.
+        let mut live: u8 = 0;
+        for (t, run) in threads.iter_mut().enumerate() {
+            if run.steps.peek().is_some() || !self.frontends[t].passes_through() {
+                live |= 1 << t;
+            }
+        }
         loop {
             if live.is_power_of_two() {
                 let t = live.trailing_zeros() as usize;

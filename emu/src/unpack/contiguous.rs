@@ -14,7 +14,7 @@ use crate::arch::Arch;
 use crate::fault::Result;
 use crate::format::bfp::{bfp8_row_to_bf16, bfp8_row_to_dst16};
 use crate::format::data_format::BfpExp;
-use crate::format::dst::{encode16_rows, encode_bf16, encode_fp16};
+use crate::format::dst::{encode16_rows, encode_bf16};
 use crate::format::src_cell::SrcCell;
 use crate::format::unpack::Conversion;
 use crate::state::dst::{adj16, adj32, Dst, DstAddressing};
@@ -248,23 +248,39 @@ impl Job<'_> {
         let at = self.start + k * BITS / 8;
         let input = &self.l1[at..at + rows * 2 * BITS];
         for (j, bytes) in input.chunks_exact(2 * BITS).enumerate() {
-            if K == BFP_B_SRC {
-                // A whole row of BFP "b" datums at once (their bytes read
-                // straight into BFP8 datums), which cannot fault.
-                let exps = self.row_exponents(k + 16 * j);
-                let row = bfp8_row_to_bf16(&bfp8_datums::<BITS>(bytes), &exps);
-                *out.row(j) = row.map(|b| SrcCell::from_bf16(b).canonical());
-                out.commit(j);
-                continue;
-            }
-            let raw = raw_row::<BITS>(bytes);
-            let exps = self.kernel_exponents::<K>(k + 16 * j);
-            if !convert_row::<BITS, K>(self.conversion, &raw, &exps, out.row(j)) {
+            if !self.convert_row::<BITS, K>(bytes, k + 16 * j, out.row(j)) {
                 return j;
             }
             out.commit(j);
         }
         rows
+    }
+
+    /// The 16 datums of `BITS` bits in `bytes`, datum `k` first, converted
+    /// by kernel `K` into `out`; `false` when one of them faults. BFP "b"
+    /// rows are expanded at once ([`bfp8_row_to_bf16`], their bytes read
+    /// straight into BFP8 datums), the others datum by datum
+    /// ([`convert_datums`]).
+    #[inline(always)]
+    fn convert_row<const BITS: usize, const K: u8>(
+        &self,
+        bytes: &[u8],
+        k: usize,
+        out: &mut [u32; 16],
+    ) -> bool {
+        if K == BFP_B_SRC {
+            let row = bfp8_row_to_bf16(&bfp8_datums::<BITS>(bytes), &self.row_exponents(k));
+            *out = row.map(|b| SrcCell::from_bf16(b).canonical());
+            return true;
+        }
+        // Exponents for the kernels that read them: the general one, and
+        // BFP "b" into `Dst` where it comes here ([`dst_row_kernel`]).
+        let exps = if matches!(K, BFP_B_DST | APPLY) {
+            self.row_exponents(k)
+        } else {
+            [0; 16]
+        };
+        convert_datums::<BITS, K>(self.conversion, &raw_row::<BITS>(bytes), &exps, out)
     }
 
     /// [`Self::convert_rows`] for the kernels whose values are `Dst16b`
@@ -349,19 +365,7 @@ impl Job<'_> {
             );
             let run = (rows - j).min(wrap as usize - s);
             let bytes = &input[2 * BITS * j..2 * BITS * (j + run)];
-            let to = dst.store_rows(s, run);
-            if BITS == 16 && matches!(K, BF16_DST | FP16_DST) {
-                if K == FP16_DST {
-                    encode16_rows::<true>(bytes, to);
-                } else {
-                    encode16_rows::<false>(bytes, to);
-                }
-            } else {
-                let rows = to.iter_mut().zip(bytes.chunks_exact(2 * BITS));
-                for (i, (row, bytes)) in rows.enumerate() {
-                    *row = self.dst16_row::<BITS, K>(bytes, k + 16 * (j + i));
-                }
-            }
+            self.dst16_rows::<BITS, K>(bytes, k + 16 * j, dst.store_rows(s, run));
             j += run;
         }
     }
@@ -388,19 +392,31 @@ impl Job<'_> {
                 dst.set_valid(s, true);
                 continue;
             }
-            *dst.row_mut(s) = self.dst16_row::<BITS, K>(bytes, k + 16 * j);
+            self.dst16_rows::<BITS, K>(bytes, k + 16 * j, std::slice::from_mut(dst.row_mut(s)));
             dst.set_valid(s, true);
         }
     }
 
-    /// The `Dst16b` values of the 16 datums in `bytes`, datum `k` first.
+    /// The `Dst16b` values of the datums in `bytes`, datum `k` first,
+    /// sixteen to a row of `out`, by one of the [`dst16_kernel`] kernels.
     #[inline(always)]
-    fn dst16_row<const BITS: usize, const K: u8>(&self, bytes: &[u8], k: usize) -> [u16; 16] {
-        if K == BFP_B_DST {
-            let exps = self.row_exponents(k);
-            return bfp8_row_to_dst16(&bfp8_datums::<BITS>(bytes), &exps);
+    fn dst16_rows<const BITS: usize, const K: u8>(
+        &self,
+        bytes: &[u8],
+        k: usize,
+        out: &mut [[u16; 16]],
+    ) {
+        match K {
+            BF16_DST => encode16_rows::<false>(bytes, out),
+            FP16_DST => encode16_rows::<true>(bytes, out),
+            _ => {
+                let rows = out.iter_mut().zip(bytes.chunks_exact(2 * BITS));
+                for (j, (row, bytes)) in rows.enumerate() {
+                    let exps = self.row_exponents(k + 16 * j);
+                    *row = bfp8_row_to_dst16(&bfp8_datums::<BITS>(bytes), &exps);
+                }
+            }
         }
-        raw_row16::<BITS>(bytes).map(dst16_value::<K>)
     }
 
     /// Datum `k`'s bits, least significant bits first in L1.
@@ -431,17 +447,6 @@ impl Job<'_> {
         match self.exps {
             Some(e) if (e + k) % 16 != 0 => std::array::from_fn(|j| self.exponent(k + j)),
             _ => [self.exponent(k); 16],
-        }
-    }
-
-    /// [`Self::row_exponents`] for the kernels that read them (BFP and the
-    /// general one); zeros, read from nowhere, for the others.
-    #[inline(always)]
-    fn kernel_exponents<const K: u8>(&self, k: usize) -> [u8; 16] {
-        if matches!(K, BFP_B_SRC | BFP_B_DST | APPLY) {
-            self.row_exponents(k)
-        } else {
-            [0; 16]
         }
     }
 
@@ -484,30 +489,6 @@ fn raw_row<const BITS: usize>(bytes: &[u8]) -> [u32; 16] {
         _ => {
             for (r, b) in raw.iter_mut().zip(bytes[..64].chunks_exact(4)) {
                 *r = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            }
-        }
-    }
-    raw
-}
-
-/// [`raw_row`] in 16-bit lanes, for datums of at most 16 bits.
-#[inline(always)]
-fn raw_row16<const BITS: usize>(bytes: &[u8]) -> [u16; 16] {
-    let mut raw = [0u16; 16];
-    match BITS {
-        16 => {
-            for (r, b) in raw.iter_mut().zip(bytes[..32].chunks_exact(2)) {
-                *r = u16::from_le_bytes([b[0], b[1]]);
-            }
-        }
-        8 => {
-            for (r, b) in raw.iter_mut().zip(&bytes[..16]) {
-                *r = *b as u16;
-            }
-        }
-        _ => {
-            for (r, w) in raw.iter_mut().zip(raw_row::<BITS>(bytes)) {
-                *r = w as u16;
             }
         }
     }
@@ -557,7 +538,7 @@ const fn dst16_kernel(k: u8) -> bool {
 /// Whether row kernel `K` has its own `Dst` row loop
 /// ([`Job::convert_dst_rows`]) for output `target`: the [`dst16_kernel`]s
 /// into `Dst16b`, FP32 into `Dst32b`. Anywhere else (a combination no
-/// conversion chooses) it goes through [`convert_row`].
+/// conversion chooses) it goes through [`convert_datums`].
 const fn dst_row_kernel(k: u8, target: Target) -> bool {
     match target {
         Target::Dst16 => dst16_kernel(k),
@@ -566,23 +547,13 @@ const fn dst_row_kernel(k: u8, target: Target) -> bool {
     }
 }
 
-/// A 16-bit datum as the `BF16_DST` or `FP16_DST` kernel stores it in
-/// `Dst16b` (BFP rows have their own expansion, [`bfp8_row_to_dst16`]).
-#[inline(always)]
-fn dst16_value<const K: u8>(x: u16) -> u16 {
-    match K {
-        FP16_DST => encode_fp16(x),
-        _ => encode_bf16(x),
-    }
-}
-
 /// A row of 16 datums of `BITS` bits converted by kernel `K` as
 /// [`Conversion::apply`] converts each; `false` when one of them faults.
-/// The kernels with their own row loop (`BFP_B_SRC` in
-/// [`Job::convert_rows`], and [`dst_row_kernel`]) go through
-/// `Conversion::apply` here, as `APPLY` does.
+/// A kernel with its own row form ([`Job::convert_row`]'s BFP "b" rows,
+/// [`dst_row_kernel`]) that comes here goes through `Conversion::apply`,
+/// as `APPLY` does.
 #[inline(always)]
-fn convert_row<const BITS: usize, const K: u8>(
+fn convert_datums<const BITS: usize, const K: u8>(
     c: Conversion,
     raw: &[u32; 16],
     exps: &[u8; 16],

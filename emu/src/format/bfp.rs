@@ -490,6 +490,7 @@ mod tests {
             }
         }
     }
+
     /// The row forms (AVX2 where the CPU has it, and the portable one; BF16
     /// and the `Dst16b` arrangement) are the table one, for every datum and
     /// every shared exponent, each pair in every lane of a row beside

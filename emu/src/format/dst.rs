@@ -408,28 +408,24 @@ pub fn riscv_store8(arch: Arch, acc: RiscvDstAccess, value: u8) -> fault::Result
 mod tests {
     use super::*;
 
-    /// The row encoder is the datum encoders, for every 16-bit pattern in
-    /// every lane position, in both arrangements.
+    /// The row encoder, in its dispatched and its portable form, is the
+    /// datum encoders, for every 16-bit pattern in every lane position, in
+    /// both arrangements.
     #[test]
     fn row_encoding_is_the_datum_encoding() {
-        let bytes: Vec<u8> = (0..=u16::MAX).flat_map(|x| x.to_le_bytes()).collect();
-        let rows = vec![[0u16; 16]; 4096];
-        for fp16 in [false, true] {
-            let (mut simd, mut portable) = (rows.clone(), rows.clone());
-            if fp16 {
-                encode16_rows::<true>(&bytes, &mut simd);
-                encode16_rows_portable::<true>(&bytes, &mut portable);
-            } else {
-                encode16_rows::<false>(&bytes, &mut simd);
-                encode16_rows_portable::<false>(&bytes, &mut portable);
-            }
+        fn check<const FP16: bool>(encode: fn(u16) -> u16) {
+            let bytes: Vec<u8> = (0..=u16::MAX).flat_map(|x| x.to_le_bytes()).collect();
+            let (mut simd, mut portable) = (vec![[0u16; 16]; 4096], vec![[0u16; 16]; 4096]);
+            encode16_rows::<FP16>(&bytes, &mut simd);
+            encode16_rows_portable::<FP16>(&bytes, &mut portable);
             for x in 0..=u16::MAX {
-                let want = if fp16 { encode_fp16(x) } else { encode_bf16(x) };
                 let (r, c) = (usize::from(x) / 16, usize::from(x) % 16);
-                assert_eq!(simd[r][c], want, "{x:#06x}, FP16 {fp16}");
-                assert_eq!(portable[r][c], want, "{x:#06x}, FP16 {fp16}");
+                assert_eq!(simd[r][c], encode(x), "{x:#06x}, FP16 {FP16}");
+                assert_eq!(portable[r][c], encode(x), "{x:#06x}, FP16 {FP16}");
             }
         }
+        check::<false>(encode_bf16);
+        check::<true>(encode_fp16);
     }
 
     /// Every row, on both architectures, under every setting of the

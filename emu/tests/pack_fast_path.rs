@@ -176,11 +176,25 @@ fn same_as_per_datum_path(
 ) -> (Result<(), Fault>, Machine) {
     let mut general = m.clone();
     general.packer.force_general_path = true;
+    // Without the L1 write log, express instructions' rows wait and are
+    // written together: the same outcome, L1 and state as with it.
+    let mut quiet = m.clone();
     m.l1.enable_log();
     general.l1.enable_log();
     let a = run(m, words);
     let b = run(&mut general, words);
     assert_eq!(a, b, "{case}: the faults differ");
+    assert_eq!(
+        run(&mut quiet, words),
+        a,
+        "{case}: unlogged, the faults differ"
+    );
+    assert!(
+        quiet.l1.bytes() == m.l1.bytes(),
+        "{case}: L1 differs between writing rows together and one instruction at a time"
+    );
+    assert_eq!(quiet.adcs, m.adcs, "{case}: unlogged");
+    assert_eq!(quiet.packer, m.packer, "{case}: unlogged");
     assert!(
         m.l1.bytes() == general.l1.bytes(),
         "{case}: L1 differs between the fast and per-datum paths"
@@ -745,6 +759,7 @@ fn pacr_runs_do_what_one_word_at_a_time_does() {
             Limits::default().max_steps
         };
         let mut together = m.clone();
+        let mut quiet = m.clone();
         let mut alone = m;
         together.l1.enable_log();
         alone.l1.enable_log();
@@ -753,6 +768,17 @@ fn pacr_runs_do_what_one_word_at_a_time_does() {
             steps: words.iter().map(|w| Step::Instruction(*w)).collect(),
         };
         let case = format!("case {k} ({arch}, budget {budget})");
+        // Without the L1 write log, the run's express instructions write
+        // their rows together: the same ending, L1 and state.
+        let unlogged = quiet.run(std::slice::from_ref(&program), Limits { max_steps: budget });
+        let logged = together
+            .clone()
+            .run(std::slice::from_ref(&program), Limits { max_steps: budget });
+        assert_eq!(
+            unlogged.map_err(|f| f.into_info()),
+            logged.map_err(|f| f.into_info()),
+            "{case}: unlogged"
+        );
         match run_both_ways(&mut together, &mut alone, &program, budget, &case) {
             Ending::Completed => completed += 1,
             Ending::OutOfSteps => limited += 1,
@@ -769,6 +795,12 @@ fn pacr_runs_do_what_one_word_at_a_time_does() {
         );
         assert_eq!(together.adcs, alone.adcs, "{case}");
         assert_eq!(together.packer, alone.packer, "{case}");
+        assert!(
+            quiet.l1.bytes() == together.l1.bytes(),
+            "{case}: unlogged, L1 differs"
+        );
+        assert_eq!(quiet.adcs, together.adcs, "{case}: unlogged");
+        assert_eq!(quiet.packer, together.packer, "{case}: unlogged");
     }
     assert!(completed > 100, "only {completed} cases ran to completion");
     assert!(

@@ -17,10 +17,12 @@ use super::input::{self, ReadInterfaces, Source};
 use super::late::Late;
 use super::output::{self, OutputInputs};
 use super::prepared::Prepared;
+use super::stream::{OutStream, Streams};
 use super::{Context, PacrFields, Parts};
 use crate::adc::Unit;
 use crate::arch::Arch;
 use crate::fault::Result;
+use crate::state::L1;
 
 /// What an instruction word needs to take the express path, worked out with
 /// its other choices ([`Prepared`]).
@@ -113,15 +115,76 @@ impl Express {
         })
     }
 
-    /// Execute the instruction if it qualifies with the counters, streams
-    /// and L1 as they are: whole rows (`InputNumDatums` 16 from column 0),
-    /// read interfaces within their group of four rows (or the check off),
-    /// an empty BFP assembler, and for a fixed-format kernel an empty
-    /// data-stream buffer whose writes all lie inside L1. Returns
-    /// `Ok(false)`, having changed nothing the general path would not
-    /// change the same way, where it does not qualify. Its faults are those
-    /// of the general path at the same point: a BFP group's stream leaving
-    /// L1, and `Last` writing the buffers.
+    /// Where the instruction reads and whether it qualifies with the
+    /// counters, streams and L1 as they are: whole rows (`InputNumDatums`
+    /// 16 from column 0), read interfaces within their group of four rows
+    /// (or the check off) and an empty BFP assembler. Returns the `Dst`
+    /// rows and channel 1's counters; `None`, having changed nothing, where
+    /// it does not qualify.
+    #[inline(always)]
+    fn qualify(
+        &self,
+        parts: &Parts<'_>,
+        shared: &Shared,
+        pk: &PackerConfig,
+    ) -> Option<([u32; 4], [u32; 4])> {
+        let [ch0, ch1] = parts.adcs.values(self.adc as usize, Unit::Packers)?;
+        if ch1[0].wrapping_sub(ch0[0]) != 15 {
+            return None;
+        }
+        let start = input::dst_start(pk, input::addr(shared, ch0), ch0[0]);
+        let start_row = start >> 4;
+        if start & 0xF != 0
+            || (parts.strict_groups && (self.interfaces.mask as u32) << (start_row & 3) > 0b1111)
+            || parts.units[0].bfp.pending() > 0
+        {
+            return None;
+        }
+        Some((self.offsets.map(|o| start_row + o), ch1))
+    }
+
+    /// As the general path, before the rows are read: fresh stream
+    /// addresses where needed, then the tile position restarted if no tile
+    /// is in progress.
+    #[inline(always)]
+    fn start(&self, parts: &mut Parts<'_>, pk: &PackerConfig, shared: &Shared, ch1: [u32; 4]) {
+        let outs = OutputInputs {
+            packer0_initial: output::initial_addr(pk),
+            ch1,
+            l1_dest_addr_offset: parts.l1_dest_addr_offset[0],
+            performing_compression: false,
+        };
+        let unit = &mut parts.units[0];
+        output::start(shared, pk, 0, &outs, &mut unit.streams);
+        if !unit.tile_position_live {
+            unit.tile_position = Default::default();
+        }
+    }
+
+    /// As the general path, after the rows are read: the tile position
+    /// moves on, `Last` writes the buffers, and the counters step.
+    #[inline(always)]
+    fn finish(&self, parts: &mut Parts<'_>, prep: &Prepared, pk: &PackerConfig) -> Result<()> {
+        let unit = &mut parts.units[0];
+        unit.tile_position
+            .advance_rows(self.rows as u32, pk.reads_per_xy_plane);
+        if prep.fields.last {
+            unit.streams.flush(parts.l1, None, parts.tag)?;
+            unit.tile_position_live = false;
+        } else {
+            unit.tile_position_live = true;
+        }
+        parts
+            .adcs
+            .step_yz(self.adc as usize, Unit::Packers, &prep.steps)
+    }
+
+    /// Execute the instruction if it qualifies ([`Express::qualify`]), with
+    /// for a fixed-format kernel an empty data-stream buffer whose writes
+    /// all lie inside L1. Returns `Ok(false)`, having changed nothing the
+    /// general path would not change the same way, where it does not
+    /// qualify. Its faults are those of the general path at the same point:
+    /// a BFP group's stream leaving L1, and `Last` writing the buffers.
     #[inline]
     pub fn run(
         &self,
@@ -130,39 +193,12 @@ impl Express {
         shared: &Shared,
         pk: &PackerConfig,
     ) -> Result<bool> {
-        let adc = self.adc as usize;
-        let Some([ch0, ch1]) = parts.adcs.values(adc, Unit::Packers) else {
+        let Some((rows, ch1)) = self.qualify(parts, shared, pk) else {
             return Ok(false);
         };
-        if ch1[0].wrapping_sub(ch0[0]) != 15 {
-            return Ok(false);
-        }
-        let start = input::dst_start(pk, input::addr(shared, ch0), ch0[0]);
-        let start_row = start >> 4;
-        if start & 0xF != 0
-            || (parts.strict_groups && (self.interfaces.mask as u32) << (start_row & 3) > 0b1111)
-        {
-            return Ok(false);
-        }
-        let unit = &mut parts.units[0];
-        if unit.bfp.pending() > 0 {
-            return Ok(false);
-        }
-        // As the general path: fresh stream addresses where needed, then
-        // the tile position restarted if no tile is in progress.
-        let outs = OutputInputs {
-            packer0_initial: output::initial_addr(pk),
-            ch1,
-            l1_dest_addr_offset: parts.l1_dest_addr_offset[0],
-            performing_compression: false,
-        };
-        output::start(shared, pk, 0, &outs, &mut unit.streams);
-        let rows = self.offsets.map(|o| start_row + o);
+        self.start(parts, pk, shared, ch1);
         let rows = &rows[..self.rows as usize];
-        let (l1, tag) = (&mut *parts.l1, parts.tag);
-        if !unit.tile_position_live {
-            unit.tile_position = Default::default();
-        }
+        let (unit, l1, tag) = (&mut parts.units[0], &mut *parts.l1, parts.tag);
         match self.rows_to {
             RowsTo::L1(kernel) => {
                 let data = &mut unit.streams.data;
@@ -174,15 +210,145 @@ impl Express {
                 form.to_streams(shared, &mut unit.streams, l1, tag, parts.dst, rows)?;
             }
         }
-        unit.tile_position
-            .advance_rows(self.rows as u32, pk.reads_per_xy_plane);
-        if prep.fields.last {
-            unit.streams.flush(l1, None, tag)?;
-            unit.tile_position_live = false;
-        } else {
-            unit.tile_position_live = true;
-        }
-        parts.adcs.step_yz(adc, Unit::Packers, &prep.steps)?;
+        self.finish(parts, prep, pk)?;
         Ok(true)
+    }
+
+    /// [`Express::run`], with the instruction's rows added to `pending`
+    /// instead of converted and written now, when `pending`'s writes and
+    /// these rows' together certainly stay inside L1 (so cannot fault).
+    /// Returns `Ok(false)`, having changed nothing but writing out
+    /// `pending`, where that does not apply. On a fault (from `Last`, or the
+    /// counters' step) `pending` still holds this instruction's rows: the
+    /// caller writes them out before it reports the fault, as
+    /// [`Express::run`] would have written them before it.
+    #[inline]
+    pub fn defer(
+        &self,
+        parts: &mut Parts<'_>,
+        prep: &Prepared,
+        shared: &Shared,
+        pk: &PackerConfig,
+        pending: &mut Pending,
+    ) -> Result<bool> {
+        let Some((rows, ch1)) = self.qualify(parts, shared, pk) else {
+            pending.write_out(parts, shared);
+            return Ok(false);
+        };
+        let rows = &rows[..self.rows as usize];
+        if !pending.takes(self.rows_to, rows.len()) || needs_address(&parts.units[0].streams, pk) {
+            pending.write_out(parts, shared);
+        }
+        self.start(parts, pk, shared, ch1);
+        if !pending.fits(self.rows_to, rows.len(), &parts.units[0].streams, parts.l1) {
+            pending.write_out(parts, shared);
+            return Ok(false);
+        }
+        pending.add(self.rows_to, rows);
+        if prep.fields.last {
+            pending.write_out(parts, shared);
+        }
+        self.finish(parts, prep, pk)?;
+        Ok(true)
+    }
+}
+
+/// Whether [`output::start`] would give some stream of an express
+/// instruction (never compressing) a fresh address.
+fn needs_address(streams: &Streams, pk: &PackerConfig) -> bool {
+    streams.data.needs_new_address || (pk.out_format_code & 2 != 0 && streams.exp.needs_new_address)
+}
+
+/// The rows of consecutive express instructions, waiting to be converted
+/// and written to L1 together. Writing them later is the same as writing
+/// each instruction's at once, since nothing between reads L1 or changes
+/// `Dst`, the streams' addresses or the BFP assembler, and their writes
+/// cannot fault ([`Pending::fits`]); but the L1 write log tags each write
+/// with its instruction, so while L1 logs (and for the per-datum path)
+/// nothing waits ([`Pending::new`]).
+pub(super) struct Pending {
+    on: bool,
+    to: Option<RowsTo>,
+    rows: [u32; PENDING_ROWS],
+    len: usize,
+}
+
+/// The most rows that wait: a tile's 64.
+const PENDING_ROWS: usize = fast::TILE_ROWS;
+
+impl Pending {
+    /// Nothing waiting, and nothing ever to wait unless `on`.
+    pub fn new(on: bool) -> Pending {
+        Pending {
+            on,
+            to: None,
+            rows: [0; PENDING_ROWS],
+            len: 0,
+        }
+    }
+
+    /// Whether instructions' rows may wait.
+    pub fn on(&self) -> bool {
+        self.on
+    }
+
+    /// Whether `n` rows going `to` can join those waiting.
+    fn takes(&self, to: RowsTo, n: usize) -> bool {
+        self.len + n <= PENDING_ROWS && (self.len == 0 || self.to == Some(to))
+    }
+
+    /// Whether the waiting rows and `n` more going `to` write only inside
+    /// L1, from `streams` as they are: a fixed-format kernel's into an empty
+    /// data-stream buffer, a BFP form's exponents and data in two ranges
+    /// that do not overlap (so the order of their writes does not matter).
+    fn fits(&self, to: RowsTo, n: usize, streams: &Streams, l1: &L1) -> bool {
+        let rows = self.len + n;
+        // The end of the 16-byte groups a stream writes for `bytes` more.
+        let end =
+            |s: &OutStream, bytes: usize| s.byte_address as usize + (s.pending() + bytes) / 16 * 16;
+        match to {
+            RowsTo::L1(kernel) => {
+                let data = &streams.data;
+                data.pending() == 0 && end(data, rows * kernel.row_bytes()) <= l1.len()
+            }
+            RowsTo::Bfp(form) => {
+                let (exp, data) = (&streams.exp, &streams.data);
+                let exp_end = end(exp, rows);
+                let data_end = end(data, rows * form.width.group_bytes());
+                let (e, d) = (exp.byte_address as usize, data.byte_address as usize);
+                exp_end <= l1.len()
+                    && data_end <= l1.len()
+                    && (exp_end <= d || data_end <= e || e == exp_end || d == data_end)
+            }
+        }
+    }
+
+    /// Add rows (checked with [`Pending::takes`] and [`Pending::fits`]).
+    fn add(&mut self, to: RowsTo, rows: &[u32]) {
+        self.rows[self.len..self.len + rows.len()].copy_from_slice(rows);
+        self.len += rows.len();
+        self.to = Some(to);
+    }
+
+    /// Convert the waiting rows and write them through the streams.
+    #[inline]
+    pub fn write_out(&mut self, parts: &mut Parts<'_>, shared: &Shared) {
+        if self.len == 0 {
+            return;
+        }
+        let rows = &self.rows[..self.len];
+        self.len = 0;
+        let (streams, l1, tag) = (&mut parts.units[0].streams, &mut *parts.l1, parts.tag);
+        let written = match self.to {
+            Some(RowsTo::L1(kernel)) => {
+                fast::whole_rows_to_l1(kernel, shared, &mut streams.data, l1, tag, parts.dst, rows)
+            }
+            Some(RowsTo::Bfp(form)) => form
+                .all_to_streams(shared, streams, l1, tag, parts.dst, rows)
+                .is_ok(),
+            None => true,
+        };
+        // `Pending::fits` was checked for these rows.
+        debug_assert!(written, "waiting rows that did not fit in L1");
     }
 }

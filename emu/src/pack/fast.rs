@@ -18,7 +18,7 @@ use crate::arch::Arch;
 use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
 use crate::format::bfp::assemble_lanes;
-use crate::format::bfp::{assemble_portable, BfpGroup};
+use crate::format::bfp::{assemble_portable, bfp_pack_datums, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
 use crate::format::pack::{
@@ -47,6 +47,9 @@ pub(super) enum Kernel {
 /// Rows one [`Context::fast_rows`] call converts before writing: Blackhole's
 /// four read interfaces.
 const BATCH_ROWS: usize = 4;
+
+/// The most rows one call of [`BfpRows::all_to_streams`] takes: a tile's.
+pub(super) const TILE_ROWS: usize = 64;
 
 impl Stages {
     /// Whether the row path applies to these stages: none after ReLU (the
@@ -79,6 +82,16 @@ impl Stages {
 }
 
 impl Kernel {
+    /// Bytes of output per whole `Dst` row, for the kernels that write L1
+    /// directly ([`whole_rows_to_l1`]); 0 for the others.
+    pub(super) fn row_bytes(self) -> usize {
+        match self {
+            Kernel::Bf16RoundToBf16 | Kernel::Fp32RoundToBf16 => 32,
+            Kernel::Fp32ToFp32 => 64,
+            Kernel::Generic | Kernel::Bfp => 0,
+        }
+    }
+
     /// Convert `cells` (a plain, not BFP, output of `bytes` bytes per datum)
     /// into the start of `out`; returns the bytes written.
     #[inline]
@@ -380,6 +393,37 @@ impl BfpRows {
         emit_groups(streams, l1, self.width, groups, tag)
     }
 
+    /// Whole `Dst` rows (at most [`TILE_ROWS`]) with the BFP assembler
+    /// empty, each one group, their exponents pushed to the exponent stream
+    /// and then their data to the data stream. The same as
+    /// [`BfpRows::to_streams`] four rows at a time where the two streams'
+    /// writes do not overlap and the L1 write log is off, for then the order
+    /// of the writes leaves no trace.
+    pub fn all_to_streams(
+        self,
+        sh: &Shared,
+        streams: &mut Streams,
+        l1: &mut L1,
+        tag: u64,
+        dst: &Dst,
+        rows: &[u32],
+    ) -> Result<()> {
+        let rows = &rows[..rows.len().min(TILE_ROWS)];
+        let mut groups = [BfpGroup::default(); TILE_ROWS];
+        let groups = &mut groups[..rows.len()];
+        let cells = rows.iter().map(|row| self.row_cells(sh, dst, *row));
+        self.groups(cells, groups);
+        let n = self.width.group_bytes();
+        let mut exps = [0u8; TILE_ROWS];
+        let mut data = [0u8; 16 * TILE_ROWS];
+        for ((g, e), out) in groups.iter().zip(&mut exps).zip(data.chunks_exact_mut(n)) {
+            *e = g.shared_exp;
+            bfp_pack_datums(self.width, &g.datums, out);
+        }
+        streams.exp.push(l1, &exps[..rows.len()], None, tag)?;
+        streams.data.push(l1, &data[..n * rows.len()], None, tag)
+    }
+
     /// The group of each row of `cells`, into `out`, with the instruction
     /// set chosen once for them all.
     #[inline]
@@ -478,11 +522,10 @@ pub(super) fn whole_rows_to_l1(
     dst: &Dst,
     rows: &[u32],
 ) -> bool {
-    let row_bytes = match kernel {
-        Kernel::Bf16RoundToBf16 | Kernel::Fp32RoundToBf16 => 32,
-        Kernel::Fp32ToFp32 => 64,
-        Kernel::Generic | Kernel::Bfp => return false,
-    };
+    let row_bytes = kernel.row_bytes();
+    if row_bytes == 0 {
+        return false;
+    }
     data.fill_direct(l1, rows.len() * row_bytes, tag, |out| {
         convert_rows(kernel, sh, dst, rows, out);
     })

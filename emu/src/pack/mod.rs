@@ -255,23 +255,32 @@ pub fn pacr_words(
 ) -> (usize, Result<()>) {
     let mut done = 0;
     let outcome = with_config(m, thread, |mut parts, decoded| {
+        let mut pending = express::Pending::new(!parts.general && !parts.l1.logging());
+        let mut outcome = Ok(());
         for word in words {
-            one_word(&mut parts, decoded, thread, word)?;
+            outcome = one_word(&mut parts, decoded, thread, word, &mut pending);
+            if outcome.is_err() {
+                break;
+            }
             parts.tag += 1;
             done += 1;
         }
-        Ok(())
+        pending.write_out(&mut parts, &decoded.shared);
+        outcome
     });
     (done, outcome)
 }
 
-/// One `PACR` word, with its configuration decoded.
+/// One `PACR` word, with its configuration decoded. An express
+/// instruction's rows may wait in `pending`; any other instruction's
+/// effects come after the rows waiting are written.
 #[inline]
 fn one_word(
     parts: &mut Parts<'_>,
     decoded: &mut config::Decoded,
     thread: usize,
     word: u32,
+    pending: &mut express::Pending,
 ) -> Result<()> {
     let slot = match decoded.prepared.find(word, thread) {
         Some(slot) => slot,
@@ -289,7 +298,14 @@ fn one_word(
         prepared,
         ..
     } = decoded;
-    execute(parts, prepared.at(slot), shared, packers, stages)
+    let prep = prepared.at(slot);
+    if let (Some(x), true) = (&prep.express, pending.on()) {
+        if x.defer(parts, prep, shared, &packers[0], pending)? {
+            return Ok(());
+        }
+    }
+    pending.write_out(parts, shared);
+    execute(parts, prep, shared, packers, stages)
 }
 
 /// What a `PACR` reads and changes besides its decoded configuration.

@@ -233,6 +233,11 @@ impl L1 {
         self.log = Some(Vec::new());
     }
 
+    /// Whether 16-byte writes are being recorded.
+    pub fn logging(&self) -> bool {
+        self.log.is_some()
+    }
+
     /// The recorded writes, oldest first.
     pub fn log(&self) -> &[L1Write] {
         self.log.as_deref().unwrap_or(&[])

@@ -3,8 +3,10 @@
 //! every instruction word.
 
 use tensix_emu::adc::Unit;
+use tensix_emu::format::DataFormat;
 use tensix_emu::isa::{encode, Instruction, Opcode};
 use tensix_emu::regs::{CfgField, ThreadCfgField};
+use tensix_emu::unpack::program::TileUnpack;
 use tensix_emu::{Arch, FaultKind, Limits, Machine, Step, ThreadProgram};
 
 fn word(arch: Arch, text: &str) -> Step {
@@ -383,4 +385,134 @@ fn a_mop_expansion_cut_short_goes_on_in_the_next_run() {
     let rest = m.run(&[], Limits::default()).unwrap();
     assert_eq!(u64::from(first) + rest.instructions, 10);
     assert_eq!(x(&m), 10);
+}
+
+/// `Machine::run` executes the instructions of a thread left alone
+/// directly, a stretch at a time (ADC instructions one by one, runs of
+/// `PACR` or `UNPACR` together), where the scheduler would take one step
+/// per instruction. An observed run never takes a stretch, so it is the
+/// step-by-step reference: random single-thread programs of ADC
+/// instructions with random fields (some fault), `PACR`s and `UNPACR`s
+/// (some fault, some wait), `NOP`s and `STALLWAIT`s (which latch a wait),
+/// under random step budgets, must end the same way both ways (the same
+/// counts, or the same fault at the same entry) with the same ADCs,
+/// registers, L1 and L1 writes.
+#[test]
+fn stretches_do_what_the_scheduler_does_step_by_step() {
+    let mut seed = 0x57e7_c4e5_u64;
+    let (mut completed, mut faulted, mut limited, mut written) = (0, 0, 0, 0);
+    for case in 0..600 {
+        let arch = Arch::ALL[case % 2];
+        let opcode_byte = |text: &str| match word(arch, text) {
+            Step::Instruction(w) => w & 0xFF00_0000,
+            _ => unreachable!(),
+        };
+        let adc = [
+            "SETADC", "SETADCXX", "SETADCXY", "SETADCZW", "INCADCXY", "INCADCZW", "ADDRCRXY",
+            "ADDRCRZW",
+        ]
+        .map(opcode_byte);
+        // `ThreadOverride`, whose non-zero values fault, is mostly left 0.
+        // (`SETADC` has it in the top bits of `NewValue`; `SETADCXX` has none.)
+        let thread_override = |op: &str| {
+            let text = match op {
+                "SETADC" => "SETADC value=0x30000".to_string(),
+                "SETADCXX" => return 0,
+                _ => format!("{op} thread_override=3"),
+            };
+            match word(arch, &text) {
+                Step::Instruction(w) => w & 0x00FF_FFFF,
+                _ => unreachable!(),
+            }
+        };
+        let overrides = [
+            "SETADC", "SETADCXX", "SETADCXY", "SETADCZW", "INCADCXY", "INCADCZW", "ADDRCRXY",
+            "ADDRCRZW",
+        ]
+        .map(thread_override);
+        let others = [
+            opcode_byte("PACR"),
+            opcode_byte("UNPACR"),
+            opcode_byte("NOP"),
+            opcode_byte("STALLWAIT"),
+        ];
+        let thread = (splitmix(&mut seed) % 3) as usize;
+        let len = 1 + splitmix(&mut seed) % 14;
+        let steps: Vec<Step> = (0..len)
+            .map(|_| {
+                let r = splitmix(&mut seed);
+                let fields = (r >> 32) as u32 & 0x00FF_FFFF;
+                let k = (r >> 8) as usize % adc.len();
+                match r % 8 {
+                    0..=3 if r % 32 < 28 => Step::Instruction(adc[k] | (fields & !overrides[k])),
+                    0..=3 => Step::Instruction(adc[k] | fields),
+                    // Mostly whole faces of regular `UNPACR`s: the other
+                    // forms and the unmodelled fields fault.
+                    4 if r % 32 < 29 => word(arch, "UNPACR addr_mode=0x11 last=1"),
+                    // Mostly a `PACR` of `Dst` datums, often the last.
+                    5 | 6 if r % 32 < 16 => word(arch, "PACR"),
+                    5 | 6 if r % 32 < 30 => word(arch, "PACR last=1"),
+                    _ => Step::Instruction(others[(r >> 16) as usize % others.len()] | fields),
+                }
+            })
+            .collect();
+        let budget = if splitmix(&mut seed) % 4 == 0 {
+            1 + splitmix(&mut seed) % (len + 2)
+        } else {
+            1_000
+        };
+        let mut direct = Machine::new(arch);
+        direct
+            .config
+            .set(0, CfgField::THCON_SEC0_REG1_L1_Dest_addr, 0x100);
+        let face = TileUnpack {
+            unpacker: 0,
+            in_format: DataFormat::Float16B,
+            out_format: DataFormat::Float16B,
+            to_dst: false,
+            l1_addr: 0x1_0000,
+            faces: 1,
+            face_rows: 16,
+            set_dvalid: false,
+            dst_row: 0,
+        };
+        face.configure(&mut direct).unwrap();
+        // The packer: BF16 rows of `Dst` to BF16, nothing masked.
+        for (field, value) in [
+            (CfgField::ALU_FORMAT_SPEC_REG2_Dstacc, 5),
+            (CfgField::THCON_SEC0_REG1_In_data_format, 5),
+            (CfgField::THCON_SEC0_REG1_Out_data_format, 5),
+            (CfgField::PCK_EDGE_OFFSET_SEC0_mask, 0xFFFF),
+            (CfgField::PACK_COUNTERS_SEC0_pack_reads_per_xy_plane, 16),
+            (CfgField::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 32),
+        ] {
+            direct.config.set(0, field, value);
+        }
+        direct.l1.enable_log();
+        let mut stepwise = direct.clone();
+        stepwise.observer = Some(Box::default());
+        let p = [program(thread, steps)];
+        let limits = Limits { max_steps: budget };
+        let a = direct.run(&p, limits).map_err(|f| f.into_info());
+        let b = stepwise.run(&p, limits).map_err(|f| f.into_info());
+        let what = format!("case {case} ({arch}, thread {thread}, budget {budget}): {p:?}");
+        assert_eq!(a, b, "{what}");
+        assert_eq!(direct.adcs, stepwise.adcs, "{what}");
+        assert_eq!(direct.srca, stepwise.srca, "{what}");
+        assert_eq!(direct.srcb, stepwise.srcb, "{what}");
+        assert_eq!(direct.unpackers, stepwise.unpackers, "{what}");
+        assert_eq!(direct.packer, stepwise.packer, "{what}");
+        assert_eq!(direct.l1.log(), stepwise.l1.log(), "{what}");
+        assert!(direct.l1.bytes() == stepwise.l1.bytes(), "{what}");
+        written += usize::from(!direct.l1.log().is_empty());
+        match a {
+            Ok(_) => completed += 1,
+            Err(f) if f.kind == FaultKind::ResourceLimit => limited += 1,
+            Err(_) => faulted += 1,
+        }
+    }
+    assert!(written > 100, "only {written} programs wrote L1");
+    assert!(completed > 100, "only {completed} programs completed");
+    assert!(faulted > 100, "only {faulted} programs faulted");
+    assert!(limited > 30, "only {limited} programs ran out of steps");
 }

@@ -82,6 +82,23 @@ pub fn dst_addressing(cfg: &Config, state: usize) -> DstAddressing {
     }
 }
 
+/// Instructions that only read and write ADC counters: they never wait
+/// and latch no wait, so with one thread left they go in a stretch
+/// ([`Machine::stretch`]).
+fn adc_only(o: Opcode) -> bool {
+    matches!(
+        o,
+        Opcode::Setadc
+            | Opcode::Setadcxx
+            | Opcode::Setadcxy
+            | Opcode::Setadczw
+            | Opcode::Addrcrxy
+            | Opcode::Addrcrzw
+            | Opcode::Incadcxy
+            | Opcode::Incadczw
+    )
+}
+
 /// The fault of a run that has taken `limits.max_steps` steps.
 #[cold]
 fn budget_exhausted(limits: Limits) -> Fault {
@@ -330,13 +347,15 @@ impl Machine {
 
     /// With thread `t` the only one left and nothing between its queue and
     /// the Wait Gate (no word held there, no latched wait, neither expander
-    /// busy, no observer), execute the run of `PACR` words, or of `UNPACR`
-    /// words, at the head of its queue together
-    /// ([`crate::pack::pacr_words`], [`crate::unpack::unpacr_words`]), as
-    /// the scheduler would execute them one step each: the same issue tags,
-    /// step and instruction counts, step budget, and fault with its program
-    /// entry. An `UNPACR` that must wait ends the run and is left to the
-    /// scheduler, as is a run of one word.
+    /// busy, no observer), execute the instructions at the head of its
+    /// queue directly, as the scheduler would execute them one step each:
+    /// the same issue tags, step and instruction counts, step budget, and
+    /// fault with its program entry. Runs of `PACR` words, or of `UNPACR`
+    /// words, go together ([`crate::pack::pacr_words`],
+    /// [`crate::unpack::unpacr_words`]); the ADC instructions between them
+    /// ([`adc_only`]) one at a time. The stretch ends before any other
+    /// entry (which the scheduler then takes), and at an `UNPACR` that must
+    /// wait.
     fn stretch(
         &mut self,
         t: usize,
@@ -352,41 +371,73 @@ impl Machine {
             return Ok(());
         }
         let arch = self.arch();
-        let ahead = run.steps.ahead();
-        let opcode = match ahead.first() {
-            Some(Step::Instruction(w)) => match isa::opcode_of(arch, *w) {
-                Ok(o @ (Opcode::Pacr | Opcode::Unpacr)) => o,
+        loop {
+            let ahead = run.steps.ahead();
+            let (word, opcode) = match ahead.first() {
+                Some(Step::Instruction(w)) => match isa::opcode_of(arch, *w) {
+                    Ok(o) => (*w, o),
+                    Err(_) => return Ok(()),
+                },
                 _ => return Ok(()),
-            },
-            _ => return Ok(()),
-        };
-        let budget = limits.max_steps.saturating_sub(stats.steps);
-        let words = (ahead.iter())
-            .take(usize::try_from(budget).unwrap_or(usize::MAX))
-            .map_while(|s| match *s {
-                Step::Instruction(w) if isa::opcode_of(arch, w) == Ok(opcode) => Some(w),
-                _ => None,
-            });
-        if words.clone().nth(1).is_none() {
-            return Ok(());
+            };
+            let first = run.steps.taken;
+            let done = match opcode {
+                Opcode::Pacr | Opcode::Unpacr => {
+                    let budget = limits.max_steps.saturating_sub(stats.steps);
+                    let words = (ahead.iter())
+                        .take(usize::try_from(budget).unwrap_or(usize::MAX))
+                        .map_while(|s| match *s {
+                            Step::Instruction(w) if isa::opcode_of(arch, w) == Ok(opcode) => {
+                                Some(w)
+                            }
+                            _ => None,
+                        });
+                    let (done, outcome) = match opcode {
+                        Opcode::Pacr => crate::pack::pacr_words(self, t, words),
+                        _ => crate::unpack::unpacr_words(self, t, words),
+                    };
+                    self.count_stretch(run, stats, first, done);
+                    if let Err(f) = outcome {
+                        return Err(f.at(t as u8, first + done));
+                    }
+                    done
+                }
+                o if adc_only(o) => {
+                    let issue = (self.execute(t, &mut run.wait, o, word))
+                        .map_err(|f| f.at(t as u8, first))?;
+                    let done = usize::from(issue == Issue::Done);
+                    self.count_stretch(run, stats, first, done);
+                    done
+                }
+                _ => return Ok(()),
+            };
+            if stats.steps >= limits.max_steps {
+                return Err(budget_exhausted(limits));
+            }
+            if done == 0 {
+                // An instruction that must wait: the scheduler takes it.
+                return Ok(());
+            }
         }
-        let first = run.steps.taken;
-        let (done, outcome) = match opcode {
-            Opcode::Pacr => crate::pack::pacr_words(self, t, words),
-            _ => crate::unpack::unpacr_words(self, t, words),
-        };
+    }
+
+    /// Count `done` instructions of a stretch, from program entry `first`,
+    /// as executed: each one step and one issue.
+    fn count_stretch(
+        &mut self,
+        run: &mut ThreadRun<'_>,
+        stats: &mut RunStats,
+        first: usize,
+        done: usize,
+    ) {
+        if done == 0 {
+            return;
+        }
         run.steps.take_ahead(done);
-        run.entry = first + done.saturating_sub(1);
+        run.entry = first + done - 1;
         stats.instructions += done as u64;
         stats.steps += done as u64;
         self.issued += done as u64;
-        if let Err(f) = outcome {
-            return Err(f.at(t as u8, first + done));
-        }
-        if stats.steps >= limits.max_steps {
-            return Err(budget_exhausted(limits));
-        }
-        Ok(())
     }
 
     /// The next word the thread's front end hands to the Wait Gate, with

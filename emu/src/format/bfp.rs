@@ -338,46 +338,155 @@ pub fn bfp8_to_bf16_arith(datum: u8, exp: u8) -> u16 {
     }
 }
 
-/// [`bfp8_to_bf16`] for a row of 16 datums, each with its shared exponent:
-/// by AVX2 where the CPU has it (`bfp8_row_avx2`), else datum by datum
-/// with [`bfp8_to_bf16_arith`].
+/// [`bfp8_to_bf16`] as the `SrcA`/`SrcB` cell the unpackers write (BF16 in
+/// bits 18:3, [`SrcCell::from_bf16`](super::src_cell::SrcCell::from_bf16)),
+/// computed as [`bfp8_to_bf16_arith`]
+/// does but in 32-bit lanes: the FP32 bits shifted down by 13 are the
+/// magnitude's BF16 already in the cell's place (a 7-bit magnitude has no
+/// mantissa bits below BF16's), and the exponent field, now bits 17:10,
+/// is rebased in the same 8-bit wrapping arithmetic. A row of these
+/// vectorises with no narrowing to 16 bits and widening back.
 #[inline(always)]
-pub fn bfp8_row_to_bf16(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
-    bfp8_row::<false>(datums, exps)
+pub fn bfp8_to_src_arith(datum: u8, exp: u8) -> u32 {
+    let magnitude = (datum & 0x7F) as i32;
+    // Bits 31:7 are all the sign.
+    let signed = datum as i8 as i32 as u32;
+    let normalised = (magnitude as f32).to_bits() >> 13;
+    let rebased = normalised.wrapping_add((exp as u32).wrapping_sub(133) << 10) & 0x3_FFF8;
+    // Magnitude 0 gives 0, or −infinity (BF16 0xFF80) for sign 1. Chosen
+    // by a mask, not a branch, so that a row of these vectorises.
+    let zero = u32::from(magnitude == 0).wrapping_neg();
+    (signed & 0x7_FC00 & zero) | (((signed & 0x4_0000) | rebased) & !zero)
 }
 
-/// [`bfp8_row_to_bf16`] in the `Dst16b` BF16 arrangement
-/// ([`encode_bf16`]), as the unpackers store BFP "b" datums in `Dst`.
+/// One BFP "b" group as `SrcA`/`SrcB` cells: 16 datums of `BITS` bits (8,
+/// 4 or 2) packed in `bytes` (`2 × BITS` of them, least significant bits
+/// first), sharing exponent `exp`, each widened to the BFP8 datum the
+/// unpacker expands ([`bfp_datum_to_bfp8`]) and expanded
+/// ([`bfp8_to_src_arith`]). By AVX2 where the CPU has it
+/// (`bfp_group_to_src_avx2`), which takes each datum straight from the
+/// packed bytes into its lane.
+///
+/// # Panics
+/// If `bytes` is shorter than `2 × BITS`, or `BITS` is not 8, 4 or 2.
 #[inline(always)]
-pub fn bfp8_row_to_dst16(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
-    bfp8_row::<true>(datums, exps)
-}
-
-/// [`bfp8_row_to_bf16`] (`DST16` false) or [`bfp8_row_to_dst16`].
-#[inline(always)]
-fn bfp8_row<const DST16: bool>(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
+pub fn bfp_group_to_src<const BITS: usize>(bytes: &[u8], exp: u8) -> [u32; 16] {
+    let bytes = &bytes[..2 * BITS];
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { bfp8_row_avx2::<DST16>(datums, exps) };
+        return unsafe { bfp_group_to_src_avx2::<BITS>(bytes, exp) };
     }
-    bfp8_row_portable::<DST16>(datums, exps)
+    bfp_group_to_src_portable::<BITS>(bytes, exp)
 }
 
-/// [`bfp8_row`] without vector instructions of its own.
+/// [`bfp_group_to_src`] without vector instructions of its own.
 #[inline(always)]
-fn bfp8_row_portable<const DST16: bool>(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
-    std::array::from_fn(|i| {
-        let bf16 = bfp8_to_bf16_arith(datums[i], exps[i]);
-        if DST16 {
-            encode_bf16(bf16)
-        } else {
-            bf16
-        }
-    })
+fn bfp_group_to_src_portable<const BITS: usize>(bytes: &[u8], exp: u8) -> [u32; 16] {
+    let mut cells = [0; 16];
+    for (j, c) in cells.iter_mut().enumerate() {
+        // The datum's bits at the top of the byte; the bits above it fall
+        // out of the `u8`.
+        let datum = bytes[j * BITS / 8] >> (j * BITS % 8);
+        *c = bfp8_to_src_arith(datum << (8 - BITS), exp);
+    }
+    cells
 }
 
-/// [`bfp8_row`] in AVX2's 16-bit lanes, one register for the row. The
+/// [`bfp_group_to_src`] in AVX2's 32-bit lanes, eight datums to a
+/// register. Each lane gets its datum sign-extended from the top of a
+/// byte, as `bfp8_to_src_arith` takes it: BFP8 datums by widening the
+/// bytes, BFP4 and BFP2 datums by shifting the packed word right by the
+/// lane's datum position (`vpsrlvd`), then up to the top and arithmetically
+/// back down.
+///
+/// # Safety
+/// The CPU must have AVX2. `bytes` is `2 × BITS` long (checked by the
+/// caller); nothing else is read, and the stores are of the array's own
+/// size.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn bfp_group_to_src_avx2<const BITS: usize>(bytes: &[u8], exp: u8) -> [u32; 16] {
+    use std::arch::x86_64::*;
+    let rebase = _mm256_set1_epi32(((exp as u32).wrapping_sub(133) << 10) as i32);
+    let cells_of = |signed: __m256i| {
+        let magnitude = _mm256_and_si256(signed, _mm256_set1_epi32(0x7F));
+        let normalised = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(magnitude)), 13);
+        let rebased = _mm256_and_si256(
+            _mm256_add_epi32(normalised, rebase),
+            _mm256_set1_epi32(0x3_FFF8),
+        );
+        let value = _mm256_or_si256(
+            _mm256_and_si256(signed, _mm256_set1_epi32(0x4_0000)),
+            rebased,
+        );
+        let zero = _mm256_cmpeq_epi32(magnitude, _mm256_setzero_si256());
+        _mm256_blendv_epi8(
+            value,
+            _mm256_and_si256(signed, _mm256_set1_epi32(0x7_FC00)),
+            zero,
+        )
+    };
+    // Lanes 0..8 and 8..16, each datum sign-extended from bit 7.
+    let (low, high) = match BITS {
+        8 => {
+            let d = _mm_loadu_si128(bytes.as_ptr().cast());
+            (
+                _mm256_cvtepi8_epi32(d),
+                _mm256_cvtepi8_epi32(_mm_srli_si128(d, 8)),
+            )
+        }
+        4 => {
+            let word = u64::from_le_bytes([
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            ]);
+            let at = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+            let lanes = |half: u32| {
+                let d = _mm256_srlv_epi32(_mm256_set1_epi32(half as i32), at);
+                _mm256_srai_epi32(_mm256_slli_epi32(d, 28), 24)
+            };
+            (lanes(word as u32), lanes((word >> 32) as u32))
+        }
+        _ => {
+            let word = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            let lanes = |at: __m256i| {
+                let d = _mm256_srlv_epi32(_mm256_set1_epi32(word), at);
+                _mm256_srai_epi32(_mm256_slli_epi32(d, 30), 24)
+            };
+            (
+                lanes(_mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)),
+                lanes(_mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30)),
+            )
+        }
+    };
+    let mut cells = [0u32; 16];
+    _mm256_storeu_si256(cells.as_mut_ptr().cast(), cells_of(low));
+    _mm256_storeu_si256(cells[8..].as_mut_ptr().cast(), cells_of(high));
+    cells
+}
+
+/// [`bfp8_to_bf16`] for a row of 16 datums, each with its shared exponent,
+/// in the `Dst16b` BF16 arrangement ([`encode_bf16`]), as the unpackers
+/// store BFP "b" datums in `Dst`: by AVX2 where the CPU has it
+/// (`bfp8_row_avx2`), else datum by datum with [`bfp8_to_bf16_arith`].
+#[inline(always)]
+pub fn bfp8_row_to_dst16(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { bfp8_row_avx2(datums, exps) };
+    }
+    bfp8_row_portable(datums, exps)
+}
+
+/// [`bfp8_row_to_dst16`] without vector instructions of its own.
+#[inline(always)]
+fn bfp8_row_portable(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
+    std::array::from_fn(|i| encode_bf16(bfp8_to_bf16_arith(datums[i], exps[i])))
+}
+
+/// [`bfp8_row_to_dst16`] in AVX2's 16-bit lanes, one register for the row. The
 /// magnitude's leading-zero count (in its 7-bit field, 7 for zero) is the
 /// smaller of two nibble look-ups, and the normalising shift a
 /// multiplication by `2^lz`: together they give [`normalise`]'s count and
@@ -390,7 +499,7 @@ fn bfp8_row_portable<const DST16: bool>(datums: &[u8; 16], exps: &[u8; 16]) -> [
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn bfp8_row_avx2<const DST16: bool>(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
+unsafe fn bfp8_row_avx2(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
     use std::arch::x86_64::*;
     // Leading zeros of a 7-bit magnitude from its high three bits (none
     // set: 0xFF, so that the low nibble's count is the smaller) and from
@@ -419,20 +528,10 @@ unsafe fn bfp8_row_avx2<const DST16: bool>(datums: &[u8; 16], exps: &[u8; 16]) -
     let exponent = _mm256_cvtepu8_epi16(_mm_sub_epi8(e, lz));
     let signed = _mm256_cvtepi8_epi16(d);
     let sign = _mm256_and_si256(signed, _mm256_set1_epi16(i16::MIN));
-    let (value, zero_value) = if DST16 {
-        // Sign 15, mantissa 14:8, exponent 7:0; −infinity is 0x80FF.
-        let fields = _mm256_or_si256(_mm256_slli_epi16(mantissa, 9), exponent);
-        (
-            _mm256_or_si256(sign, fields),
-            _mm256_or_si256(sign, _mm256_srli_epi16(signed, 8)),
-        )
-    } else {
-        let fields = _mm256_or_si256(
-            _mm256_slli_epi16(exponent, 7),
-            _mm256_slli_epi16(mantissa, 1),
-        );
-        (_mm256_or_si256(sign, fields), signed)
-    };
+    // Sign 15, mantissa 14:8, exponent 7:0; −infinity is 0x80FF.
+    let fields = _mm256_or_si256(_mm256_slli_epi16(mantissa, 9), exponent);
+    let value = _mm256_or_si256(sign, fields);
+    let zero_value = _mm256_or_si256(sign, _mm256_srli_epi16(signed, 8));
     let zero = _mm256_cvtepi8_epi16(_mm_cmpeq_epi8(mag, _mm_setzero_si128()));
     let row = _mm256_blendv_epi8(value, zero_value, zero);
     let mut out = [0u16; 16];
@@ -496,24 +595,49 @@ mod tests {
     /// every shared exponent, each pair in every lane of a row beside
     /// different pairs.
     #[test]
+    fn src_cell_expansion_is_the_definition() {
+        use crate::format::src_cell::SrcCell;
+        fn check<const BITS: usize>(width: BfpWidth) {
+            for exp in 0..=255u8 {
+                for first in 0..=255u8 {
+                    let bytes: [u8; 16] =
+                        std::array::from_fn(|i| first.wrapping_mul(29).wrapping_add(17 * i as u8));
+                    let group = bfp_group_to_src::<BITS>(&bytes, exp);
+                    assert_eq!(group, bfp_group_to_src_portable::<BITS>(&bytes, exp));
+                    let datums = bfp_unpack_datums(width, &bytes);
+                    for i in 0..16 {
+                        let bfp8 = bfp_datum_to_bfp8(datums[i], width);
+                        let want = SrcCell::from_bf16(bfp8_to_bf16(bfp8, exp)).canonical();
+                        assert_eq!(
+                            group[i], want,
+                            "BFP{BITS} datum {bfp8:#04x} exp {exp:#04x} in lane {i}"
+                        );
+                        assert_eq!(bfp8_to_src_arith(bfp8, exp), want);
+                    }
+                }
+            }
+        }
+        check::<8>(BfpWidth::Bits8);
+        check::<4>(BfpWidth::Bits4);
+        check::<2>(BfpWidth::Bits2);
+    }
+
+    #[test]
     fn bfp8_row_expansion_is_the_definition() {
         for exp in 0..=255u8 {
             for first in 0..=255u8 {
                 let datums: [u8; 16] = std::array::from_fn(|i| first.wrapping_add(17 * i as u8));
                 let exps: [u8; 16] = std::array::from_fn(|i| exp.wrapping_add((i as u8) << 4));
                 let rows = [
-                    (bfp8_row_to_bf16(&datums, &exps), false),
-                    (bfp8_row_portable::<false>(&datums, &exps), false),
-                    (bfp8_row_to_dst16(&datums, &exps), true),
-                    (bfp8_row_portable::<true>(&datums, &exps), true),
+                    bfp8_row_to_dst16(&datums, &exps),
+                    bfp8_row_portable(&datums, &exps),
                 ];
-                for (row, dst16) in rows {
+                for row in rows {
                     for i in 0..16 {
-                        let bf16 = bfp8_to_bf16(datums[i], exps[i]);
                         assert_eq!(
                             row[i],
-                            if dst16 { encode_bf16(bf16) } else { bf16 },
-                            "datum {:#04x} exp {:#04x} in lane {i}, Dst16b {dst16}",
+                            encode_bf16(bfp8_to_bf16(datums[i], exps[i])),
+                            "datum {:#04x} exp {:#04x} in lane {i}",
                             datums[i],
                             exps[i]
                         );

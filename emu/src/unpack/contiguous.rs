@@ -12,7 +12,7 @@ use super::input::InputPlan;
 use super::output::{may_straddle_row_63, OutputPlan, Registers, Target};
 use crate::arch::Arch;
 use crate::fault::Result;
-use crate::format::bfp::{bfp8_row_to_bf16, bfp8_row_to_dst16};
+use crate::format::bfp::{bfp8_row_to_dst16, bfp8_to_src_arith, bfp_group_to_src};
 use crate::format::data_format::BfpExp;
 use crate::format::dst::{encode16_rows, encode_bf16};
 use crate::format::src_cell::SrcCell;
@@ -247,6 +247,11 @@ impl Job<'_> {
     ) -> usize {
         let at = self.start + k * BITS / 8;
         let input = &self.l1[at..at + rows * 2 * BITS];
+        if K == BFP_B_SRC {
+            if let Some(done) = self.bfp_groups_to_src::<BITS, R>(k, input, out) {
+                return done;
+            }
+        }
         for (j, bytes) in input.chunks_exact(2 * BITS).enumerate() {
             if !self.convert_row::<BITS, K>(bytes, k + 16 * j, out.row(j)) {
                 return j;
@@ -256,11 +261,48 @@ impl Job<'_> {
         rows
     }
 
+    /// BFP "b" rows from datum `k` whose datums are each one group (every
+    /// row starts a group, or the exponent is forced), `input` their bytes,
+    /// expanded into `SrcA`/`SrcB` cells a group at a time
+    /// ([`bfp_group_to_src`]); `None`, doing nothing, for rows that straddle
+    /// groups.
+    #[inline(always)]
+    fn bfp_groups_to_src<const BITS: usize, R: RowSink>(
+        &self,
+        k: usize,
+        input: &[u8],
+        out: &mut R,
+    ) -> Option<usize> {
+        #[inline(always)]
+        fn convert<const BITS: usize, R: RowSink>(
+            input: &[u8],
+            exps: impl Iterator<Item = u8>,
+            out: &mut R,
+        ) {
+            for ((j, bytes), exp) in input.chunks_exact(2 * BITS).enumerate().zip(exps) {
+                *out.row(j) = bfp_group_to_src::<BITS>(bytes, exp);
+                out.commit(j);
+            }
+        }
+        let rows = input.len() / (2 * BITS);
+        match self.exps {
+            None => convert::<BITS, R>(input, std::iter::repeat_n(self.forced_exp, rows), out),
+            Some(e) if (e + k) % 16 == 0 => {
+                let first = (e + k) / 16;
+                // Exponents past L1: left to the row by row loop.
+                let exps = self.l1.get(first..first + rows)?;
+                convert::<BITS, R>(input, exps.iter().copied(), out)
+            }
+            Some(_) => return None,
+        }
+        Some(rows)
+    }
+
     /// The 16 datums of `BITS` bits in `bytes`, datum `k` first, converted
     /// by kernel `K` into `out`; `false` when one of them faults. BFP "b"
-    /// rows are expanded at once ([`bfp8_row_to_bf16`], their bytes read
-    /// straight into BFP8 datums), the others datum by datum
-    /// ([`convert_datums`]).
+    /// rows straddling two groups are expanded at once, each datum with its
+    /// own exponent ([`bfp8_row_to_src_by_datum`]), the others datum by
+    /// datum ([`convert_datums`]).
     #[inline(always)]
     fn convert_row<const BITS: usize, const K: u8>(
         &self,
@@ -269,8 +311,7 @@ impl Job<'_> {
         out: &mut [u32; 16],
     ) -> bool {
         if K == BFP_B_SRC {
-            let row = bfp8_row_to_bf16(&bfp8_datums::<BITS>(bytes), &self.row_exponents(k));
-            *out = row.map(|b| SrcCell::from_bf16(b).canonical());
+            *out = bfp8_row_to_src_by_datum::<BITS>(bytes, &self.row_exponents(k));
             return true;
         }
         // Exponents for the kernels that read them: the general one, and
@@ -493,6 +534,19 @@ fn raw_row<const BITS: usize>(bytes: &[u8]) -> [u32; 16] {
         }
     }
     raw
+}
+
+/// A row of 16 BFP "b" datums of `BITS` bits in `bytes` that straddles two
+/// groups, each datum with its own exponent from `exps`, as `SrcA`/`SrcB`
+/// cells ([`bfp8_to_src_arith`]).
+#[inline(always)]
+fn bfp8_row_to_src_by_datum<const BITS: usize>(bytes: &[u8], exps: &[u8; 16]) -> [u32; 16] {
+    let datums = bfp8_datums::<BITS>(bytes);
+    let mut cells = [0; 16];
+    for ((c, d), e) in cells.iter_mut().zip(datums).zip(exps) {
+        *c = bfp8_to_src_arith(d, *e);
+    }
+    cells
 }
 
 /// The 16 BFP datums of `BITS` bits in `bytes` (`2 × BITS` of them, least

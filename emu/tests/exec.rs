@@ -387,6 +387,11 @@ fn a_mop_expansion_cut_short_goes_on_in_the_next_run() {
     assert_eq!(x(&m), 10);
 }
 
+/// The instructions that only read and write ADC counters.
+const ADC_OPS: [&str; 8] = [
+    "SETADC", "SETADCXX", "SETADCXY", "SETADCZW", "INCADCXY", "INCADCZW", "ADDRCRXY", "ADDRCRZW",
+];
+
 /// `Machine::run` executes the instructions of a thread left alone
 /// directly, a stretch at a time (ADC instructions one by one, runs of
 /// `PACR` or `UNPACR` together), where the scheduler would take one step
@@ -407,11 +412,7 @@ fn stretches_do_what_the_scheduler_does_step_by_step() {
             Step::Instruction(w) => w & 0xFF00_0000,
             _ => unreachable!(),
         };
-        let adc = [
-            "SETADC", "SETADCXX", "SETADCXY", "SETADCZW", "INCADCXY", "INCADCZW", "ADDRCRXY",
-            "ADDRCRZW",
-        ]
-        .map(opcode_byte);
+        let adc = ADC_OPS.map(opcode_byte);
         // `ThreadOverride`, whose non-zero values fault, is mostly left 0.
         // (`SETADC` has it in the top bits of `NewValue`; `SETADCXX` has none.)
         let thread_override = |op: &str| {
@@ -425,11 +426,7 @@ fn stretches_do_what_the_scheduler_does_step_by_step() {
                 _ => unreachable!(),
             }
         };
-        let overrides = [
-            "SETADC", "SETADCXX", "SETADCXY", "SETADCZW", "INCADCXY", "INCADCZW", "ADDRCRXY",
-            "ADDRCRZW",
-        ]
-        .map(thread_override);
+        let overrides = ADC_OPS.map(thread_override);
         let others = [
             opcode_byte("PACR"),
             opcode_byte("UNPACR"),

@@ -207,7 +207,14 @@ impl Express {
                 }
             }
             RowsTo::Bfp(form) => {
-                form.to_streams(shared, &mut unit.streams, l1, tag, parts.dst, rows)?;
+                form.to_streams::<{ fast::BATCH_ROWS }>(
+                    shared,
+                    &mut unit.streams,
+                    l1,
+                    tag,
+                    parts.dst,
+                    rows,
+                )?;
             }
         }
         self.finish(parts, prep, pk)?;
@@ -344,7 +351,7 @@ impl Pending {
                 fast::whole_rows_to_l1(kernel, shared, &mut streams.data, l1, tag, parts.dst, rows)
             }
             Some(RowsTo::Bfp(form)) => form
-                .all_to_streams(shared, streams, l1, tag, parts.dst, rows)
+                .to_streams::<{ fast::TILE_ROWS }>(shared, streams, l1, tag, parts.dst, rows)
                 .is_ok(),
             None => true,
         };

@@ -46,9 +46,10 @@ pub(super) enum Kernel {
 
 /// Rows one [`Context::fast_rows`] call converts before writing: Blackhole's
 /// four read interfaces.
-const BATCH_ROWS: usize = 4;
+pub(super) const BATCH_ROWS: usize = 4;
 
-/// The most rows one call of [`BfpRows::all_to_streams`] takes: a tile's.
+/// The most rows one call of [`BfpRows::to_streams`] takes for several
+/// instructions: a tile's.
 pub(super) const TILE_ROWS: usize = 64;
 
 impl Stages {
@@ -306,7 +307,7 @@ impl Context<'_> {
                         exp,
                         width,
                     };
-                    form.to_streams(sh, sink.streams, sink.l1, sink.tag, dst, rows)?;
+                    form.to_streams::<BATCH_ROWS>(sh, sink.streams, sink.l1, sink.tag, dst, rows)?;
                     sink.emitted += 16 * rows.len() as u32;
                     return Ok(true);
                 }
@@ -371,12 +372,16 @@ pub(super) struct BfpRows {
 }
 
 impl BfpRows {
-    /// Whole `Dst` rows (at most [`BATCH_ROWS`]) with the BFP assembler
-    /// empty: each row is one group, made from the row in place in `Dst`,
-    /// and the groups go to the exponent and data streams together
-    /// ([`emit_groups`]). A fault is the streams' leaving L1, with the
-    /// writes before it done, as group by group.
-    pub fn to_streams(
+    /// Whole `Dst` rows (at most `N`) with the BFP assembler empty, each
+    /// one group made from the row in place in `Dst`, sent to the exponent
+    /// and data streams. `N` = [`BATCH_ROWS`], one instruction's rows: the
+    /// groups go as group by group ([`emit_groups`]), and a fault is the
+    /// streams' leaving L1 with the writes before it done. `N` =
+    /// [`TILE_ROWS`], several instructions' rows: all the exponents are
+    /// pushed and then all the data, which leaves the same trace only where
+    /// the two streams' writes do not overlap and the L1 write log is off
+    /// (the caller's to check).
+    pub fn to_streams<const N: usize>(
         self,
         sh: &Shared,
         streams: &mut Streams,
@@ -385,34 +390,14 @@ impl BfpRows {
         dst: &Dst,
         rows: &[u32],
     ) -> Result<()> {
-        let rows = &rows[..rows.len().min(BATCH_ROWS)];
-        let mut groups = [BfpGroup::default(); BATCH_ROWS];
+        let rows = &rows[..rows.len().min(N)];
+        let mut groups = [BfpGroup::default(); N];
         let groups = &mut groups[..rows.len()];
         let cells = rows.iter().map(|row| self.row_cells(sh, dst, *row));
         self.groups(cells, groups);
-        emit_groups(streams, l1, self.width, groups, tag)
-    }
-
-    /// Whole `Dst` rows (at most [`TILE_ROWS`]) with the BFP assembler
-    /// empty, each one group, their exponents pushed to the exponent stream
-    /// and then their data to the data stream. The same as
-    /// [`BfpRows::to_streams`] four rows at a time where the two streams'
-    /// writes do not overlap and the L1 write log is off, for then the order
-    /// of the writes leaves no trace.
-    pub fn all_to_streams(
-        self,
-        sh: &Shared,
-        streams: &mut Streams,
-        l1: &mut L1,
-        tag: u64,
-        dst: &Dst,
-        rows: &[u32],
-    ) -> Result<()> {
-        let rows = &rows[..rows.len().min(TILE_ROWS)];
-        let mut groups = [BfpGroup::default(); TILE_ROWS];
-        let groups = &mut groups[..rows.len()];
-        let cells = rows.iter().map(|row| self.row_cells(sh, dst, *row));
-        self.groups(cells, groups);
+        if N <= BATCH_ROWS {
+            return emit_groups(streams, l1, self.width, groups, tag);
+        }
         let n = self.width.group_bytes();
         let mut exps = [0u8; TILE_ROWS];
         let mut data = [0u8; 16 * TILE_ROWS];
@@ -420,8 +405,9 @@ impl BfpRows {
             *e = g.shared_exp;
             bfp_pack_datums(self.width, &g.datums, out);
         }
-        streams.exp.push(l1, &exps[..rows.len()], None, tag)?;
-        streams.data.push(l1, &data[..n * rows.len()], None, tag)
+        let len = groups.len();
+        streams.exp.push(l1, &exps[..len], None, tag)?;
+        streams.data.push(l1, &data[..n * len], None, tag)
     }
 
     /// The group of each row of `cells`, into `out`, with the instruction

@@ -289,7 +289,7 @@ impl Job<'_> {
             None => convert::<BITS, R>(input, std::iter::repeat_n(self.forced_exp, rows), out),
             Some(e) if (e + k) % 16 == 0 => {
                 let first = (e + k) / 16;
-                // Exponents past L1: left to the row by row loop.
+                // Inside L1: `try_run` checked the exponents of every datum.
                 let exps = self.l1.get(first..first + rows)?;
                 convert::<BITS, R>(input, exps.iter().copied(), out)
             }

@@ -480,6 +480,17 @@ pub fn bfp8_row_to_dst16(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
     bfp8_row_portable(datums, exps)
 }
 
+/// [`bfp8_row_to_dst16`] for one group: 16 datums sharing exponent `exp`.
+#[inline(always)]
+pub fn bfp8_group_to_dst16(datums: &[u8; 16], exp: u8) -> [u16; 16] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { bfp8_group_avx2(datums, exp) };
+    }
+    bfp8_row_portable(datums, &[exp; 16])
+}
+
 /// [`bfp8_row_to_dst16`] without vector instructions of its own.
 #[inline(always)]
 fn bfp8_row_portable(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
@@ -501,6 +512,31 @@ fn bfp8_row_portable(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
 #[inline]
 unsafe fn bfp8_row_avx2(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
     use std::arch::x86_64::*;
+    let e = _mm_loadu_si128(exps.as_ptr().cast());
+    bfp8_lanes(datums, e)
+}
+
+/// [`bfp8_row_avx2`] for a group sharing exponent `exp`.
+///
+/// # Safety
+/// As [`bfp8_row_avx2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn bfp8_group_avx2(datums: &[u8; 16], exp: u8) -> [u16; 16] {
+    use std::arch::x86_64::*;
+    bfp8_lanes(datums, _mm_set1_epi8(exp as i8))
+}
+
+/// The body of [`bfp8_row_avx2`], the exponents `e` in a register.
+///
+/// # Safety
+/// As [`bfp8_row_avx2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn bfp8_lanes(datums: &[u8; 16], e: std::arch::x86_64::__m128i) -> [u16; 16] {
+    use std::arch::x86_64::*;
     // Leading zeros of a 7-bit magnitude from its high three bits (none
     // set: 0xFF, so that the low nibble's count is the smaller) and from
     // its low nibble (3 more than the nibble's own count).
@@ -509,7 +545,6 @@ unsafe fn bfp8_row_avx2(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
     const POW2: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 0, 0, 0, 0, 0, 0, 0, 0];
     let table = |t: &[u8; 16]| _mm_loadu_si128(t.as_ptr().cast());
     let d = _mm_loadu_si128(datums.as_ptr().cast());
-    let e = _mm_loadu_si128(exps.as_ptr().cast());
     let nibble = _mm_set1_epi8(0x0F);
     let mag = _mm_and_si128(d, _mm_set1_epi8(0x7F));
     let high = _mm_and_si128(_mm_srli_epi16(mag, 4), nibble);
@@ -632,6 +667,14 @@ mod tests {
                     bfp8_row_to_dst16(&datums, &exps),
                     bfp8_row_portable(&datums, &exps),
                 ];
+                let group = bfp8_group_to_dst16(&datums, exp);
+                for i in 0..16 {
+                    assert_eq!(
+                        group[i],
+                        encode_bf16(bfp8_to_bf16(datums[i], exp)),
+                        "lane {i}"
+                    );
+                }
                 for row in rows {
                     for i in 0..16 {
                         assert_eq!(

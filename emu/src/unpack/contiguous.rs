@@ -12,7 +12,9 @@ use super::input::InputPlan;
 use super::output::{may_straddle_row_63, OutputPlan, Registers, Target};
 use crate::arch::Arch;
 use crate::fault::Result;
-use crate::format::bfp::{bfp8_row_to_dst16, bfp8_to_src_arith, bfp_group_to_src};
+use crate::format::bfp::{
+    bfp8_group_to_dst16, bfp8_row_to_dst16, bfp8_to_src_arith, bfp_group_to_src,
+};
 use crate::format::data_format::BfpExp;
 use crate::format::dst::{encode16_rows, encode_bf16};
 use crate::format::src_cell::SrcCell;
@@ -451,6 +453,9 @@ impl Job<'_> {
             BF16_DST => encode16_rows::<false>(bytes, out),
             FP16_DST => encode16_rows::<true>(bytes, out),
             _ => {
+                if let Some(()) = self.bfp_groups_to_dst16::<BITS>(bytes, k, out) {
+                    return;
+                }
                 let rows = out.iter_mut().zip(bytes.chunks_exact(2 * BITS));
                 for (j, (row, bytes)) in rows.enumerate() {
                     let exps = self.row_exponents(k + 16 * j);
@@ -458,6 +463,41 @@ impl Job<'_> {
                 }
             }
         }
+    }
+
+    /// [`Self::bfp_groups_to_src`] into `Dst16b` rows `out`
+    /// ([`bfp8_group_to_dst16`]).
+    #[inline(always)]
+    fn bfp_groups_to_dst16<const BITS: usize>(
+        &self,
+        bytes: &[u8],
+        k: usize,
+        out: &mut [[u16; 16]],
+    ) -> Option<()> {
+        #[inline(always)]
+        fn convert<const BITS: usize>(
+            bytes: &[u8],
+            exps: impl Iterator<Item = u8>,
+            out: &mut [[u16; 16]],
+        ) {
+            for ((row, bytes), exp) in out.iter_mut().zip(bytes.chunks_exact(2 * BITS)).zip(exps) {
+                *row = bfp8_group_to_dst16(&bfp8_datums::<BITS>(bytes), exp);
+            }
+        }
+        let rows = out.len();
+        match self.exps {
+            None => convert::<BITS>(bytes, std::iter::repeat_n(self.forced_exp, rows), out),
+            Some(e) if (e + k) % 16 == 0 => {
+                let first = (e + k) / 16;
+                convert::<BITS>(
+                    bytes,
+                    self.l1.get(first..first + rows)?.iter().copied(),
+                    out,
+                )
+            }
+            Some(_) => return None,
+        }
+        Some(())
     }
 
     /// Datum `k`'s bits, least significant bits first in L1.

@@ -436,6 +436,35 @@ impl BfpRows {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn groups_avx2<'c>(form: BfpRows, cells: impl Iterator<Item = Cells<'c>>, out: &mut [BfpGroup]) {
+    // A "b" form whose early conversion has a lane form gets a loop of its
+    // own for it, so that the conversion is not chosen again row by row.
+    macro_rules! each {
+        ($cells:pat => $elems:expr) => {{
+            for (c, g) in cells.zip(out) {
+                let elems = match c {
+                    $cells => $elems,
+                    c => bfp_elements(form.early, form.exp, c),
+                };
+                assemble_lanes(BfpExp::B, form.width, &elems, g);
+            }
+            return;
+        }};
+    }
+    if form.exp == BfpExp::B {
+        use {Dst16Lanes as L16, Dst32Lanes as L32};
+        match (L16::of(form.early), L32::of(form.early)) {
+            // Each arm binds its own form, known there, so that the form's
+            // choice inside `row` is made once, here.
+            (Some(k @ L16::Identity), _) => each!(Cells::Dst16(c) => k.row(c)),
+            (Some(k @ L16::Round), _) => each!(Cells::Dst16(c) => k.row(c)),
+            (Some(k @ L16::E8m6), _) => each!(Cells::Dst16(c) => k.row(c)),
+            (_, Some(k @ L32::Truncate)) => each!(Cells::Dst32([h, l]) => k.row(h, l)),
+            (_, Some(k @ L32::Narrow)) => each!(Cells::Dst32([h, l]) => k.row(h, l)),
+            (_, Some(k @ L32::RoundToBf16)) => each!(Cells::Dst32([h, l]) => k.row(h, l)),
+            (_, Some(k @ L32::RoundToE8m6)) => each!(Cells::Dst32([h, l]) => k.row(h, l)),
+            _ => {}
+        }
+    }
     for (c, g) in cells.zip(out) {
         let elems = bfp_elements(form.early, form.exp, c);
         assemble_lanes(form.exp, form.width, &elems, g);

@@ -625,10 +625,10 @@ mod tests {
         }
     }
 
-    /// The row forms (AVX2 where the CPU has it, and the portable one; BF16
-    /// and the `Dst16b` arrangement) are the table one, for every datum and
-    /// every shared exponent, each pair in every lane of a row beside
-    /// different pairs.
+    /// The group expansion into `SrcA`/`SrcB` cells (AVX2 where the CPU has
+    /// it, the portable one, and its datum arithmetic) is the table
+    /// definition, for every datum and every shared exponent in every
+    /// width, each datum in every lane.
     #[test]
     fn src_cell_expansion_is_the_definition() {
         use crate::format::src_cell::SrcCell;
@@ -657,6 +657,10 @@ mod tests {
         check::<2>(BfpWidth::Bits2);
     }
 
+    /// The `Dst16b` row forms (AVX2 where the CPU has it, and the portable
+    /// one; an exponent per datum, and one for the group) are the table
+    /// definition, for every datum and every shared exponent, each pair in
+    /// every lane of a row beside different pairs.
     #[test]
     fn bfp8_row_expansion_is_the_definition() {
         for exp in 0..=255u8 {

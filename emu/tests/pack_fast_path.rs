@@ -515,8 +515,8 @@ fn bfp_groups_match_the_per_datum_path() {
         set_t(&mut m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, 1);
         let ordinary = rng.below(2) == 0;
         for row in 0..64 {
-            // Some rows of tiny values only, where the early conversions
-            // that treat denormals apart give different groups.
+            // Some rows of tiny values only: groups whose shared exponent is
+            // small enough that their smallest elements keep bits.
             let tiny = rng.below(4) == 0;
             let vals: [u32; 16] = std::array::from_fn(|_| {
                 if tiny {

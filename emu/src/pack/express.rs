@@ -243,7 +243,11 @@ impl Express {
             return Ok(false);
         };
         let rows = &rows[..self.rows as usize];
-        if !pending.takes(self.rows_to, rows.len()) || needs_address(&parts.units[0].streams, pk) {
+        // Rows waiting are written before a stream takes a fresh address
+        // (an express instruction never compresses).
+        if !pending.takes(self.rows_to, rows.len())
+            || output::needs_address(pk, false, &parts.units[0].streams)
+        {
             pending.write_out(parts, shared);
         }
         self.start(parts, pk, shared, ch1);
@@ -258,12 +262,6 @@ impl Express {
         self.finish(parts, prep, pk)?;
         Ok(true)
     }
-}
-
-/// Whether [`output::start`] would give some stream of an express
-/// instruction (never compressing) a fresh address.
-fn needs_address(streams: &Streams, pk: &PackerConfig) -> bool {
-    streams.data.needs_new_address || (pk.out_format_code & 2 != 0 && streams.exp.needs_new_address)
 }
 
 /// The rows of consecutive express instructions, waiting to be converted
@@ -316,7 +314,10 @@ impl Pending {
         match to {
             RowsTo::L1(kernel) => {
                 let data = &streams.data;
-                data.pending() == 0 && end(data, rows * kernel.row_bytes()) <= l1.len()
+                data.pending() == 0
+                    && kernel
+                        .row_bytes()
+                        .is_some_and(|b| end(data, rows * b) <= l1.len())
             }
             RowsTo::Bfp(form) => {
                 let (exp, data) = (&streams.exp, &streams.data);

@@ -84,12 +84,12 @@ impl Stages {
 
 impl Kernel {
     /// Bytes of output per whole `Dst` row, for the kernels that write L1
-    /// directly ([`whole_rows_to_l1`]); 0 for the others.
-    pub(super) fn row_bytes(self) -> usize {
+    /// directly ([`whole_rows_to_l1`]).
+    pub(super) fn row_bytes(self) -> Option<usize> {
         match self {
-            Kernel::Bf16RoundToBf16 | Kernel::Fp32RoundToBf16 => 32,
-            Kernel::Fp32ToFp32 => 64,
-            Kernel::Generic | Kernel::Bfp => 0,
+            Kernel::Bf16RoundToBf16 | Kernel::Fp32RoundToBf16 => Some(32),
+            Kernel::Fp32ToFp32 => Some(64),
+            Kernel::Generic | Kernel::Bfp => None,
         }
     }
 
@@ -497,9 +497,10 @@ enum Cells<'a> {
 
 /// A row's BFP elements: early conversion, then BFP element conversion,
 /// in 16-bit lanes ([`super::lanes`]) where the two have a form there.
-/// Which form is looked up row by row: deciding it once per instruction
-/// and keeping it in [`BfpRows`] measured 11% more instructions per BFP8
-/// tile, the lane loops no longer vectorised as well.
+/// The form is looked up here row by row (keeping it in [`BfpRows`]
+/// measured 11% more instructions per BFP8 tile, the lane loops no longer
+/// vectorised as well); the AVX2 group loop ([`groups_avx2`]) instead runs
+/// each lane form in a loop of its own, and comes here for the rest.
 #[inline(always)]
 fn bfp_elements(early: EarlyConversion, exp: BfpExp, cells: Cells<'_>) -> [u16; 16] {
     if exp == BfpExp::B {
@@ -537,10 +538,9 @@ pub(super) fn whole_rows_to_l1(
     dst: &Dst,
     rows: &[u32],
 ) -> bool {
-    let row_bytes = kernel.row_bytes();
-    if row_bytes == 0 {
+    let Some(row_bytes) = kernel.row_bytes() else {
         return false;
-    }
+    };
     data.fill_direct(l1, rows.len() * row_bytes, tag, |out| {
         convert_rows(kernel, sh, dst, rows, out);
     })

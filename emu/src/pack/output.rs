@@ -55,12 +55,19 @@ pub fn start(
     inputs: &OutputInputs,
     streams: &mut Streams,
 ) {
-    if streams.data.needs_new_address
-        || (inputs.performing_compression && streams.rsi.needs_new_address)
-        || (pk.out_format_code & 2 != 0 && streams.exp.needs_new_address)
-    {
+    if needs_address(pk, inputs.performing_compression, streams) {
         assign(shared, pk, packer, inputs, streams);
     }
+}
+
+/// Whether some stream the instruction uses needs a fresh address: the data
+/// stream always, the RSI stream when compressing, the exponent stream for
+/// a BFP output.
+#[inline]
+pub fn needs_address(pk: &PackerConfig, performing_compression: bool, streams: &Streams) -> bool {
+    streams.data.needs_new_address
+        || (performing_compression && streams.rsi.needs_new_address)
+        || (pk.out_format_code & 2 != 0 && streams.exp.needs_new_address)
 }
 
 /// [`start`] once some stream needs an address: the address generator's

@@ -94,3 +94,22 @@ fn copy_from_makes_dst_equal_whatever_either_side_wrote() {
     to.reset();
     assert_eq!(to, Dst::default());
 }
+
+/// A whole-row write or read is the same as one per cell: cells masked to
+/// 19 bits, bank and row wrapping (so bank 3 is bank 1 and row 70 is row 6).
+#[test]
+fn row_writes_and_reads_are_those_of_each_cell() {
+    let cells: [u32; 16] = std::array::from_fn(|c| 0xFFF8_0000 | (c as u32 * 0x1_1111) ^ 0x2_5A5A);
+    for (bank, row) in [(0, 0), (1, 63), (3, 70), (2, 129)] {
+        let (mut by_row, mut by_cell) = (SrcReg::default(), SrcReg::default());
+        by_row.write_row(bank, row, &cells);
+        for (c, cell) in cells.iter().enumerate() {
+            by_cell.write(bank, row, c, *cell);
+        }
+        assert_eq!(by_row, by_cell, "bank {bank} row {row}");
+        let read: [u32; 16] = std::array::from_fn(|c| by_cell.read(bank, row, c));
+        assert_eq!(by_cell.read_row(bank, row), read);
+        assert!(read.iter().all(|c| c >> 19 == 0));
+        assert_ne!(read, [0; 16]);
+    }
+}

@@ -212,14 +212,10 @@ fn apply_setup(m: &mut Machine, v: &Vector) -> Result<(), String> {
         }
     }
     for r in &s.srca {
-        for (c, cell) in r.cells.iter().enumerate() {
-            m.srca.write(r.bank as usize, r.row as usize, c, *cell);
-        }
+        m.srca.write_row(r.bank as usize, r.row as usize, &r.cells);
     }
     for r in &s.srcb {
-        for (c, cell) in r.cells.iter().enumerate() {
-            m.srcb.write(r.bank as usize, r.row as usize, c, *cell);
-        }
+        m.srcb.write_row(r.bank as usize, r.row as usize, &r.cells);
     }
     for (i, w) in s.config.iter().enumerate() {
         m.write_config(w.state as usize, w.addr as usize, w.value)
@@ -459,8 +455,7 @@ fn compare_src(
     out: &mut Vec<Mismatch>,
 ) {
     for r in rows {
-        let actual: [u32; 16] =
-            std::array::from_fn(|c| reg.read(r.bank as usize, r.row as usize, c));
+        let actual = reg.read_row(r.bank as usize, r.row as usize);
         if actual != r.cells {
             out.push(Mismatch::Src {
                 which,

@@ -106,6 +106,19 @@ impl SrcReg {
         self.banks[bank % 2].rows[row % ROWS][col % COLS]
     }
 
+    /// Write a whole row, as [`SrcReg::write`] writes each of its cells.
+    pub fn write_row(&mut self, bank: usize, row: usize, cells: &[u32; COLS]) {
+        let to = &mut self.banks[bank % 2].rows[row % ROWS];
+        for (to, cell) in to.iter_mut().zip(cells) {
+            *to = cell & CELL_MASK;
+        }
+    }
+
+    /// A whole row, as [`SrcReg::read`] reads each of its cells.
+    pub fn read_row(&self, bank: usize, row: usize) -> [u32; COLS] {
+        self.banks[bank % 2].rows[row % ROWS]
+    }
+
     /// Who may use the bank the unpackers are on (`AllowedClient`); the bank
     /// index wraps like every other bank access.
     pub fn unpacker_side_client(&self) -> SrcClient {

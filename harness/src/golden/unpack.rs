@@ -253,39 +253,43 @@ pub fn unpack(
     };
     let bits = job.input.l1_bits() as usize;
     let data = job.data_addr() as usize;
-    let per_face = usize::from(job.face_rows) * 16;
+    let face_rows = usize::from(job.face_rows);
     // The rows written, by row number, each starting from what it held.
     let mut rows: Vec<Option<[u32; 16]>> = Vec::new();
     for face in 0..usize::from(job.faces) {
-        for i in 0..per_face {
-            let g = face * per_face + i;
-            let at = data * 8 + g * bits;
-            let raw = read_bits(l1, at, bits);
+        for r in 0..face_rows {
+            // A face row's 16 datums are one BFP group: one shared exponent.
+            let group = face * face_rows + r;
             let exp = match job.forced_exp {
                 Some(e) => e,
-                None => l1.get(job.l1_addr as usize + g / 16).copied().unwrap_or(0),
+                None => l1.get(job.l1_addr as usize + group).copied().unwrap_or(0),
             };
-            let v = match (convert(job, raw, exp)?, job.target) {
-                (Datum::Bf16(b), UnpackTarget::Dst) => u32::from(b),
-                (Datum::Fp16(h), UnpackTarget::Dst) => u32::from(h),
-                (Datum::Bf16(b), _) => u32::from(b) << 3,
-                (Datum::Fp16(h), _) => fp16_cell(h),
-                (Datum::Cell(c), _) => c,
-            };
-            let (mut row, mut col) = (face * 16 + i / 16, i % 16);
+            let mut cells = [0u32; 16];
+            for (col, cell) in cells.iter_mut().enumerate() {
+                let raw = read_bits(l1, data * 8 + (group * 16 + col) * bits, bits);
+                *cell = match (convert(job, raw, exp)?, job.target) {
+                    (Datum::Bf16(b), UnpackTarget::Dst) => u32::from(b),
+                    (Datum::Fp16(h), UnpackTarget::Dst) => u32::from(h),
+                    (Datum::Bf16(b), _) => u32::from(b) << 3,
+                    (Datum::Fp16(h), _) => fp16_cell(h),
+                    (Datum::Cell(c), _) => c,
+                };
+            }
+            let row = face * 16 + r;
             match job.target {
-                UnpackTarget::Dst => row += usize::from(job.tile) * 64,
-                UnpackTarget::SrcA if job.haloize => {
-                    let low = row & 15;
-                    row = (row & !15) | col;
-                    col = low;
+                UnpackTarget::Dst => {
+                    *written_row(&mut rows, row + usize::from(job.tile) * 64, before) = cells
                 }
-                _ => {}
+                // Haloize transposes each 16-row block: the datum of row
+                // `row`, column `col` lands in row `(row & !15) | col`,
+                // column `row & 15`.
+                UnpackTarget::SrcA if job.haloize => {
+                    for (col, cell) in cells.into_iter().enumerate() {
+                        written_row(&mut rows, (row & !15) | col, before)[row & 15] = cell;
+                    }
+                }
+                _ => *written_row(&mut rows, row, before) = cells,
             }
-            if rows.len() <= row {
-                rows.resize(row + 1, None);
-            }
-            rows[row].get_or_insert_with(|| before(row))[col] = v;
         }
     }
     Ok(match job.target {
@@ -308,6 +312,18 @@ pub fn unpack(
                 .collect(),
         ),
     })
+}
+
+/// Row `row` of `rows`, from what it held `before` if not written yet.
+fn written_row(
+    rows: &mut Vec<Option<[u32; 16]>>,
+    row: usize,
+    before: impl Fn(usize) -> [u32; 16],
+) -> &mut [u32; 16] {
+    if rows.len() <= row {
+        rows.resize(row + 1, None);
+    }
+    rows[row].get_or_insert_with(|| before(row))
 }
 
 /// The rows that were written, in row order.

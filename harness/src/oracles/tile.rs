@@ -188,8 +188,7 @@ fn compare_registers(
                 _ => ("SrcA", &m.srca),
             };
             for r in rows {
-                let got: [u32; 16] =
-                    std::array::from_fn(|c| reg.read(usize::from(r.bank), usize::from(r.row), c));
+                let got: [u32; 16] = reg.read_row(usize::from(r.bank), usize::from(r.row));
                 if got != r.cells {
                     return Err(Finding::new(
                         format!("{name} differs from the golden tile model"),
@@ -415,8 +414,8 @@ pub fn precision(
             let out_row = face * 16 + r;
             let cells: [u32; 16] = match ujob.target {
                 UnpackTarget::Dst => m.read_dst_row(DstView::Fp32, out_row as u32),
-                UnpackTarget::SrcB => std::array::from_fn(|c| m.srcb.read(0, out_row, c)),
-                UnpackTarget::SrcA => std::array::from_fn(|c| m.srca.read(0, out_row, c)),
+                UnpackTarget::SrcB => m.srcb.read_row(0, out_row),
+                UnpackTarget::SrcA => m.srca.read_row(0, out_row),
             };
             // The BFP group's shared exponent: the largest input exponent,
             // infinity and NaN included (they count as exponent 255).

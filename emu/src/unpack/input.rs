@@ -229,7 +229,7 @@ impl InputBase {
 /// Plan the input side of one `UNPACR` (`UNPACR_Regular.md`, "Determine
 /// initial input address(es) and input datum count") from its settings `s`,
 /// what they decide alone (`b`, made from `s`) and the counters.
-#[inline]
+#[inline(always)]
 pub fn plan(
     s: &Settings,
     b: &InputBase,

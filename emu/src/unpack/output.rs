@@ -132,7 +132,7 @@ impl OutputBase {
 /// Plan the output side (`UNPACR_Regular.md`, "Determine initial output
 /// address" and the compatibility checks) from the settings `s`, what they
 /// and the operands decide alone (`b`, made from `s`), and the counters.
-#[inline]
+#[inline(always)]
 pub fn plan(
     s: &Settings,
     b: &OutputBase,

@@ -340,6 +340,7 @@ fn main_loop(
 }
 
 /// "Update counters in preparation for next instruction".
+#[inline(always)]
 fn update_counters(
     m: &mut Machine,
     thread: usize,

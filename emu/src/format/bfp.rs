@@ -359,28 +359,51 @@ pub fn bfp8_to_src_arith(datum: u8, exp: u8) -> u32 {
     (signed & 0x7_FC00 & zero) | (((signed & 0x4_0000) | rebased) & !zero)
 }
 
-/// One BFP "b" group as `SrcA`/`SrcB` cells: 16 datums of `BITS` bits (8,
-/// 4 or 2) packed in `bytes` (`2 × BITS` of them, least significant bits
-/// first), sharing exponent `exp`, each widened to the BFP8 datum the
-/// unpacker expands ([`bfp_datum_to_bfp8`]) and expanded
-/// ([`bfp8_to_src_arith`]). By AVX2 where the CPU has it
-/// (`bfp_group_to_src_avx2`), which takes each datum straight from the
-/// packed bytes into its lane.
-///
-/// # Panics
-/// If `bytes` is shorter than `2 × BITS`, or `BITS` is not 8, 4 or 2.
+/// BFP "b" groups as `SrcA`/`SrcB` cells, `bytes` holding them back to
+/// back: each group 16 datums of `BITS` bits (8, 4 or 2) packed in `2 ×
+/// BITS` bytes (least significant bits first), sharing its exponent from
+/// `exps`, each datum widened to the BFP8 datum the unpacker expands
+/// ([`bfp_datum_to_bfp8`]) and expanded ([`bfp8_to_src_arith`]). Group
+/// `j`'s cells go to `out(j, cells)`. By AVX2 where the CPU has it (checked
+/// once for all the groups), which takes each datum straight from the
+/// packed bytes into its lane (`bfp_group_to_src_avx2`).
 #[inline(always)]
-pub fn bfp_group_to_src<const BITS: usize>(bytes: &[u8], exp: u8) -> [u32; 16] {
-    let bytes = &bytes[..2 * BITS];
+pub fn bfp_groups_to_src<const BITS: usize>(
+    bytes: &[u8],
+    exps: impl Iterator<Item = u8>,
+    mut out: impl FnMut(usize, [u32; 16]),
+) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { bfp_group_to_src_avx2::<BITS>(bytes, exp) };
+        return unsafe { bfp_groups_to_src_avx2::<BITS>(bytes, exps, out) };
     }
-    bfp_group_to_src_portable::<BITS>(bytes, exp)
+    for ((j, group), exp) in bytes.chunks_exact(2 * BITS).enumerate().zip(exps) {
+        out(j, bfp_group_to_src_portable::<BITS>(group, exp));
+    }
 }
 
-/// [`bfp_group_to_src`] without vector instructions of its own.
+/// [`bfp_groups_to_src`] with each group by [`bfp_group_to_src_avx2`].
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn bfp_groups_to_src_avx2<const BITS: usize>(
+    bytes: &[u8],
+    exps: impl Iterator<Item = u8>,
+    mut out: impl FnMut(usize, [u32; 16]),
+) {
+    for ((j, group), exp) in bytes.chunks_exact(2 * BITS).enumerate().zip(exps) {
+        // SAFETY: the CPU has AVX2 (this function's contract); `group` is
+        // `2 × BITS` bytes long.
+        out(j, unsafe { bfp_group_to_src_avx2::<BITS>(group, exp) });
+    }
+}
+
+/// One group of [`bfp_groups_to_src`] without vector instructions of its
+/// own.
 #[inline(always)]
 fn bfp_group_to_src_portable<const BITS: usize>(bytes: &[u8], exp: u8) -> [u32; 16] {
     let mut cells = [0; 16];
@@ -393,7 +416,8 @@ fn bfp_group_to_src_portable<const BITS: usize>(bytes: &[u8], exp: u8) -> [u32; 
     cells
 }
 
-/// [`bfp_group_to_src`] in AVX2's 32-bit lanes, eight datums to a
+/// One group of [`bfp_groups_to_src`] in AVX2's 32-bit lanes, eight datums
+/// to a
 /// register. Each lane gets its datum sign-extended from the top of a
 /// byte, as `bfp8_to_src_arith` takes it: BFP8 datums by widening the
 /// bytes, BFP4 and BFP2 datums by shifting the packed word right by the
@@ -480,15 +504,42 @@ pub fn bfp8_row_to_dst16(datums: &[u8; 16], exps: &[u8; 16]) -> [u16; 16] {
     bfp8_row_portable(datums, exps)
 }
 
-/// [`bfp8_row_to_dst16`] for one group: 16 datums sharing exponent `exp`.
+/// [`bfp8_row_to_dst16`] for consecutive groups, each of 16 datums sharing
+/// one exponent: the BFP8 datums of each from `groups`, its exponent from
+/// `exps`, into the rows of `out` in turn. The CPU's features are checked
+/// once for all of them.
 #[inline(always)]
-pub fn bfp8_group_to_dst16(datums: &[u8; 16], exp: u8) -> [u16; 16] {
+pub fn bfp8_groups_to_dst16(
+    groups: impl Iterator<Item = [u8; 16]>,
+    exps: impl Iterator<Item = u8>,
+    out: &mut [[u16; 16]],
+) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { bfp8_group_avx2(datums, exp) };
+        return unsafe { bfp8_groups_avx2(groups, exps, out) };
     }
-    bfp8_row_portable(datums, &[exp; 16])
+    for ((row, datums), exp) in out.iter_mut().zip(groups).zip(exps) {
+        *row = bfp8_row_portable(&datums, &[exp; 16]);
+    }
+}
+
+/// [`bfp8_groups_to_dst16`] with each group by [`bfp8_group_avx2`].
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn bfp8_groups_avx2(
+    groups: impl Iterator<Item = [u8; 16]>,
+    exps: impl Iterator<Item = u8>,
+    out: &mut [[u16; 16]],
+) {
+    for ((row, datums), exp) in out.iter_mut().zip(groups).zip(exps) {
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        *row = unsafe { bfp8_group_avx2(&datums, exp) };
+    }
 }
 
 /// [`bfp8_row_to_dst16`] without vector instructions of its own.
@@ -628,26 +679,37 @@ mod tests {
     /// The group expansion into `SrcA`/`SrcB` cells (AVX2 where the CPU has
     /// it, the portable one, and its datum arithmetic) is the table
     /// definition, for every datum and every shared exponent in every
-    /// width, each datum in every lane.
+    /// width, each datum in every lane; of two groups expanded together,
+    /// each with its own exponent.
     #[test]
     fn src_cell_expansion_is_the_definition() {
         use crate::format::src_cell::SrcCell;
         fn check<const BITS: usize>(width: BfpWidth) {
             for exp in 0..=255u8 {
                 for first in 0..=255u8 {
-                    let bytes: [u8; 16] =
-                        std::array::from_fn(|i| first.wrapping_mul(29).wrapping_add(17 * i as u8));
-                    let group = bfp_group_to_src::<BITS>(&bytes, exp);
-                    assert_eq!(group, bfp_group_to_src_portable::<BITS>(&bytes, exp));
-                    let datums = bfp_unpack_datums(width, &bytes);
-                    for i in 0..16 {
-                        let bfp8 = bfp_datum_to_bfp8(datums[i], width);
-                        let want = SrcCell::from_bf16(bfp8_to_bf16(bfp8, exp)).canonical();
-                        assert_eq!(
-                            group[i], want,
-                            "BFP{BITS} datum {bfp8:#04x} exp {exp:#04x} in lane {i}"
-                        );
-                        assert_eq!(bfp8_to_src_arith(bfp8, exp), want);
+                    let bytes: [u8; 32] = std::array::from_fn(|i| {
+                        first
+                            .wrapping_mul(29)
+                            .wrapping_add((i as u8).wrapping_mul(17))
+                    });
+                    let bytes = &bytes[..4 * BITS];
+                    let exps = [exp, exp.wrapping_mul(7).wrapping_add(90)];
+                    let mut groups = [[0; 16]; 2];
+                    bfp_groups_to_src::<BITS>(bytes, exps.into_iter(), |j, g| groups[j] = g);
+                    for (j, (group, bytes)) in groups.iter().zip(bytes.chunks(2 * BITS)).enumerate()
+                    {
+                        let exp = exps[j];
+                        assert_eq!(*group, bfp_group_to_src_portable::<BITS>(bytes, exp));
+                        let datums = bfp_unpack_datums(width, bytes);
+                        for i in 0..16 {
+                            let bfp8 = bfp_datum_to_bfp8(datums[i], width);
+                            let want = SrcCell::from_bf16(bfp8_to_bf16(bfp8, exp)).canonical();
+                            assert_eq!(
+                                group[i], want,
+                                "BFP{BITS} datum {bfp8:#04x} exp {exp:#04x} in lane {i} of group {j}"
+                            );
+                            assert_eq!(bfp8_to_src_arith(bfp8, exp), want);
+                        }
                     }
                 }
             }
@@ -671,13 +733,25 @@ mod tests {
                     bfp8_row_to_dst16(&datums, &exps),
                     bfp8_row_portable(&datums, &exps),
                 ];
-                let group = bfp8_group_to_dst16(&datums, exp);
-                for i in 0..16 {
-                    assert_eq!(
-                        group[i],
-                        encode_bf16(bfp8_to_bf16(datums[i], exp)),
-                        "lane {i}"
-                    );
+                // Two groups together: these datums, and the same reversed
+                // under another exponent.
+                let mut reversed = datums;
+                reversed.reverse();
+                let exps2 = [exp, exp ^ 0xA5];
+                let mut groups = [[0; 16]; 2];
+                bfp8_groups_to_dst16(
+                    [datums, reversed].into_iter(),
+                    exps2.into_iter(),
+                    &mut groups,
+                );
+                for (j, (group, datums)) in groups.iter().zip([datums, reversed]).enumerate() {
+                    for i in 0..16 {
+                        assert_eq!(
+                            group[i],
+                            encode_bf16(bfp8_to_bf16(datums[i], exps2[j])),
+                            "lane {i} of group {j}"
+                        );
+                    }
                 }
                 for row in rows {
                     for i in 0..16 {

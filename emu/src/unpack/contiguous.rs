@@ -13,7 +13,7 @@ use super::output::{may_straddle_row_63, OutputPlan, Registers, Target};
 use crate::arch::Arch;
 use crate::fault::Result;
 use crate::format::bfp::{
-    bfp8_group_to_dst16, bfp8_row_to_dst16, bfp8_to_src_arith, bfp_group_to_src,
+    bfp8_groups_to_dst16, bfp8_row_to_dst16, bfp8_to_src_arith, bfp_groups_to_src,
 };
 use crate::format::data_format::BfpExp;
 use crate::format::dst::{encode16_rows, encode_bf16};
@@ -281,10 +281,10 @@ impl Job<'_> {
             exps: impl Iterator<Item = u8>,
             out: &mut R,
         ) {
-            for ((j, bytes), exp) in input.chunks_exact(2 * BITS).enumerate().zip(exps) {
-                *out.row(j) = bfp_group_to_src::<BITS>(bytes, exp);
+            bfp_groups_to_src::<BITS>(input, exps, |j, cells| {
+                *out.row(j) = cells;
                 out.commit(j);
-            }
+            });
         }
         let rows = input.len() / (2 * BITS);
         match self.exps {
@@ -480,9 +480,8 @@ impl Job<'_> {
             exps: impl Iterator<Item = u8>,
             out: &mut [[u16; 16]],
         ) {
-            for ((row, bytes), exp) in out.iter_mut().zip(bytes.chunks_exact(2 * BITS)).zip(exps) {
-                *row = bfp8_group_to_dst16(&bfp8_datums::<BITS>(bytes), exp);
-            }
+            let groups = bytes.chunks_exact(2 * BITS).map(bfp8_datums::<BITS>);
+            bfp8_groups_to_dst16(groups, exps, out);
         }
         let rows = out.len();
         match self.exps {

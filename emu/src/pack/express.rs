@@ -238,11 +238,11 @@ impl Express {
         pk: &PackerConfig,
         pending: &mut Pending,
     ) -> Result<bool> {
-        let Some((rows, ch1)) = self.qualify(parts, shared, pk) else {
+        let Some((all_rows, ch1)) = self.qualify(parts, shared, pk) else {
             pending.write_out(parts, shared);
             return Ok(false);
         };
-        let rows = &rows[..self.rows as usize];
+        let rows = &all_rows[..self.rows as usize];
         // Rows waiting are written before a stream takes a fresh address
         // (an express instruction never compresses).
         if !pending.takes(self.rows_to, rows.len())
@@ -255,7 +255,7 @@ impl Express {
             pending.write_out(parts, shared);
             return Ok(false);
         }
-        pending.add(self.rows_to, rows);
+        pending.add(self.rows_to, all_rows, rows.len());
         if prep.fields.last {
             pending.write_out(parts, shared);
         }
@@ -274,7 +274,9 @@ impl Express {
 pub(super) struct Pending {
     on: bool,
     to: Option<RowsTo>,
-    rows: [u32; PENDING_ROWS],
+    /// The waiting rows, then room for an instruction's four rows whatever
+    /// its count (so that they are added in one fixed-size copy).
+    rows: [u32; PENDING_ROWS + 3],
     len: usize,
 }
 
@@ -287,7 +289,7 @@ impl Pending {
         Pending {
             on,
             to: None,
-            rows: [0; PENDING_ROWS],
+            rows: [0; PENDING_ROWS + 3],
             len: 0,
         }
     }
@@ -331,10 +333,11 @@ impl Pending {
         }
     }
 
-    /// Add rows (checked with [`Pending::takes`] and [`Pending::fits`]).
-    fn add(&mut self, to: RowsTo, rows: &[u32]) {
-        self.rows[self.len..self.len + rows.len()].copy_from_slice(rows);
-        self.len += rows.len();
+    /// Add the first `n` of `rows` (checked with [`Pending::takes`] and
+    /// [`Pending::fits`]).
+    fn add(&mut self, to: RowsTo, rows: [u32; 4], n: usize) {
+        self.rows[self.len..self.len + 4].copy_from_slice(&rows);
+        self.len += n;
         self.to = Some(to);
     }
 

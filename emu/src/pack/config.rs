@@ -870,8 +870,9 @@ impl Decoded {
             }
             _ => false,
         };
-        if !kept {
-            *cache = None;
+        if let (false, Some(d)) = (kept, cache.as_deref_mut()) {
+            // Decoded afresh into the memory the last decode had.
+            d.decode_into(cfg, tc, state(), thread);
         }
         cache.get_or_insert_with(|| Box::new(Decoded::decode(cfg, tc, state(), thread)))
     }
@@ -901,6 +902,51 @@ impl Decoded {
     }
 
     fn decode(cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> Decoded {
+        let (mut words, mut thread_words) = (Vec::new(), Vec::new());
+        let (shared, packers) =
+            Decoded::read(cfg, tc, state, thread, &mut words, &mut thread_words);
+        Decoded {
+            shared,
+            packers,
+            stages: Default::default(),
+            prepared: Default::default(),
+            thread,
+            words,
+            thread_words,
+            stamps: (cfg.stamp(), tc.stamp()),
+        }
+    }
+
+    /// [`Decoded::decode`] into `self`, keeping its lists' memory.
+    fn decode_into(&mut self, cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) {
+        self.words.clear();
+        self.thread_words.clear();
+        (self.shared, self.packers) = Decoded::read(
+            cfg,
+            tc,
+            state,
+            thread,
+            &mut self.words,
+            &mut self.thread_words,
+        );
+        self.stages = Default::default();
+        self.prepared = Default::default();
+        self.thread = thread;
+        self.stamps = (cfg.stamp(), tc.stamp());
+    }
+
+    /// The shared and per-packer configuration for an instruction of
+    /// `thread` under Config state `state`, with the Config words and the
+    /// ThreadConfig words it read (and their values) added to `words` and
+    /// `thread_words`.
+    fn read(
+        cfg: &Config,
+        tc: &ThreadConfig,
+        state: usize,
+        thread: usize,
+        words: &mut Vec<(u16, u32)>,
+        thread_words: &mut Vec<(u8, u16, u32)>,
+    ) -> (Shared, [PackerConfig; 4]) {
         let arch = cfg.arch();
         let mut r = Reader::new(cfg, state);
         let mut tr = ThreadReader {
@@ -912,24 +958,18 @@ impl Decoded {
         for (i, p) in packers.iter_mut().enumerate().take(arch.packer_count()) {
             *p = PackerConfig::read(&mut r, i);
         }
-        Decoded {
-            shared,
-            packers,
-            stages: Default::default(),
-            prepared: Default::default(),
-            thread,
-            words: r
-                .seen
+        words.extend(
+            r.seen
                 .iter()
-                .map(|a| (a, r.words.get(usize::from(a)).copied().unwrap_or(0)))
-                .collect(),
-            thread_words: (0u8..)
+                .map(|a| (a, r.words.get(usize::from(a)).copied().unwrap_or(0))),
+        );
+        thread_words.extend(
+            (0u8..)
                 .zip(&tr.seen)
                 .flat_map(|(t, seen)| seen.iter().map(move |a| (t, a)))
-                .map(|(t, a)| (t, a, tc.read(t as usize, a as usize).unwrap_or(0)))
-                .collect(),
-            stamps: (cfg.stamp(), tc.stamp()),
-        }
+                .map(|(t, a)| (t, a, tc.read(t as usize, a as usize).unwrap_or(0))),
+        );
+        (shared, packers)
     }
 }
 

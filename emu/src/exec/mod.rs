@@ -384,12 +384,12 @@ impl Machine {
             let done = match opcode {
                 Opcode::Pacr | Opcode::Unpacr => {
                     let budget = limits.max_steps.saturating_sub(stats.steps);
+                    // The words with this one's top byte, which alone decides
+                    // the opcode (`isa::opcode_of`).
                     let words = (ahead.iter())
                         .take(usize::try_from(budget).unwrap_or(usize::MAX))
                         .map_while(|s| match *s {
-                            Step::Instruction(w) if isa::opcode_of(arch, w) == Ok(opcode) => {
-                                Some(w)
-                            }
+                            Step::Instruction(w) if w >> 24 == word >> 24 => Some(w),
                             _ => None,
                         });
                     let (done, outcome) = match opcode {

@@ -417,8 +417,7 @@ fn bfp_group_to_src_portable<const BITS: usize>(bytes: &[u8], exp: u8) -> [u32; 
 }
 
 /// One group of [`bfp_groups_to_src`] in AVX2's 32-bit lanes, eight datums
-/// to a
-/// register. Each lane gets its datum sign-extended from the top of a
+/// to a register. Each lane gets its datum sign-extended from the top of a
 /// byte, as `bfp8_to_src_arith` takes it: BFP8 datums by widening the
 /// bytes, BFP4 and BFP2 datums by shifting the packed word right by the
 /// lane's datum position (`vpsrlvd`), then up to the top and arithmetically

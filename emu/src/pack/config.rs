@@ -16,6 +16,7 @@ use crate::regs::{
     CfgField as C, Config, RegField, Stamp, ThreadCfgField as T, ThreadConfig, THREADS,
 };
 use crate::state::dst::DstAddressing;
+use std::mem;
 
 /// A per-packer Config field for packers 0..=3: `[THCON_SEC0_REG1_x,
 /// THCON_SEC0_REG8_x, THCON_SEC1_REG1_x, THCON_SEC1_REG8_x]` and the like.
@@ -872,9 +873,19 @@ impl Decoded {
         };
         if let (false, Some(d)) = (kept, cache.as_deref_mut()) {
             // Decoded afresh into the memory the last decode had.
-            d.decode_into(cfg, tc, state(), thread);
+            let (words, thread_words) = (mem::take(&mut d.words), mem::take(&mut d.thread_words));
+            *d = Decoded::decode(cfg, tc, state(), thread, words, thread_words);
         }
-        cache.get_or_insert_with(|| Box::new(Decoded::decode(cfg, tc, state(), thread)))
+        cache.get_or_insert_with(|| {
+            Box::new(Decoded::decode(
+                cfg,
+                tc,
+                state(),
+                thread,
+                Vec::new(),
+                Vec::new(),
+            ))
+        })
     }
 
     /// Whether `cfg` and `tc` are the values last seen to match, with no
@@ -901,52 +912,19 @@ impl Decoded {
                 .all(|&(t, a, v)| tc.read(t as usize, a as usize) == Some(v))
     }
 
-    fn decode(cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> Decoded {
-        let (mut words, mut thread_words) = (Vec::new(), Vec::new());
-        let (shared, packers) =
-            Decoded::read(cfg, tc, state, thread, &mut words, &mut thread_words);
-        Decoded {
-            shared,
-            packers,
-            stages: Default::default(),
-            prepared: Default::default(),
-            thread,
-            words,
-            thread_words,
-            stamps: (cfg.stamp(), tc.stamp()),
-        }
-    }
-
-    /// [`Decoded::decode`] into `self`, keeping its lists' memory.
-    fn decode_into(&mut self, cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) {
-        self.words.clear();
-        self.thread_words.clear();
-        (self.shared, self.packers) = Decoded::read(
-            cfg,
-            tc,
-            state,
-            thread,
-            &mut self.words,
-            &mut self.thread_words,
-        );
-        self.stages = Default::default();
-        self.prepared = Default::default();
-        self.thread = thread;
-        self.stamps = (cfg.stamp(), tc.stamp());
-    }
-
-    /// The shared and per-packer configuration for an instruction of
-    /// `thread` under Config state `state`, with the Config words and the
-    /// ThreadConfig words it read (and their values) added to `words` and
-    /// `thread_words`.
-    fn read(
+    /// The configuration an instruction of `thread` sees under Config
+    /// state `state`, the words it read listed in `words` and
+    /// `thread_words` (emptied first, so that their memory serves again).
+    fn decode(
         cfg: &Config,
         tc: &ThreadConfig,
         state: usize,
         thread: usize,
-        words: &mut Vec<(u16, u32)>,
-        thread_words: &mut Vec<(u8, u16, u32)>,
-    ) -> (Shared, [PackerConfig; 4]) {
+        mut words: Vec<(u16, u32)>,
+        mut thread_words: Vec<(u8, u16, u32)>,
+    ) -> Decoded {
+        words.clear();
+        thread_words.clear();
         let arch = cfg.arch();
         let mut r = Reader::new(cfg, state);
         let mut tr = ThreadReader {
@@ -969,7 +947,16 @@ impl Decoded {
                 .flat_map(|(t, seen)| seen.iter().map(move |a| (t, a)))
                 .map(|(t, a)| (t, a, tc.read(t as usize, a as usize).unwrap_or(0))),
         );
-        (shared, packers)
+        Decoded {
+            shared,
+            packers,
+            stages: Default::default(),
+            prepared: Default::default(),
+            thread,
+            words,
+            thread_words,
+            stamps: (cfg.stamp(), tc.stamp()),
+        }
     }
 }
 

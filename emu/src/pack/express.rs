@@ -276,7 +276,7 @@ pub(super) struct Pending {
     to: Option<RowsTo>,
     /// The waiting rows, then room for an instruction's four rows whatever
     /// its count (so that they are added in one fixed-size copy).
-    rows: [u32; PENDING_ROWS + 3],
+    rows: [u32; PENDING_ROWS + 4],
     len: usize,
 }
 
@@ -289,7 +289,7 @@ impl Pending {
         Pending {
             on,
             to: None,
-            rows: [0; PENDING_ROWS + 3],
+            rows: [0; PENDING_ROWS + 4],
             len: 0,
         }
     }

@@ -39,7 +39,43 @@ fn reset_clears_both_source_registers() {
         .srca
         .banks
         .iter()
-        .all(|b| b.rows.iter().flatten().all(|c| *c == 0)));
+        .all(|b| b.rows().iter().flatten().all(|c| *c == 0)));
+}
+
+#[test]
+fn reset_clears_rows_written_through_the_bank() {
+    let mut m = Machine::new(Arch::WormholeB0);
+    m.srcb.banks[1].rows_mut()[63][15] = 0x7_FFFF;
+    m.srca.banks[0].rows_mut()[0][0] = 1;
+    m.reset();
+    assert_eq!(m.srcb.read(1, 63, 15), 0);
+    assert_eq!(m.srca.read(0, 0, 0), 0);
+}
+
+/// A copy takes the other machine's rows whichever of the two was written:
+/// written onto clean, clean onto written, and clean onto clean.
+#[test]
+fn copy_from_takes_rows_whichever_side_was_written() {
+    let clean = Machine::new(Arch::Blackhole);
+    let mut written = Machine::new(Arch::Blackhole);
+    dirty_sources(&mut written);
+
+    let mut to = Machine::new(Arch::Blackhole);
+    to.copy_from(&written);
+    assert_eq!(to.srcb.read(1, 40, 3), written.srcb.read(1, 40, 3));
+    assert_ne!(to.srcb.read(1, 40, 3), 0);
+
+    to.copy_from(&clean);
+    assert_eq!(to.srca, SrcReg::default());
+    assert_eq!(to.srca.read(1, 40, 3), 0);
+
+    // `to` is clean again: a later reset or copy must still see a write.
+    to.srca.write_row(0, 7, &[5; 16]);
+    to.copy_from(&clean);
+    assert_eq!(to.srca.read_row(0, 7), [0; 16]);
+    to.srca.write_row(0, 7, &[5; 16]);
+    to.reset();
+    assert_eq!(to.srca.read_row(0, 7), [0; 16]);
 }
 
 #[test]

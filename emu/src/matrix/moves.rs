@@ -188,8 +188,8 @@ pub fn movb2a(m: &mut Machine, thread: usize, i: &Movb2a) -> Result<Issue> {
     };
     let bank_a = m.srca.matrix_bank & 1;
     for k in 0..count {
-        let row = m.srcb.banks[bank_b].rows[(srcb + k) as usize];
-        let to = &mut m.srca.banks[bank_a].rows[(srca + k) as usize];
+        let row = m.srcb.banks[bank_b].rows()[(srcb + k) as usize];
+        let to = &mut m.srca.banks[bank_a].rows_mut()[(srca + k) as usize];
         for (out, cell) in to.iter_mut().zip(row) {
             // The canonical cell's exponent is bits 17:10 (the hardware
             // order's 7:0, `!(SrcVal & 0xff)`).
@@ -248,7 +248,7 @@ fn move_rows(
     let addressing = dst_addressing(cfg, state);
 
     for k in 0..rows.count {
-        let src_row = &reg.banks[bank].rows[((rows.src + k * rows.src_step) & 0x3f) as usize];
+        let src_row = &reg.banks[bank].rows()[((rows.src + k * rows.src_step) & 0x3f) as usize];
         let mut wide = [0u32; COLS];
         let mut narrow = [0u16; COLS];
         for c in 0..COLS {

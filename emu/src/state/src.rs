@@ -27,32 +27,78 @@ pub enum SrcClient {
 
 /// One bank. Its rows live on the heap, so a [`crate::Machine`] stays a
 /// few kilobytes and is cheap to move between jobs.
-#[derive(Debug, PartialEq, Eq)]
+///
+/// The bank remembers whether any row may have been written since it was
+/// last all zero, so that a reset or a copy between two clean banks (a pack
+/// job never writes `Src`) skips the bank's 4 KiB. Writers reach the rows
+/// through [`SrcBank::rows_mut`], which marks the bank.
+#[derive(Debug)]
 pub struct SrcBank {
-    pub rows: Box<[[u32; COLS]; ROWS]>,
+    rows: Box<[[u32; COLS]; ROWS]>,
+    /// False only while every row is zero.
+    written: bool,
     pub allowed_client: SrcClient,
+}
+
+impl SrcBank {
+    /// The bank's rows.
+    #[inline]
+    pub fn rows(&self) -> &[[u32; COLS]; ROWS] {
+        &self.rows
+    }
+
+    /// The bank's rows, to write; the bank counts as written from now on.
+    #[inline]
+    pub fn rows_mut(&mut self) -> &mut [[u32; COLS]; ROWS] {
+        self.written = true;
+        &mut self.rows
+    }
+
+    /// Every row zero again; the client is the caller's business.
+    fn clear(&mut self) {
+        if self.written {
+            self.rows.fill([0; COLS]);
+            self.written = false;
+        }
+    }
 }
 
 impl Default for SrcBank {
     fn default() -> SrcBank {
         SrcBank {
             rows: Box::new([[0; COLS]; ROWS]),
+            written: false,
             allowed_client: SrcClient::Unpackers,
         }
     }
 }
 
+/// Two banks are equal when their rows and clients are: whether a bank was
+/// written is bookkeeping, not state.
+impl PartialEq for SrcBank {
+    fn eq(&self, other: &SrcBank) -> bool {
+        self.allowed_client == other.allowed_client && self.rows == other.rows
+    }
+}
+
+impl Eq for SrcBank {}
+
 impl Clone for SrcBank {
     fn clone(&self) -> SrcBank {
         SrcBank {
             rows: self.rows.clone(),
+            written: self.written,
             allowed_client: self.allowed_client,
         }
     }
 
-    /// Copies into this bank's rows rather than allocating new ones.
+    /// Copies into this bank's rows rather than allocating new ones, and
+    /// not at all when both banks are zero.
     fn clone_from(&mut self, other: &SrcBank) {
-        *self.rows = *other.rows;
+        if self.written || other.written {
+            *self.rows = *other.rows;
+        }
+        self.written = other.written;
         self.allowed_client = other.allowed_client;
     }
 }
@@ -90,7 +136,7 @@ impl SrcReg {
     /// keeping the memory.
     pub fn reset(&mut self) {
         for b in &mut self.banks {
-            b.rows.fill([0; COLS]);
+            b.clear();
             b.allowed_client = SrcClient::Unpackers;
         }
         self.unpacker_bank = 0;
@@ -99,7 +145,7 @@ impl SrcReg {
 
     /// Write one cell, masked to 19 bits; bank, row and column wrap.
     pub fn write(&mut self, bank: usize, row: usize, col: usize, cell: u32) {
-        self.banks[bank % 2].rows[row % ROWS][col % COLS] = cell & CELL_MASK;
+        self.banks[bank % 2].rows_mut()[row % ROWS][col % COLS] = cell & CELL_MASK;
     }
 
     pub fn read(&self, bank: usize, row: usize, col: usize) -> u32 {
@@ -108,7 +154,7 @@ impl SrcReg {
 
     /// Write a whole row, as [`SrcReg::write`] writes each of its cells.
     pub fn write_row(&mut self, bank: usize, row: usize, cells: &[u32; COLS]) {
-        let to = &mut self.banks[bank % 2].rows[row % ROWS];
+        let to = &mut self.banks[bank % 2].rows_mut()[row % ROWS];
         for (to, cell) in to.iter_mut().zip(cells) {
             *to = cell & CELL_MASK;
         }

@@ -710,11 +710,11 @@ fn src_rows<'r>(
 ) -> Option<&'r mut [[u32; 16]]> {
     let (bank, first) = match o.target {
         Target::SrcA => (
-            &mut r.srca.banks[o.bank].rows,
+            r.srca.banks[o.bank].rows_mut(),
             (addr / 16).wrapping_sub(4).wrapping_add(o.src_row) & 0x3F,
         ),
         Target::SrcB => (
-            &mut r.srcb.banks[o.bank].rows,
+            r.srcb.banks[o.bank].rows_mut(),
             (addr / 16).wrapping_add(o.src_row) & 0x3F,
         ),
         Target::Dst16 | Target::Dst32 => return None,

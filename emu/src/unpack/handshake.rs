@@ -86,7 +86,7 @@ pub fn clear_dvalid(
 pub fn fill_bank(m: &mut Machine, unpacker: usize, cell: u32) {
     let s = src_mut(m, unpacker);
     let bank = s.unpacker_bank & 1;
-    for row in s.banks[bank].rows.iter_mut() {
+    for row in s.banks[bank].rows_mut().iter_mut() {
         row.fill(cell & crate::state::src::CELL_MASK);
     }
 }

@@ -232,7 +232,7 @@ impl OutputStream {
         match p.target {
             Target::SrcB => {
                 let row = row.wrapping_add(p.src_row) & 0x3F;
-                r.srcb.banks[p.bank].rows[row as usize][col as usize] = value;
+                r.srcb.banks[p.bank].rows_mut()[row as usize][col as usize] = value;
                 self.first_cell(UnpackCell::SrcB {
                     bank: p.bank as u8,
                     row,
@@ -272,7 +272,7 @@ impl OutputStream {
                     row = (row & !15) | col;
                     col = low;
                 }
-                r.srca.banks[p.bank].rows[row as usize][col as usize] = value;
+                r.srca.banks[p.bank].rows_mut()[row as usize][col as usize] = value;
                 self.first_cell(UnpackCell::SrcA {
                     bank: p.bank as u8,
                     row,

@@ -253,7 +253,7 @@ impl ObservedSrc {
                 banks.push(SeenBank {
                     source,
                     bank: b as u8,
-                    words: Box::new(bank.rows.map(|row| row.map(moved_word))),
+                    words: Box::new(bank.rows().map(|row| row.map(moved_word))),
                 });
             }
         }

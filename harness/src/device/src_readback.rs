@@ -383,7 +383,7 @@ mod tests {
                 &m.srcb
             };
             for row in 0..64u8 {
-                let want = reg.banks[usize::from(r.bank)].rows[usize::from(row)].map(moved_word);
+                let want = reg.banks[usize::from(r.bank)].rows()[usize::from(row)].map(moved_word);
                 assert_eq!(seen.row(r.source, r.bank, row), Ok(want), "{r:?} row {row}");
             }
         }

@@ -309,11 +309,11 @@ pub fn emulator_run(bench: &mut Workbench, v: &Vector) -> EmulatorRun {
 fn changed_src(before: &SrcReg, after: &SrcReg) -> Option<Vec<SrcRow>> {
     let rows: Vec<SrcRow> = (0..2)
         .flat_map(|bank| (0..SRC_ROWS).map(move |row| (bank, row)))
-        .filter(|&(bank, row)| before.banks[bank].rows[row] != after.banks[bank].rows[row])
+        .filter(|&(bank, row)| before.banks[bank].rows()[row] != after.banks[bank].rows()[row])
         .map(|(bank, row)| SrcRow {
             bank: bank as u8,
             row: row as u8,
-            cells: after.banks[bank].rows[row],
+            cells: after.banks[bank].rows()[row],
         })
         .collect();
     (!rows.is_empty()).then_some(rows)

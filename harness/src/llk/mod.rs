@@ -16,7 +16,6 @@ use crate::vector::{
     self, Arch, ConfigWrite, MopConfig, Provenance, Setup, Source, Step, ThreadConfigWrite,
     ThreadProgram, Vector,
 };
-use std::collections::BTreeMap;
 use tensix_emu::isa::{self, Instruction};
 use tensix_emu::regs::{CfgField, ThreadCfgField};
 
@@ -42,41 +41,65 @@ pub struct Programmed {
 /// Config words under construction, written in address order.
 struct Words {
     arch: Arch,
-    words: BTreeMap<u32, u32>,
+    /// Word `a` of Config state 0, where bit `a` of `present` is set.
+    values: [u32; CONFIG_SLOTS],
+    present: [u64; CONFIG_SLOTS / 64],
 }
+
+/// Room for every Config word of either architecture.
+const CONFIG_SLOTS: usize = 256;
+const _: () = assert!(
+    tensix_emu::regs::config_words(Arch::WormholeB0) <= CONFIG_SLOTS
+        && tensix_emu::regs::config_words(Arch::Blackhole) <= CONFIG_SLOTS
+);
 
 impl Words {
     fn new(arch: Arch) -> Words {
         Words {
             arch,
-            words: BTreeMap::new(),
+            values: [0; CONFIG_SLOTS],
+            present: [0; CONFIG_SLOTS / 64],
         }
+    }
+
+    /// The word at `addr32`, written from now on (zero until set).
+    fn word(&mut self, addr32: u16) -> &mut u32 {
+        let a = usize::from(addr32);
+        self.present[a / 64] |= 1 << (a % 64);
+        &mut self.values[a]
     }
 
     /// Make sure the word holding `field` is written, even if zero.
     fn touch(&mut self, field: CfgField) {
         if let Some(f) = field.on(self.arch) {
-            self.words.entry(u32::from(f.addr32)).or_insert(0);
+            self.word(f.addr32);
         }
     }
 
     /// Set `field` in its word.
     fn set(&mut self, field: CfgField, value: u32) {
         if let Some(f) = field.on(self.arch) {
-            let w = self.words.entry(u32::from(f.addr32)).or_insert(0);
+            let w = self.word(f.addr32);
             *w = f.insert(*w, value);
         }
     }
 
     fn writes(self) -> Vec<ConfigWrite> {
-        self.words
-            .into_iter()
-            .map(|(addr, value)| ConfigWrite {
-                addr,
-                value,
-                state: 0,
-            })
-            .collect()
+        let mut out =
+            Vec::with_capacity(self.present.iter().map(|p| p.count_ones() as usize).sum());
+        for (i, &bits) in self.present.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let addr = i * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                out.push(ConfigWrite {
+                    addr: addr as u32,
+                    value: self.values[addr],
+                    state: 0,
+                });
+            }
+        }
+        out
     }
 }
 
@@ -382,7 +405,7 @@ fn edge_words(w: &mut Words, job: &PackJob) {
         if map_used[i] && (bh || i > 0 || e.row_sets[i] != 0) {
             // The mapping word is sixteen 2-bit fields; write it whole.
             if let Some(f) = m.on(job.arch) {
-                w.words.insert(u32::from(f.addr32), e.row_sets[i]);
+                *w.word(f.addr32) = e.row_sets[i];
             }
         }
     }
@@ -600,8 +623,7 @@ pub fn unpack(job: &UnpackJob) -> Programmed {
     // Second descriptor word: Y dimension 1 (bits 7:0), Z dimension = faces
     // (bits 23:16) (`UNPACR_Regular.md`, tile descriptor).
     if let Some(f) = u.descriptor.on(arch) {
-        w.words
-            .insert(u32::from(f.addr32) + 1, 1 | (u32::from(job.faces) << 16));
+        *w.word(f.addr32 + 1) = 1 | (u32::from(job.faces) << 16);
     }
     w.touch(u.lf8);
     if job.fp8_e4m3 {

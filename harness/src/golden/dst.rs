@@ -58,14 +58,60 @@ impl DstImage {
 
     /// The value at (`row`, `col`) in the image's own view.
     pub fn value(&self, row: usize, col: usize) -> u32 {
-        row.checked_sub(self.first)
+        self.row(row).values[col & 15]
+    }
+
+    /// Row `row`, zero if never written.
+    pub fn row(&self, row: usize) -> ImageRow {
+        let values = row
+            .checked_sub(self.first)
             .and_then(|i| self.rows.get(i))
-            .map_or(0, |r| r[col & 15])
+            .copied()
+            .unwrap_or([0; 16]);
+        ImageRow {
+            format: self.format,
+            values,
+        }
     }
 
     /// The 16 storage bits of a `Dst16b` cell (`DstBits`).
     pub fn storage16(&self, row: usize, col: usize) -> u16 {
-        let v = self.value(row, col);
+        self.row(row).storage16(col)
+    }
+
+    /// The 32 storage bits of a `Dst32b` cell.
+    pub fn storage32(&self, row: usize, col: usize) -> u32 {
+        self.row(row).storage32(col)
+    }
+
+    /// A `Dst16b` cell read as BF16 (IEEE field order).
+    pub fn read_bf16(&self, row: usize, col: usize) -> u16 {
+        self.row(row).read_bf16(col)
+    }
+
+    /// A `Dst16b` cell read as FP16 (IEEE field order).
+    pub fn read_fp16(&self, row: usize, col: usize) -> u16 {
+        self.row(row).read_fp16(col)
+    }
+
+    /// A `Dst32b` cell read as FP32 or sign-magnitude INT32 (same layout).
+    pub fn read_32(&self, row: usize, col: usize) -> u32 {
+        self.row(row).read_32(col)
+    }
+}
+
+/// One row of a [`DstImage`]: its 16 values in the image's view, read the
+/// ways the packer reads a cell. Columns wrap at 16.
+#[derive(Clone, Copy, Debug)]
+pub struct ImageRow {
+    format: DstFormat,
+    values: [u32; 16],
+}
+
+impl ImageRow {
+    /// The 16 storage bits of a `Dst16b` cell (`DstBits`).
+    pub fn storage16(&self, col: usize) -> u16 {
+        let v = self.values[col & 15];
         match self.format {
             DstFormat::Bf16 => bf16_arrangement(v as u16),
             DstFormat::Fp16 => fp16_arrangement(v as u16),
@@ -74,8 +120,8 @@ impl DstImage {
     }
 
     /// The 32 storage bits of a `Dst32b` cell.
-    pub fn storage32(&self, row: usize, col: usize) -> u32 {
-        let v = self.value(row, col);
+    pub fn storage32(&self, col: usize) -> u32 {
+        let v = self.values[col & 15];
         match self.format {
             DstFormat::Raw32 => v,
             _ => (u32::from(bf16_arrangement((v >> 16) as u16)) << 16) | (v & 0xffff),
@@ -83,19 +129,19 @@ impl DstImage {
     }
 
     /// A `Dst16b` cell read as BF16 (IEEE field order).
-    pub fn read_bf16(&self, row: usize, col: usize) -> u16 {
-        bf16_from_arrangement(self.storage16(row, col))
+    pub fn read_bf16(&self, col: usize) -> u16 {
+        bf16_from_arrangement(self.storage16(col))
     }
 
     /// A `Dst16b` cell read as FP16 (IEEE field order).
-    pub fn read_fp16(&self, row: usize, col: usize) -> u16 {
-        let s = self.storage16(row, col);
+    pub fn read_fp16(&self, col: usize) -> u16 {
+        let s = self.storage16(col);
         (s & 0x8000) | ((s & 0x1f) << 10) | ((s >> 5) & 0x3ff)
     }
 
     /// A `Dst32b` cell read as FP32 or sign-magnitude INT32 (same layout).
-    pub fn read_32(&self, row: usize, col: usize) -> u32 {
-        let s = self.storage32(row, col);
+    pub fn read_32(&self, col: usize) -> u32 {
+        let s = self.storage32(col);
         (u32::from(bf16_from_arrangement((s >> 16) as u16)) << 16) | (s & 0xffff)
     }
 }

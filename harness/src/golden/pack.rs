@@ -8,7 +8,7 @@
 //! make of an LLK pack: the formats, the ReLU and edge-mask settings, the face
 //! count and height, where the tile sits in `Dst` and in L1.
 
-use super::dst::DstImage;
+use super::dst::{DstImage, ImageRow};
 use super::format::Format;
 use super::{not_modelled, undefined, Bytes, Refusal};
 use crate::vector::{Arch, DstFormat, DstMode};
@@ -378,25 +378,30 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
     // Blackhole's one stream is packer 0's; Wormhole B0's stream `i` is
     // packer `i`'s.
     for (packer, s) in job.streams().into_iter().enumerate() {
-        let mut datums = Vec::with_capacity(s.faces.len() * usize::from(job.face_rows) * 16);
-        for face in s.faces.clone() {
-            for r in 0..usize::from(job.face_rows) {
-                let row = first_row + 16 * face + r;
-                let mask = job.edge.mask(packer, r);
-                for col in 0..16 {
-                    let bits = if mask & (1 << col) != 0 {
-                        late(job, relu(job, early(job, dst, row, col)))
-                    } else if job.edge.neg_inf {
-                        // EdgeMasking.md: -inf takes the early conversion's
-                        // place; ReLU and the late conversion follow.
-                        late(job, relu(job, negative_infinity(job)))
-                    } else {
-                        // EdgeMasking.md: the datum becomes zero, which every
-                        // later stage keeps as the all-zero pattern.
-                        0
-                    };
-                    datums.push(bits);
-                }
+        let face_rows = usize::from(job.face_rows);
+        // EdgeMasking.md: a masked datum becomes zero, which every later
+        // stage keeps as the all-zero pattern; with `PCK_EDGE_MODE_mode` it
+        // is −∞ in place of the early conversion's result, and ReLU and the
+        // late conversion follow.
+        let masked = if job.edge.neg_inf {
+            late(job, relu(job, negative_infinity(job)))
+        } else {
+            0
+        };
+        let rows = s
+            .faces
+            .clone()
+            .flat_map(|face| (0..face_rows).map(move |r| (face, r)));
+        let mut datums = vec![0; s.faces.len() * face_rows * 16];
+        for (out, (face, r)) in datums.chunks_exact_mut(16).zip(rows) {
+            let cells = dst.row(first_row + 16 * face + r);
+            let mask = job.edge.mask(packer, r);
+            for (col, bits) in out.iter_mut().enumerate() {
+                *bits = if mask & (1 << col) != 0 {
+                    late(job, relu(job, early(job, &cells, col)))
+                } else {
+                    masked
+                };
             }
         }
         let mut data = Vec::new();
@@ -422,7 +427,8 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
             } else {
                 datums.len()
             };
-            for i in 0..lanes {
+            data.resize(lanes * bytes_per, 0);
+            for (i, lane) in data.chunks_exact_mut(bytes_per).enumerate() {
                 let v = datums.get(i).copied().unwrap_or(0);
                 let v = if job.l1_acc {
                     let at = s.data_addr as usize + i * bytes_per;
@@ -431,7 +437,7 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
                 } else {
                     v
                 };
-                data.extend_from_slice(&v.to_le_bytes()[..bytes_per]);
+                lane.copy_from_slice(&v.to_le_bytes()[..bytes_per]);
             }
         }
         pad16(&mut data);
@@ -482,16 +488,17 @@ fn round_half_away(magnitude: u32, drop: u32) -> u32 {
 }
 
 /// The early format conversion (`Packers/FormatConversion.md`, "Early format
-/// conversion"): one `Dst` datum into the intermediate format.
-fn early(job: &PackJob, dst: &DstImage, row: usize, col: usize) -> Datum {
+/// conversion"): the datum in column `col` of a `Dst` row into the
+/// intermediate format.
+fn early(job: &PackJob, dst: &ImageRow, col: usize) -> Datum {
     use Format as F;
     if job.dst.mode() == DstMode::Bits32 {
-        let x = dst.read_32(row, col);
+        let x = dst.read_32(col);
         match job.src {
             F::Fp32 | F::Int32 => Datum::Wide(x),
             // INT16 from a 32-bit Dst takes the top half of the storage
             // (ttsim; the documents mark this "No").
-            F::Int16 => Datum::Int16((dst.storage32(row, col) >> 16) as u16),
+            F::Int16 => Datum::Int16((dst.storage32(col) >> 16) as u16),
             F::Bf16 => Datum::Bf16(fp32_round(x, 16) as u16),
             F::Bfp8 => Datum::Bf16((fp32_round(x, 17) << 1) as u16),
             F::Fp16 => Datum::Tf32(fp32_round(x, 13)),
@@ -499,16 +506,16 @@ fn early(job: &PackJob, dst: &DstImage, row: usize, col: usize) -> Datum {
         }
     } else {
         match job.src {
-            F::Bf16 => Datum::Bf16(bf16_round(dst.read_bf16(row, col))),
+            F::Bf16 => Datum::Bf16(bf16_round(dst.read_bf16(col))),
             F::Bfp8 => {
-                let x = bf16_round(dst.read_bf16(row, col));
+                let x = bf16_round(dst.read_bf16(col));
                 let sign = x & 0x8000;
                 Datum::Bf16(sign | (round_half_away(u32::from(x & 0x7fff), 1) << 1) as u16)
             }
-            F::Fp16 if job.round_10b => Datum::Fp16(bf16_to_fp16(dst.read_bf16(row, col))),
-            F::Fp16 => Datum::Fp16(fp16_flush(dst.read_fp16(row, col))),
-            F::Bfp8a => Datum::Fp16(fp16_round_to_e5m6(dst.read_fp16(row, col))),
-            _ => Datum::Int16(dst.storage16(row, col)),
+            F::Fp16 if job.round_10b => Datum::Fp16(bf16_to_fp16(dst.read_bf16(col))),
+            F::Fp16 => Datum::Fp16(fp16_flush(dst.read_fp16(col))),
+            F::Bfp8a => Datum::Fp16(fp16_round_to_e5m6(dst.read_fp16(col))),
+            _ => Datum::Int16(dst.storage16(col)),
         }
     }
 }

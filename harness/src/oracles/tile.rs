@@ -289,12 +289,15 @@ pub fn check_roundtrip(bench: &mut Workbench, case: &RoundTripCase) -> Result<Ve
     let what = What(&describe);
     let golden_bytes = golden_pack(pack, packed.l1.bytes());
     if let Some(f) = &execute(&v, &mut packed) {
+        bench.give_back(packed);
         return judge_fault(f, &golden_bytes, &what);
     }
     let uv = unpack_vector(&ujob, &packed);
     let mut unpacked = prepare(bench, &uv)?;
     let golden_regs = golden::unpack::unpack(&ujob, packed.l1.bytes(), &[], None);
     if let Some(f) = &execute(&uv, &mut unpacked) {
+        bench.give_back(packed);
+        bench.give_back(unpacked);
         return judge_fault(f, &golden_regs, &what);
     }
     // Bit for bit against the model, when it covers both halves and agrees

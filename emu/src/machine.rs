@@ -79,6 +79,14 @@ impl Machine {
     /// reused across jobs costs what the jobs write, not L1's size. The
     /// observer is dropped.
     pub fn reset(&mut self) {
+        self.reset_with_l1_fill(0);
+    }
+
+    /// [`Machine::reset`], except that every byte of L1 is `l1_fill`: what
+    /// a reset followed by `self.l1.fill(l1_fill)` leaves, storing to L1
+    /// only what the last job wrote when L1 last had that fill
+    /// ([`L1::fill_byte`](crate::state::L1::fill_byte)).
+    pub fn reset_with_l1_fill(&mut self, l1_fill: u8) {
         // Destructured so that a new field cannot be forgotten here.
         let Machine {
             arch,
@@ -104,7 +112,7 @@ impl Machine {
         dst.reset();
         srca.reset();
         srcb.reset();
-        l1.reset();
+        l1.fill(l1_fill);
         *adcs = Adcs::new(arch);
         *semaphores = Semaphores::default();
         packer.reset();

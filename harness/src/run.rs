@@ -147,13 +147,31 @@ impl Workbench {
 
     /// A machine of `arch` in its reset state.
     pub fn machine(&mut self, arch: tensix_emu::Arch) -> Machine {
-        match self.spare.iter().rposition(|m| m.arch() == arch) {
+        self.machine_with_l1_fill(arch, 0)
+    }
+
+    /// A machine of `arch` in its reset state but for every byte of L1
+    /// being `l1_fill` ([`Machine::reset_with_l1_fill`]). A kept machine
+    /// whose L1 already has that fill is taken first: it stores only what
+    /// its last job wrote, where another stores all of L1.
+    pub fn machine_with_l1_fill(&mut self, arch: tensix_emu::Arch, l1_fill: u8) -> Machine {
+        let same_arch = |m: &Machine| m.arch() == arch;
+        let found = self
+            .spare
+            .iter()
+            .rposition(|m| same_arch(m) && m.l1.fill_byte() == l1_fill)
+            .or_else(|| self.spare.iter().rposition(same_arch));
+        match found {
             Some(i) => {
                 let mut m = self.spare.swap_remove(i);
-                m.reset();
+                m.reset_with_l1_fill(l1_fill);
                 m
             }
-            None => Machine::new(arch),
+            None => {
+                let mut m = Machine::new(arch);
+                m.l1.fill(l1_fill);
+                m
+            }
         }
     }
 
@@ -167,7 +185,7 @@ impl Workbench {
 
     /// A machine with `v`'s setup applied, as [`prepare`] makes it.
     pub fn prepare(&mut self, v: &Vector) -> Result<Machine, String> {
-        let mut m = self.machine(v.arch);
+        let mut m = self.machine_with_l1_fill(v.arch, v.setup.l1_fill);
         match apply_setup(&mut m, v) {
             Ok(()) => Ok(m),
             Err(e) => {
@@ -179,7 +197,7 @@ impl Workbench {
 
     /// Run `v`'s programs on a copy of `prepared`, as [`execute`] does.
     pub fn execute(&mut self, v: &Vector, prepared: &Machine) -> (Machine, Option<Fault>) {
-        let mut m = self.machine(prepared.arch());
+        let mut m = self.machine_with_l1_fill(prepared.arch(), prepared.l1.fill_byte());
         m.copy_from(prepared);
         let fault = run_in_place(v, &mut m);
         (m, fault)
@@ -537,6 +555,53 @@ mod tests {
         assert_eq!(picked, again);
         let n = picked.iter().filter(|&&p| p).count();
         assert!((50..=150).contains(&n), "{n} of {} picked", jobs.len());
+    }
+
+    /// A workbench's machines, reused across jobs whose L1 fills differ or
+    /// repeat, are set up exactly as new ones: a kept machine whose L1 has
+    /// the fill still has the last job's bytes put back, and one with
+    /// another fill is filled whole.
+    #[test]
+    fn reused_machines_are_set_up_as_new_ones_whatever_the_fills() {
+        let vector = |fill: u8, addr: u32| {
+            let text = [
+                "schema: tensix-vector/1",
+                "arch: wormhole_b0",
+                "provenance: {source: isa-spec}",
+                "setup:",
+                &format!("  l1_fill: {fill}"),
+                "  l1:",
+                &format!("    - {{addr: {addr:#x}, hex: '0102030405'}}"),
+                "program: []",
+            ]
+            .join("\n");
+            Vector::from_yaml_str(&text, "t.yaml").unwrap()
+        };
+        let mut bench = Workbench::new();
+        let jobs = [
+            (0x5A, 0x100),
+            (0x5A, 0x2000),
+            (0, 0x100),
+            (0x5A, 0x40),
+            (0xA5, 0x100),
+            (0, 0x3000),
+        ];
+        for (i, &(fill, addr)) in jobs.iter().enumerate() {
+            let v = vector(fill, addr);
+            let m = bench.prepare(&v).unwrap();
+            let fresh = prepare(&v).unwrap();
+            assert!(m.l1.bytes() == fresh.l1.bytes(), "job {i}: L1 differs");
+            let copy = bench.execute(&v, &m).0;
+            assert!(
+                copy.l1.bytes() == fresh.l1.bytes(),
+                "job {i}: the copy's L1 differs"
+            );
+            // What a job would write, for the next job to clear.
+            let mut m = m;
+            m.l1.write(0x8000 + 64 * i as u32, &[0xEE; 40]);
+            bench.give_back(m);
+            bench.give_back(copy);
+        }
     }
 
     /// `expect.l1` laid over the setup: a run that changes nothing passes

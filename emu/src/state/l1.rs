@@ -135,26 +135,32 @@ impl L1 {
         }
     }
 
-    /// Set every byte of L1 to `byte`, forgetting the write log.
+    /// Set every byte of L1 to `byte`, forgetting the write log. Where L1
+    /// was last filled with `byte`, only the blocks written since are
+    /// stored to.
     pub fn fill(&mut self, byte: u8) {
-        self.bytes.fill(byte);
-        self.dirty.fill(0);
-        self.fill = byte;
         self.log = None;
+        if self.fill == byte {
+            for r in block_ranges(&self.dirty, self.bytes.len()) {
+                self.bytes[r].fill(byte);
+            }
+        } else {
+            self.bytes.fill(byte);
+            self.fill = byte;
+        }
+        self.dirty.fill(0);
+    }
+
+    /// The byte L1 was last filled with: every block not written since
+    /// holds it.
+    pub fn fill_byte(&self) -> u8 {
+        self.fill
     }
 
     /// Back to [`L1::new`]'s state (zero, no log), clearing only the blocks
     /// written since L1 was last all zero.
     pub fn reset(&mut self) {
-        self.log = None;
-        if self.fill != 0 {
-            self.fill(0);
-            return;
-        }
-        for r in block_ranges(&self.dirty, self.bytes.len()) {
-            self.bytes[r].fill(0);
-        }
-        self.dirty.fill(0);
+        self.fill(0);
     }
 
     /// Make `self` a copy of `other` (bytes and log), copying only the
@@ -477,6 +483,24 @@ mod tests {
             l1.reset();
             proptest::prop_assert!(l1.bytes() == L1::new(arch).bytes());
             proptest::prop_assert!(l1.log().is_empty());
+        }
+
+        /// Whatever was written, a fill leaves every byte the fill byte and
+        /// no log, whether or not L1 last had that fill.
+        #[test]
+        fn a_fill_sets_every_byte(
+            ops in proptest::collection::vec(op(), 0..12),
+            byte in proptest::prelude::any::<u8>(),
+        ) {
+            let mut l1 = L1::new(Arch::WormholeB0);
+            l1.enable_log();
+            for o in &ops {
+                apply(&mut l1, o);
+            }
+            l1.fill(byte);
+            proptest::prop_assert!(l1.bytes().iter().all(|&b| b == byte));
+            proptest::prop_assert!(l1.log().is_empty());
+            proptest::prop_assert_eq!(l1.fill_byte(), byte);
         }
 
         /// A copy holds the source's bytes and log whatever either held

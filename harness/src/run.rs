@@ -154,7 +154,7 @@ impl Workbench {
     /// being `l1_fill` ([`Machine::reset_with_l1_fill`]). A kept machine
     /// whose L1 already has that fill is taken first: it stores only what
     /// its last job wrote, where another stores all of L1.
-    pub fn machine_with_l1_fill(&mut self, arch: tensix_emu::Arch, l1_fill: u8) -> Machine {
+    fn machine_with_l1_fill(&mut self, arch: tensix_emu::Arch, l1_fill: u8) -> Machine {
         let same_arch = |m: &Machine| m.arch() == arch;
         let found = self
             .spare
@@ -208,17 +208,14 @@ impl Workbench {
 /// `l1_fill`, `l1`, `dst`, `srca`, `srcb`, `config`, `thread_config`, `gprs`,
 /// `mop_config`. Errors name the setup field that could not be applied.
 pub fn prepare(v: &Vector) -> Result<Machine, String> {
-    let mut m = Machine::new(v.arch);
-    apply_setup(&mut m, v)?;
-    Ok(m)
+    Workbench::new().prepare(v)
 }
 
-/// Apply `v`'s setup to `m`, a machine in its reset state.
+/// Apply `v`'s setup after `l1_fill` to `m`, a machine in its reset state
+/// with every byte of L1 the setup's `l1_fill`
+/// ([`Workbench::machine_with_l1_fill`]).
 fn apply_setup(m: &mut Machine, v: &Vector) -> Result<(), String> {
     let s = &v.setup;
-    if s.l1_fill != 0 {
-        m.l1.fill(s.l1_fill);
-    }
     for (i, r) in s.l1.iter().enumerate() {
         m.write_l1(r.addr, &r.bytes)
             .map_err(|e| format!("setup.l1[{i}]: {e}"))?;
@@ -558,11 +555,11 @@ mod tests {
     }
 
     /// A workbench's machines, reused across jobs whose L1 fills differ or
-    /// repeat, are set up exactly as new ones: a kept machine whose L1 has
-    /// the fill still has the last job's bytes put back, and one with
-    /// another fill is filled whole.
+    /// repeat, hold the fill and the setup's bytes and nothing else, as do
+    /// copies of them: a kept machine whose L1 has the fill has the last
+    /// job's bytes put back, and one with another fill is filled whole.
     #[test]
-    fn reused_machines_are_set_up_as_new_ones_whatever_the_fills() {
+    fn reused_machines_hold_the_fill_and_the_setup_whatever_the_fills() {
         let vector = |fill: u8, addr: u32| {
             let text = [
                 "schema: tensix-vector/1",
@@ -588,14 +585,12 @@ mod tests {
         ];
         for (i, &(fill, addr)) in jobs.iter().enumerate() {
             let v = vector(fill, addr);
+            let mut want = vec![fill; tensix_emu::Arch::WormholeB0.l1_size()];
+            want[addr as usize..addr as usize + 5].copy_from_slice(&[1, 2, 3, 4, 5]);
             let m = bench.prepare(&v).unwrap();
-            let fresh = prepare(&v).unwrap();
-            assert!(m.l1.bytes() == fresh.l1.bytes(), "job {i}: L1 differs");
+            assert!(m.l1.bytes() == want, "job {i}: L1 differs");
             let copy = bench.execute(&v, &m).0;
-            assert!(
-                copy.l1.bytes() == fresh.l1.bytes(),
-                "job {i}: the copy's L1 differs"
-            );
+            assert!(copy.l1.bytes() == want, "job {i}: the copy's L1 differs");
             // What a job would write, for the next job to clear.
             let mut m = m;
             m.l1.write(0x8000 + 64 * i as u32, &[0xEE; 40]);

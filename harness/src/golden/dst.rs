@@ -58,45 +58,20 @@ impl DstImage {
 
     /// The value at (`row`, `col`) in the image's own view.
     pub fn value(&self, row: usize, col: usize) -> u32 {
-        self.row(row).values[col & 15]
+        self.stored(row).map_or(0, |r| r[col & 15])
     }
 
     /// Row `row`, zero if never written.
     pub fn row(&self, row: usize) -> ImageRow {
-        let values = row
-            .checked_sub(self.first)
-            .and_then(|i| self.rows.get(i))
-            .copied()
-            .unwrap_or([0; 16]);
         ImageRow {
             format: self.format,
-            values,
+            values: self.stored(row).copied().unwrap_or([0; 16]),
         }
     }
 
-    /// The 16 storage bits of a `Dst16b` cell (`DstBits`).
-    pub fn storage16(&self, row: usize, col: usize) -> u16 {
-        self.row(row).storage16(col)
-    }
-
-    /// The 32 storage bits of a `Dst32b` cell.
-    pub fn storage32(&self, row: usize, col: usize) -> u32 {
-        self.row(row).storage32(col)
-    }
-
-    /// A `Dst16b` cell read as BF16 (IEEE field order).
-    pub fn read_bf16(&self, row: usize, col: usize) -> u16 {
-        self.row(row).read_bf16(col)
-    }
-
-    /// A `Dst16b` cell read as FP16 (IEEE field order).
-    pub fn read_fp16(&self, row: usize, col: usize) -> u16 {
-        self.row(row).read_fp16(col)
-    }
-
-    /// A `Dst32b` cell read as FP32 or sign-magnitude INT32 (same layout).
-    pub fn read_32(&self, row: usize, col: usize) -> u32 {
-        self.row(row).read_32(col)
+    /// Row `row` as written, if it was.
+    fn stored(&self, row: usize) -> Option<&[u32; 16]> {
+        row.checked_sub(self.first).and_then(|i| self.rows.get(i))
     }
 }
 
@@ -183,12 +158,12 @@ mod tests {
         assert_eq!(fp16_arrangement(0x3c00), 0x000f);
         assert_eq!(bf16_from_arrangement(0xc07f), 0xbfc0);
         let d = DstImage::from_rows(DstFormat::Bf16, &[row(3, 0xbfc0)]);
-        assert_eq!(d.storage16(3, 0), 0xc07f);
-        assert_eq!(d.read_bf16(3, 5), 0xbfc0);
+        assert_eq!(d.row(3).storage16(0), 0xc07f);
+        assert_eq!(d.row(3).read_bf16(5), 0xbfc0);
         assert_eq!(d.value(4, 0), 0, "unwritten rows read as zero");
         let w = DstImage::from_rows(DstFormat::Fp32, &[row(0, 0x3f80_1234)]);
-        assert_eq!(w.storage32(0, 0), 0x007f_1234);
-        assert_eq!(w.read_32(0, 0), 0x3f80_1234);
+        assert_eq!(w.row(0).storage32(0), 0x007f_1234);
+        assert_eq!(w.row(0).read_32(0), 0x3f80_1234);
     }
 
     fn row(row: u16, v: u32) -> DstRow {

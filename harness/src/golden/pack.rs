@@ -377,17 +377,17 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
     let first_row = job.first_row();
     // Blackhole's one stream is packer 0's; Wormhole B0's stream `i` is
     // packer `i`'s.
+    let face_rows = usize::from(job.face_rows);
+    // EdgeMasking.md: a masked datum becomes zero, which every later stage
+    // keeps as the all-zero pattern; with `PCK_EDGE_MODE_mode` it is −∞ in
+    // place of the early conversion's result, and ReLU and the late
+    // conversion follow.
+    let masked = if job.edge.neg_inf {
+        late(job, relu(job, negative_infinity(job)))
+    } else {
+        0
+    };
     for (packer, s) in job.streams().into_iter().enumerate() {
-        let face_rows = usize::from(job.face_rows);
-        // EdgeMasking.md: a masked datum becomes zero, which every later
-        // stage keeps as the all-zero pattern; with `PCK_EDGE_MODE_mode` it
-        // is −∞ in place of the early conversion's result, and ReLU and the
-        // late conversion follow.
-        let masked = if job.edge.neg_inf {
-            late(job, relu(job, negative_infinity(job)))
-        } else {
-            0
-        };
         let rows = s
             .faces
             .clone()

@@ -11,6 +11,8 @@
 //! streams leave L1 faults as the general path's row fast path does, with
 //! the same writes before it.
 
+use std::iter::Peekable;
+
 use super::config::{Decoded, PackerConfig, Shared};
 use super::fast::{self, BfpRows, Kernel};
 use super::input::{self, ReadInterfaces, Source};
@@ -129,18 +131,31 @@ impl Express {
         pk: &PackerConfig,
     ) -> Option<([u32; 4], [u32; 4])> {
         let [ch0, ch1] = parts.adcs.values(self.adc as usize, Unit::Packers)?;
-        if ch1[0].wrapping_sub(ch0[0]) != 15 {
+        if ch1[0].wrapping_sub(ch0[0]) != 15 || parts.units[0].bfp.pending() > 0 {
             return None;
         }
+        Some((self.rows_at(parts.strict_groups, shared, pk, ch0)?, ch1))
+    }
+
+    /// The `Dst` rows the enabled read interfaces read with channel 0's
+    /// counters at `ch0`, where they start a row and stay within their
+    /// group of four rows (or `!strict_groups`).
+    #[inline(always)]
+    fn rows_at(
+        &self,
+        strict_groups: bool,
+        shared: &Shared,
+        pk: &PackerConfig,
+        ch0: [u32; 4],
+    ) -> Option<[u32; 4]> {
         let start = input::dst_start(pk, input::addr(shared, ch0), ch0[0]);
         let start_row = start >> 4;
         if start & 0xF != 0
-            || (parts.strict_groups && (self.interfaces.mask as u32) << (start_row & 3) > 0b1111)
-            || parts.units[0].bfp.pending() > 0
+            || (strict_groups && (self.interfaces.mask as u32) << (start_row & 3) > 0b1111)
         {
             return None;
         }
-        Some((self.offsets.map(|o| start_row + o), ch1))
+        Some(self.offsets.map(|o| start_row + o))
     }
 
     /// As the general path, before the rows are read: fresh stream
@@ -258,10 +273,99 @@ impl Express {
         pending.add(self.rows_to, all_rows, rows.len());
         if prep.fields.last {
             pending.write_out(parts, shared);
+        } else {
+            pending.run = Some(Run {
+                adc: self.adc,
+                to: self.rows_to,
+            });
         }
         self.finish(parts, prep, pk)?;
         Ok(true)
     }
+}
+
+/// Further instructions of the run whose rows wait in `pending`, taken from
+/// `words` while each is express, has the run's ADC set and destination,
+/// and is not `Last`: each does what [`Express::defer`] does, checking only
+/// what an instruction of the run can change ([`Run`]). Stops before the
+/// first word it does not take (its prepared form not kept, another form,
+/// `Last`, rows that do not qualify or do not fit), which the caller then
+/// executes as usual. Returns how many it executed, and the fault, if any,
+/// that the instruction after those raised after its effects.
+pub(super) fn follow(
+    parts: &mut Parts<'_>,
+    decoded: &Decoded,
+    thread: usize,
+    words: &mut Peekable<impl Iterator<Item = u32>>,
+    pending: &mut Pending,
+) -> (usize, Result<()>) {
+    let Some(run) = pending.run else {
+        return (0, Ok(()));
+    };
+    let (shared, pk) = (&decoded.shared, &decoded.packers[0]);
+    // Whether a full `Pending` fits; then so does any smaller count, since
+    // each condition of `Pending::fits` holds up to some count of rows and
+    // not beyond, and the streams do not move while rows wait.
+    let all_fit = pending.fits(
+        run.to,
+        PENDING_ROWS - pending.len,
+        &parts.units[0].streams,
+        parts.l1,
+    );
+    // Bit `s`: prepared slot `s` is known to have the run's form.
+    let mut of_run = 0u32;
+    let mut done = 0;
+    while let Some(&word) = words.peek() {
+        let Some(slot) = decoded.prepared.find(word, thread) else {
+            break;
+        };
+        let prep = decoded.prepared.at(slot);
+        let Some(x) = &prep.express else {
+            break;
+        };
+        if prep.fields.last {
+            break;
+        }
+        if of_run & 1 << slot == 0 {
+            if x.adc != run.adc || x.rows_to != run.to {
+                break;
+            }
+            of_run |= 1 << slot;
+        }
+        let Some([ch0, _]) = parts.adcs.values(x.adc as usize, Unit::Packers) else {
+            break;
+        };
+        let Some(rows) = x.rows_at(parts.strict_groups, shared, pk, ch0) else {
+            break;
+        };
+        let n = x.rows as usize;
+        if pending.len + n > PENDING_ROWS
+            || !(all_fit || pending.fits(x.rows_to, n, &parts.units[0].streams, parts.l1))
+        {
+            break;
+        }
+        pending.add(x.rows_to, rows, n);
+        words.next();
+        if let Err(f) = x.finish(parts, prep, pk) {
+            return (done, Err(f));
+        }
+        parts.tag += 1;
+        done += 1;
+    }
+    (done, Ok(()))
+}
+
+/// What an express instruction without `Last` found that only a `Last`, an
+/// instruction of another kind, or other instructions than `PACR` change,
+/// while its rows wait: its ADC set's `X` counters (so the read stays whole
+/// rows), the streams' addresses, taken as it started, an empty BFP
+/// assembler, and a tile in progress. The next instruction with the same
+/// ADC set and destination needs none of these checked again, nor a stream
+/// start.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    adc: u8,
+    to: RowsTo,
 }
 
 /// The rows of consecutive express instructions, waiting to be converted
@@ -274,6 +378,8 @@ impl Express {
 pub(super) struct Pending {
     on: bool,
     to: Option<RowsTo>,
+    /// Set while the last instruction's rows wait and it had no `Last`.
+    run: Option<Run>,
     /// The waiting rows, then room for an instruction's four rows whatever
     /// its count (so that they are added in one fixed-size copy).
     rows: [u32; PENDING_ROWS + 4],
@@ -289,6 +395,7 @@ impl Pending {
         Pending {
             on,
             to: None,
+            run: None,
             rows: [0; PENDING_ROWS + 4],
             len: 0,
         }
@@ -344,6 +451,7 @@ impl Pending {
     /// Convert the waiting rows and write them through the streams.
     #[inline]
     pub fn write_out(&mut self, parts: &mut Parts<'_>, shared: &Shared) {
+        self.run = None;
         if self.len == 0 {
             return;
         }

@@ -247,7 +247,9 @@ pub fn pacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<()> {
 /// count and each next one with the count after it, deciding the
 /// configuration once: `PACR` changes neither Config nor ThreadConfig.
 /// Returns how many executed, and the fault that stopped the next one; the
-/// caller counts them as issued.
+/// caller counts them as issued. The express instructions that follow one
+/// whose rows wait, in the same form, go through [`express::follow`], which
+/// checks only what each of them changes.
 pub fn pacr_words(
     m: &mut Machine,
     thread: usize,
@@ -257,13 +259,21 @@ pub fn pacr_words(
     let outcome = with_config(m, thread, |mut parts, decoded| {
         let mut pending = express::Pending::new(!parts.general && !parts.l1.logging());
         let mut outcome = Ok(());
-        for word in words {
+        let mut words = words.into_iter().peekable();
+        while let Some(word) = words.next() {
             outcome = one_word(&mut parts, decoded, thread, word, &mut pending);
             if outcome.is_err() {
                 break;
             }
             parts.tag += 1;
             done += 1;
+            let (followed, fault) =
+                express::follow(&mut parts, decoded, thread, &mut words, &mut pending);
+            done += followed;
+            if fault.is_err() {
+                outcome = fault;
+                break;
+            }
         }
         pending.write_out(&mut parts, &decoded.shared);
         outcome

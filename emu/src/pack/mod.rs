@@ -248,7 +248,7 @@ pub fn pacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<()> {
 /// configuration once: `PACR` changes neither Config nor ThreadConfig.
 /// Returns how many executed, and the fault that stopped the next one; the
 /// caller counts them as issued. The express instructions that follow one
-/// whose rows wait, in the same form, go through [`express::follow`], which
+/// whose rows wait, in the same form, go through `express::follow`, which
 /// checks only what each of them changes.
 pub fn pacr_words(
     m: &mut Machine,

@@ -417,6 +417,17 @@ impl Adcs {
             return Err(no_such_set(index));
         };
         let [c0, c1] = &mut set[unit.index()].channels;
+        let (y, z) = (Dim::Y.index(), Dim::Z.index());
+        use CounterOp::Increment as Inc;
+        if let [[Inc(y0), Inc(z0)], [Inc(y1), Inc(z1)]] = steps.0 {
+            // Every `UNPACR`, and most `PACR`s: four additions.
+            let add = |c: &mut Counter, n: u32, mask: u32| c.value = c.value.wrapping_add(n) & mask;
+            add(&mut c0.counters[y], y0, y_mask);
+            add(&mut c0.counters[z], z0, z_mask);
+            add(&mut c1.counters[y], y1, y_mask);
+            add(&mut c1.counters[z], z1, z_mask);
+            return Ok(());
+        }
         let [[y0, z0], [y1, z1]] = steps.0;
         step(&mut c0.counters[Dim::Y.index()], y0, y_mask);
         step(&mut c0.counters[Dim::Z.index()], z0, z_mask);

@@ -453,7 +453,7 @@ fn stretches_do_what_the_scheduler_does_step_by_step() {
                 }
             })
             .collect();
-        let budget = if splitmix(&mut seed) % 4 == 0 {
+        let budget = if splitmix(&mut seed).is_multiple_of(4) {
             1 + splitmix(&mut seed) % (len + 2)
         } else {
             1_000

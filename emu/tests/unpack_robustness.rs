@@ -39,7 +39,7 @@ fn random_case(arch: Arch, seed: u64) -> (Machine, Vec<ThreadProgram>) {
         tensix_emu::regs::CfgField::THCON_SEC0_REG3_Base_address,
         tensix_emu::regs::CfgField::THCON_SEC1_REG3_Base_address,
     ] {
-        if splitmix(&mut s) % 4 != 0 {
+        if !splitmix(&mut s).is_multiple_of(4) {
             m.config
                 .set(0, field, 0x1000 + (splitmix(&mut s) % 0x100) as u32);
         }
@@ -49,7 +49,7 @@ fn random_case(arch: Arch, seed: u64) -> (Machine, Vec<ThreadProgram>) {
     for t in 0..3 {
         for w in 0..thread_config_words(arch) {
             let r = splitmix(&mut s);
-            if r % 3 == 0 {
+            if r.is_multiple_of(3) {
                 m.thread_config.write(t, w, (r >> 8) as u32 & 0xFFFF);
             }
         }
@@ -104,7 +104,7 @@ fn structured_case(arch: Arch, seed: u64) -> (Machine, Vec<ThreadProgram>) {
     ];
     let (i, o) = pairs[(splitmix(&mut s) % pairs.len() as u64) as usize];
     let unpacker = (splitmix(&mut s) % 2) as usize;
-    let to_dst = unpacker == 0 && (o.datum_bits() == 32 || splitmix(&mut s) % 4 == 0);
+    let to_dst = unpacker == 0 && (o.datum_bits() == 32 || splitmix(&mut s).is_multiple_of(4));
     let j = tensix_emu::unpack::program::TileUnpack {
         unpacker,
         in_format: i,
@@ -113,7 +113,7 @@ fn structured_case(arch: Arch, seed: u64) -> (Machine, Vec<ThreadProgram>) {
         l1_addr: 0x1_0000,
         faces: 1 + (splitmix(&mut s) % 4) as u32,
         face_rows: 1 + (splitmix(&mut s) % 16) as u32,
-        set_dvalid: splitmix(&mut s) % 2 == 0,
+        set_dvalid: splitmix(&mut s).is_multiple_of(2),
         dst_row: 0,
     };
     let mut m = Machine::new(arch);
@@ -208,11 +208,11 @@ fn structured_case(arch: Arch, seed: u64) -> (Machine, Vec<ThreadProgram>) {
         ),
     ];
     for (field, range) in modes {
-        if splitmix(&mut s) % 3 == 0 {
+        if splitmix(&mut s).is_multiple_of(3) {
             m.config.set(0, field, (splitmix(&mut s) % range) as u32);
         }
     }
-    if splitmix(&mut s) % 3 == 0 {
+    if splitmix(&mut s).is_multiple_of(3) {
         m.thread_config.set(
             0,
             T::SRCA_SET_SetOvrdWithAddr,

@@ -142,7 +142,7 @@ impl Workbench {
                 }
             }
         }
-        (h >> 32) % u64::from(self.determinism_one_in) == 0
+        (h >> 32).is_multiple_of(u64::from(self.determinism_one_in))
     }
 
     /// A machine of `arch` in its reset state.

@@ -374,13 +374,91 @@ pub fn bfp_groups_to_src<const BITS: usize>(
     mut out: impl FnMut(usize, [u32; 16]),
 ) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { bfp_groups_to_src_avx2::<BITS>(bytes, exps, out) };
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above.
+            return unsafe { bfp_groups_to_src_avx512::<BITS>(bytes, exps, out) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { bfp_groups_to_src_avx2::<BITS>(bytes, exps, out) };
+        }
     }
     for ((j, group), exp) in bytes.chunks_exact(2 * BITS).enumerate().zip(exps) {
         out(j, bfp_group_to_src_portable::<BITS>(group, exp));
     }
+}
+
+/// [`bfp_groups_to_src`] with each group by [`bfp_group_to_src_avx512`].
+///
+/// # Safety
+/// The CPU must have AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn bfp_groups_to_src_avx512<const BITS: usize>(
+    bytes: &[u8],
+    exps: impl Iterator<Item = u8>,
+    mut out: impl FnMut(usize, [u32; 16]),
+) {
+    for ((j, group), exp) in bytes.chunks_exact(2 * BITS).enumerate().zip(exps) {
+        // SAFETY: the CPU has AVX-512F (this function's contract); `group`
+        // is `2 × BITS` bytes long.
+        out(j, unsafe { bfp_group_to_src_avx512::<BITS>(group, exp) });
+    }
+}
+
+/// [`bfp_group_to_src_avx2`] in AVX-512's sixteen 32-bit lanes: the whole
+/// group in one register, the zero datums picked out by a lane mask.
+///
+/// # Safety
+/// The CPU must have AVX-512F. `bytes` is `2 × BITS` long (checked by the
+/// caller); nothing else is read, and the store is of the array's own size.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn bfp_group_to_src_avx512<const BITS: usize>(bytes: &[u8], exp: u8) -> [u32; 16] {
+    use std::arch::x86_64::*;
+    // Each datum sign-extended from bit 7 of its lane.
+    let signed = match BITS {
+        8 => _mm512_cvtepi8_epi32(_mm_loadu_si128(bytes.as_ptr().cast())),
+        4 => {
+            let low = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            let high = i32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
+            let words = _mm512_inserti64x4::<1>(_mm512_set1_epi32(low), _mm256_set1_epi32(high));
+            let at = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
+            _mm512_srai_epi32::<24>(_mm512_slli_epi32::<28>(_mm512_srlv_epi32(words, at)))
+        }
+        _ => {
+            let word = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            let at = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+            _mm512_srai_epi32::<24>(_mm512_slli_epi32::<30>(_mm512_srlv_epi32(
+                _mm512_set1_epi32(word),
+                at,
+            )))
+        }
+    };
+    let rebase = _mm512_set1_epi32(((exp as u32).wrapping_sub(133) << 10) as i32);
+    let magnitude = _mm512_and_si512(signed, _mm512_set1_epi32(0x7F));
+    let normalised = _mm512_srli_epi32::<13>(_mm512_castps_si512(_mm512_cvtepi32_ps(magnitude)));
+    let rebased = _mm512_and_si512(
+        _mm512_add_epi32(normalised, rebase),
+        _mm512_set1_epi32(0x3_FFF8),
+    );
+    let value = _mm512_or_si512(
+        _mm512_and_si512(signed, _mm512_set1_epi32(0x4_0000)),
+        rebased,
+    );
+    // Magnitude 0: 0, or −infinity for sign 1 (`bfp8_to_src_arith`).
+    let zero = _mm512_testn_epi32_mask(signed, _mm512_set1_epi32(0x7F));
+    let cells = _mm512_mask_blend_epi32(
+        zero,
+        value,
+        _mm512_and_si512(signed, _mm512_set1_epi32(0x7_FC00)),
+    );
+    let mut out = [0u32; 16];
+    _mm512_storeu_si512(out.as_mut_ptr().cast(), cells);
+    out
 }
 
 /// [`bfp_groups_to_src`] with each group by [`bfp_group_to_src_avx2`].
@@ -675,15 +753,36 @@ mod tests {
         }
     }
 
-    /// The group expansion into `SrcA`/`SrcB` cells (AVX2 where the CPU has
-    /// it, the portable one, and its datum arithmetic) is the table
-    /// definition, for every datum and every shared exponent in every
-    /// width, each datum in every lane; of two groups expanded together,
-    /// each with its own exponent.
+    /// The group expansion into `SrcA`/`SrcB` cells (the dispatcher, and
+    /// each of AVX-512 and AVX2 that the CPU has, the portable one, and its
+    /// datum arithmetic) is the table definition, for every datum and every
+    /// shared exponent in every width, each datum in every lane; of two
+    /// groups expanded together, each with its own exponent.
     #[test]
     fn src_cell_expansion_is_the_definition() {
         use crate::format::src_cell::SrcCell;
+        type Groups<'a> = &'a mut dyn FnMut(usize, [u32; 16]);
         fn check<const BITS: usize>(width: BfpWidth) {
+            #[allow(clippy::type_complexity)]
+            let mut kernels: Vec<(&str, fn(&[u8], [u8; 2], Groups))> =
+                vec![("dispatched", |b, e, out| {
+                    bfp_groups_to_src::<BITS>(b, e.into_iter(), out)
+                })];
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    kernels.push(("AVX-512", |b, e, out| {
+                        // SAFETY: the CPU has AVX-512F, checked above.
+                        unsafe { bfp_groups_to_src_avx512::<BITS>(b, e.into_iter(), out) }
+                    }));
+                }
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    kernels.push(("AVX2", |b, e, out| {
+                        // SAFETY: the CPU has AVX2, checked above.
+                        unsafe { bfp_groups_to_src_avx2::<BITS>(b, e.into_iter(), out) }
+                    }));
+                }
+            }
             for exp in 0..=255u8 {
                 for first in 0..=255u8 {
                     let bytes: [u8; 32] = std::array::from_fn(|i| {
@@ -693,21 +792,25 @@ mod tests {
                     });
                     let bytes = &bytes[..4 * BITS];
                     let exps = [exp, exp.wrapping_mul(7).wrapping_add(90)];
-                    let mut groups = [[0; 16]; 2];
-                    bfp_groups_to_src::<BITS>(bytes, exps.into_iter(), |j, g| groups[j] = g);
-                    for (j, (group, bytes)) in groups.iter().zip(bytes.chunks(2 * BITS)).enumerate()
-                    {
-                        let exp = exps[j];
-                        assert_eq!(*group, bfp_group_to_src_portable::<BITS>(bytes, exp));
-                        let datums = bfp_unpack_datums(width, bytes);
-                        for i in 0..16 {
-                            let bfp8 = bfp_datum_to_bfp8(datums[i], width);
-                            let want = SrcCell::from_bf16(bfp8_to_bf16(bfp8, exp)).canonical();
-                            assert_eq!(
+                    for (name, kernel) in &kernels {
+                        let mut groups = [[0; 16]; 2];
+                        kernel(bytes, exps, &mut |j, g| groups[j] = g);
+                        for (j, (group, bytes)) in
+                            groups.iter().zip(bytes.chunks(2 * BITS)).enumerate()
+                        {
+                            let exp = exps[j];
+                            assert_eq!(*group, bfp_group_to_src_portable::<BITS>(bytes, exp));
+                            let datums = bfp_unpack_datums(width, bytes);
+                            for i in 0..16 {
+                                let bfp8 = bfp_datum_to_bfp8(datums[i], width);
+                                let want = SrcCell::from_bf16(bfp8_to_bf16(bfp8, exp)).canonical();
+                                assert_eq!(
                                 group[i], want,
-                                "BFP{BITS} datum {bfp8:#04x} exp {exp:#04x} in lane {i} of group {j}"
+                                "{name}: BFP{BITS} datum {bfp8:#04x} exp {exp:#04x} in lane {i} \
+                                 of group {j}"
                             );
-                            assert_eq!(bfp8_to_src_arith(bfp8, exp), want);
+                                assert_eq!(bfp8_to_src_arith(bfp8, exp), want);
+                            }
                         }
                     }
                 }

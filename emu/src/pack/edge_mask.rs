@@ -162,10 +162,22 @@ mod tests {
         let mut seen = [0usize; 2];
         for _ in 0..4000 {
             // Masks mostly all ones, so both answers occur.
-            let mask = |v: u32| if v % 4 == 0 { v as u16 } else { 0xFFFF };
+            let mask = |v: u32| {
+                if v.is_multiple_of(4) {
+                    v as u16
+                } else {
+                    0xFFFF
+                }
+            };
             // Mapping words with few distinct entries, so unreachable masks
             // are common.
-            let mapping = |v: u32| if v % 2 == 0 { v & 0x5555_5555 } else { v };
+            let mapping = |v: u32| {
+                if v.is_multiple_of(2) {
+                    v & 0x5555_5555
+                } else {
+                    v
+                }
+            };
             let e = EdgeConfig {
                 negative_infinity: false,
                 face_set_enable: next() % 2 == 0,

@@ -144,7 +144,7 @@ impl OutStream {
         tag: u64,
         fill: impl FnOnce(&mut [u8]),
     ) -> bool {
-        if self.fill != 0 || len % 16 != 0 || len == 0 {
+        if self.fill != 0 || !len.is_multiple_of(16) || len == 0 {
             return false;
         }
         let addr = self.byte_address;

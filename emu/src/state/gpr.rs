@@ -41,7 +41,7 @@ impl Gprs {
         let Some(old) = self.get(thread, index) else {
             return false;
         };
-        let new = if half % 2 == 0 {
+        let new = if half.is_multiple_of(2) {
             (old & 0xffff_0000) | value as u32
         } else {
             (old & 0x0000_ffff) | ((value as u32) << 16)

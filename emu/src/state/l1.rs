@@ -253,7 +253,7 @@ impl L1 {
     /// `false` (storing nothing) otherwise; callers turn that into a fault.
     pub fn write16(&mut self, addr: u32, bytes: [u8; 16], tag: WriteTag) -> bool {
         let start = addr as usize;
-        if addr % 16 != 0 || start + 16 > self.bytes.len() {
+        if !addr.is_multiple_of(16) || start + 16 > self.bytes.len() {
             return false;
         }
         self.mark(start, start + 16);
@@ -289,7 +289,7 @@ impl L1 {
         else {
             return false;
         };
-        if addr % 16 != 0 || end > self.bytes.len() {
+        if !addr.is_multiple_of(16) || end > self.bytes.len() {
             return false;
         }
         self.mark(start, end);
@@ -307,7 +307,7 @@ impl L1 {
     pub fn write16_groups(&mut self, addr: u32, bytes: &[u8], tag: WriteTag) -> usize {
         let groups = bytes.len() / 16;
         let start = addr as usize;
-        if addr % 16 != 0 || start > self.bytes.len() {
+        if !addr.is_multiple_of(16) || start > self.bytes.len() {
             return 0;
         }
         let fit = groups.min((self.bytes.len() - start) / 16);

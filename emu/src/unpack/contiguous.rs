@@ -173,13 +173,13 @@ impl Job<'_> {
     fn run<const BITS: usize, const K: u8>(&self, r: &mut Registers<'_>) -> Result<()> {
         let n = self.n as usize;
         let mut k = 0;
-        while k < n && (self.o.out_addr as usize + k) % 16 != 0 {
+        while k < n && !(self.o.out_addr as usize + k).is_multiple_of(16) {
             self.one::<BITS>(r, k)?;
             k += 1;
         }
         // A row of 2- or 4-bit datums must start on a byte; otherwise every
         // datum goes alone.
-        while k + 16 <= n && (k * BITS) % 8 == 0 {
+        while k + 16 <= n && (k * BITS).is_multiple_of(8) {
             let addr = self.o.out_addr + k as u32;
             let rows = (n - k) / 16;
             // Into `SrcA`/`SrcB` in place, up to the bank's last row; into
@@ -233,6 +233,15 @@ impl Job<'_> {
         rows: usize,
         out: &mut R,
     ) -> usize {
+        // BFP "b" groups into `SrcA`/`SrcB` cells take a whole group to an
+        // AVX-512 register (`bfp_groups_to_src`), with the rows' loop compiled
+        // for it too, so that the group kernel and the row stores inline.
+        #[cfg(target_arch = "x86_64")]
+        if K == BFP_B_SRC && std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above; the callee is
+            // the same safe code compiled with AVX-512F enabled.
+            return unsafe { self.convert_rows_avx512::<BITS, K, R>(k, rows, out) };
+        }
         avx2_or!(
             self.convert_rows_avx2::<BITS, K, R>(k, rows, out),
             self.convert_rows_portable::<BITS, K, R>(k, rows, out)
@@ -242,6 +251,17 @@ impl Job<'_> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn convert_rows_avx2<const BITS: usize, const K: u8, R: RowSink>(
+        &self,
+        k: usize,
+        rows: usize,
+        out: &mut R,
+    ) -> usize {
+        self.convert_rows_portable::<BITS, K, R>(k, rows, out)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn convert_rows_avx512<const BITS: usize, const K: u8, R: RowSink>(
         &self,
         k: usize,
         rows: usize,
@@ -281,7 +301,7 @@ impl Job<'_> {
         Some(match self.exps {
             None => GroupExponents::Forced(self.forced_exp),
             // Inside L1: `try_run` checked the exponents of every datum.
-            Some(e) if (e + k) % 16 == 0 => {
+            Some(e) if (e + k).is_multiple_of(16) => {
                 GroupExponents::Section(self.l1.get((e + k) / 16..(e + k) / 16 + rows)?)
             }
             Some(_) => return None,
@@ -537,7 +557,7 @@ impl Job<'_> {
     #[inline(always)]
     fn row_exponents(&self, k: usize) -> [u8; 16] {
         match self.exps {
-            Some(e) if (e + k) % 16 != 0 => std::array::from_fn(|j| self.exponent(k + j)),
+            Some(e) if !(e + k).is_multiple_of(16) => std::array::from_fn(|j| self.exponent(k + j)),
             _ => [self.exponent(k); 16],
         }
     }

@@ -147,7 +147,7 @@ pub fn plan(
         .wrapping_add(c.z.wrapping_mul(s.out_zstride))
         .wrapping_add(c.w.wrapping_mul(s.out_wstride));
     let bytes = b.bytes;
-    if out % bytes != 0 {
+    if !out.is_multiple_of(bytes) {
         return Err(Fault::undefined(format!(
             "UNPACR output byte address {out:#x} is not {bytes}-byte aligned for {} \
              (UNPACR_Regular.md: OutAddr & {})",
@@ -339,5 +339,5 @@ impl OutputStream {
 /// not modelled.
 #[inline]
 pub(super) fn may_straddle_row_63(first: u32, row: u32) -> bool {
-    row >= 64 && first < 64 && first % 8 != 0
+    row >= 64 && first < 64 && !first.is_multiple_of(8)
 }

@@ -63,7 +63,7 @@ impl TileUnpack {
         if !(1..=4).contains(&self.faces) || !(1..=16).contains(&self.face_rows) {
             return bad("faces is 1..=4 and face_rows 1..=16");
         }
-        if self.l1_addr < 16 || self.l1_addr % 16 != 0 {
+        if self.l1_addr < 16 || !self.l1_addr.is_multiple_of(16) {
             return bad("l1_addr is a multiple of 16, at least 16");
         }
         if self.to_dst && self.unpacker != 0 {

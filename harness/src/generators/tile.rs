@@ -492,7 +492,7 @@ impl<'a> Arbitrary<'a> for UnpackJob {
         let face_rows = face_rows(u)?;
         let haloize = target == UnpackTarget::SrcA && u.ratio(1, 5)? && {
             let face_bits = usize::from(face_rows) * 16 * input.l1_bits() as usize;
-            faces == 1 || face_bits % 128 == 0
+            faces == 1 || face_bits.is_multiple_of(128)
         };
         let mut job = UnpackJob {
             arch,

@@ -341,7 +341,7 @@ impl PackJob {
                 ));
             }
         }
-        if self.l1_addr % 16 != 0 || self.l1_addr < 16 {
+        if !self.l1_addr.is_multiple_of(16) || self.l1_addr < 16 {
             return not_modelled(format!(
                 "tile address {:#x}: tt-llk places tiles 16-byte aligned, after the header word",
                 self.l1_addr

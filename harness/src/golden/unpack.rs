@@ -200,7 +200,7 @@ impl UnpackJob {
         if !matches!(self.faces, 1 | 2 | 4) || !matches!(self.face_rows, 1 | 2 | 4 | 8 | 16) {
             return not_modelled(format!("{} faces of {} rows", self.faces, self.face_rows));
         }
-        if self.l1_addr % 16 != 0 || self.l1_addr < 16 {
+        if !self.l1_addr.is_multiple_of(16) || self.l1_addr < 16 {
             return not_modelled(format!("tile address {:#x}", self.l1_addr));
         }
         if self.target == T::Dst {
@@ -215,7 +215,7 @@ impl UnpackJob {
             // UNPACR_Regular.md: haloize moves whole 16-byte lines; each
             // face's datums must start on one (ttsim: undefined otherwise).
             let face_bits = usize::from(self.face_rows) * 16 * self.input.l1_bits() as usize;
-            if face_bits % 128 != 0 && self.faces > 1 {
+            if !face_bits.is_multiple_of(128) && self.faces > 1 {
                 return undefined("haloize with faces that do not start on 16-byte lines");
             }
         }

@@ -146,8 +146,9 @@ pub fn plan(
         .wrapping_add(c.y.wrapping_mul(s.out_ystride))
         .wrapping_add(c.z.wrapping_mul(s.out_zstride))
         .wrapping_add(c.w.wrapping_mul(s.out_wstride));
+    // A power of two: the alignment is a mask and the division a shift.
     let bytes = b.bytes;
-    if !out.is_multiple_of(bytes) {
+    if out & (bytes - 1) != 0 {
         return Err(Fault::undefined(format!(
             "UNPACR output byte address {out:#x} is not {bytes}-byte aligned for {} \
              (UNPACR_Regular.md: OutAddr & {})",
@@ -155,7 +156,7 @@ pub fn plan(
             bytes - 1
         )));
     }
-    out /= bytes;
+    out >>= bytes.trailing_zeros();
     match b.context_out {
         Some((context_addr, true)) => out = out.wrapping_add(context_addr),
         Some((context_addr, false)) => out = context_addr,

@@ -17,7 +17,7 @@ use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::arch::Arch;
 use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
-use crate::format::bfp::assemble_lanes;
+use crate::format::bfp::{assemble_lanes, assemble_lanes_avx512};
 use crate::format::bfp::{assemble_portable, bfp_pack_datums, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
@@ -414,6 +414,14 @@ impl BfpRows {
     /// set chosen once for them all.
     #[inline]
     fn groups<'c>(self, cells: impl Iterator<Item = Cells<'c>>, out: &mut [BfpGroup]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+        {
+            // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked just
+            // above.
+            return unsafe { groups_avx512(self, cells, out) };
+        }
         avx2_or!(
             groups_avx2(self, cells, out),
             groups_portable(self, cells, out)
@@ -436,6 +444,31 @@ impl BfpRows {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn groups_avx2<'c>(form: BfpRows, cells: impl Iterator<Item = Cells<'c>>, out: &mut [BfpGroup]) {
+    groups_in_lanes(form, cells, out, |e, w, elems, g| {
+        assemble_lanes(e, w, elems, g)
+    });
+}
+
+/// [`BfpRows::groups`] compiled for AVX-512, assembling with its variable
+/// shifts of 16-bit lanes ([`assemble_lanes_avx512`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vl")]
+fn groups_avx512<'c>(form: BfpRows, cells: impl Iterator<Item = Cells<'c>>, out: &mut [BfpGroup]) {
+    groups_in_lanes(form, cells, out, |e, w, elems, g| {
+        assemble_lanes_avx512(e, w, elems, g)
+    });
+}
+
+/// The body of [`groups_avx2`] and [`groups_avx512`], inlined into each
+/// with its assembler.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn groups_in_lanes<'c>(
+    form: BfpRows,
+    cells: impl Iterator<Item = Cells<'c>>,
+    out: &mut [BfpGroup],
+    assemble: impl Fn(BfpExp, BfpWidth, &[u16; 16], &mut BfpGroup),
+) {
     // A "b" form whose early conversion has a lane form gets a loop of its
     // own for it, so that the conversion is not chosen again row by row.
     macro_rules! each {
@@ -445,7 +478,7 @@ fn groups_avx2<'c>(form: BfpRows, cells: impl Iterator<Item = Cells<'c>>, out: &
                     $cells => $elems,
                     c => bfp_elements(form.early, form.exp, c),
                 };
-                assemble_lanes(BfpExp::B, form.width, &elems, g);
+                assemble(BfpExp::B, form.width, &elems, g);
             }
             return;
         }};
@@ -467,7 +500,7 @@ fn groups_avx2<'c>(form: BfpRows, cells: impl Iterator<Item = Cells<'c>>, out: &
     }
     for (c, g) in cells.zip(out) {
         let elems = bfp_elements(form.early, form.exp, c);
-        assemble_lanes(form.exp, form.width, &elems, g);
+        assemble(form.exp, form.width, &elems, g);
     }
 }
 

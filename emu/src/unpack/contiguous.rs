@@ -380,10 +380,32 @@ impl Job<'_> {
         rows: usize,
         dst: &mut Dst,
     ) {
+        // BFP "b" groups into `Dst16b` go two to an AVX-512 register
+        // (`bfp8_groups_to_dst16`), with the rows' loop compiled for it.
+        #[cfg(target_arch = "x86_64")]
+        if K == BFP_B_DST
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+        {
+            // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked just
+            // above; the callee is the same safe code compiled with them.
+            return unsafe { self.convert_dst_rows_avx512::<BITS, K>(k, rows, dst) };
+        }
         avx2_or!(
             self.convert_dst_rows_avx2::<BITS, K>(k, rows, dst),
             self.convert_dst_rows_portable::<BITS, K>(k, rows, dst)
         )
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512bw,avx512vl")]
+    fn convert_dst_rows_avx512<const BITS: usize, const K: u8>(
+        &self,
+        k: usize,
+        rows: usize,
+        dst: &mut Dst,
+    ) {
+        self.convert_dst_rows_portable::<BITS, K>(k, rows, dst)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -626,6 +648,8 @@ fn bfp8_row_to_src_by_datum<const BITS: usize>(bytes: &[u8], exps: &[u8; 16]) ->
 /// of the byte).
 #[inline(always)]
 fn bfp8_datums<const BITS: usize>(bytes: &[u8]) -> [u8; 16] {
+    // One bounds check for the group, so that the datums load together.
+    let bytes = &bytes[..2 * BITS];
     match BITS {
         8 => std::array::from_fn(|j| bytes[j]),
         4 => std::array::from_fn(|j| {

@@ -583,6 +583,14 @@ pub(super) fn whole_rows_to_l1(
 /// bytes a row), compiled for AVX2 where the CPU has it.
 #[inline]
 fn convert_rows(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+    {
+        // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked just above;
+        // the callee is the same safe code compiled with them.
+        return unsafe { convert_rows_avx512(kernel, sh, dst, rows, out) };
+    }
     avx2_or!(
         convert_rows_avx2(kernel, sh, dst, rows, out),
         convert_rows_portable(kernel, sh, dst, rows, out)
@@ -592,6 +600,14 @@ fn convert_rows(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn convert_rows_avx2(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [u8]) {
+    convert_rows_portable(kernel, sh, dst, rows, out);
+}
+
+/// [`convert_rows`] compiled for AVX-512BW/VL: the same row kernels, with
+/// its masked blends and three-input logic.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vl")]
+fn convert_rows_avx512(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [u8]) {
     convert_rows_portable(kernel, sh, dst, rows, out);
 }
 

@@ -158,70 +158,31 @@ fn assemble_as(exp: BfpExp, width: BfpWidth, elems: &[u16; 16], out: &mut BfpGro
 #[target_feature(enable = "avx2")]
 pub(crate) fn assemble_lanes(exp: BfpExp, width: BfpWidth, elems: &[u16; 16], out: &mut BfpGroup) {
     use std::arch::x86_64::*;
-    let splat = |v: u16| _mm256_set1_epi16(v as i16);
-    // SAFETY: `elems` is 32 bytes, the width of the unaligned load.
-    let x = unsafe { _mm256_loadu_si256(elems.as_ptr().cast()) };
-    let (own, man) = match exp {
-        BfpExp::B => (
-            _mm256_and_si256(_mm256_srli_epi16::<7>(x), splat(0xFF)),
-            _mm256_and_si256(x, splat(0x7F)),
-        ),
-        BfpExp::A => (
-            _mm256_and_si256(_mm256_srli_epi16::<10>(x), splat(0x1F)),
-            _mm256_and_si256(_mm256_srli_epi16::<3>(x), splat(0x7F)),
-        ),
-    };
-    // The largest exponent: the smallest complement, by PHMINPOSUW.
-    let half = _mm_max_epu16(
-        _mm256_castsi256_si128(own),
-        _mm256_extracti128_si256::<1>(own),
-    );
-    let least = _mm_minpos_epu16(_mm_xor_si128(half, _mm_set1_epi16(-1)));
-    let shared = !(_mm_cvtsi128_si32(least) as u16);
-    let zero = _mm256_setzero_si256();
-    let hidden = _mm256_andnot_si256(_mm256_cmpeq_epi16(own, zero), splat(0x80));
-    let m = _mm256_or_si256(man, hidden);
-    let s = _mm256_min_epu16(_mm256_sub_epi16(splat(shared), own), splat(8));
-    // 2^(8 - s): the low byte by table lookup (0 for s = 0), 256 apart.
-    #[rustfmt::skip]
-    let low_bytes = _mm256_setr_epi8(
-        0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
-        0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
-    );
-    let pow = _mm256_or_si256(
-        _mm256_shuffle_epi8(low_bytes, s),
-        _mm256_and_si256(_mm256_cmpeq_epi16(s, zero), splat(0x100)),
-    );
-    let t = _mm256_mullo_epi16(m, pow);
-    let r = _mm256_add_epi16(
-        _mm256_srli_epi16::<9>(t),
-        _mm256_and_si256(_mm256_srli_epi16::<8>(t), splat(1)),
-    );
-    // A carry to 128 clamps to 127; a zero magnitude drops its sign.
-    let mag = _mm256_sub_epi16(r, _mm256_srli_epi16::<7>(r));
-    let sign = _mm256_and_si256(_mm256_srli_epi16::<8>(x), splat(0x80));
-    let (mag, sign) = match width {
-        BfpWidth::Bits8 => (mag, sign),
-        BfpWidth::Bits4 => (_mm256_srli_epi16::<4>(mag), _mm256_srli_epi16::<4>(sign)),
-        BfpWidth::Bits2 => (_mm256_srli_epi16::<6>(mag), _mm256_srli_epi16::<6>(sign)),
-    };
-    let sign = _mm256_andnot_si256(_mm256_cmpeq_epi16(mag, zero), sign);
-    let datums = _mm256_or_si256(sign, mag);
-    let bytes = _mm_packus_epi16(
-        _mm256_castsi256_si128(datums),
-        _mm256_extracti128_si256::<1>(datums),
-    );
-    // SAFETY: `out.datums` is 16 bytes, the width of the unaligned store.
-    unsafe { _mm_storeu_si128(out.datums.as_mut_ptr().cast(), bytes) };
-    out.shared_exp = shared as u8;
+    assemble_in_lanes(exp, width, elems, out, |m, s| {
+        let splat = |v: u16| _mm256_set1_epi16(v as i16);
+        // 2^(8 - s): the low byte by table lookup (0 for s = 0), 256 apart.
+        #[rustfmt::skip]
+        let low_bytes = _mm256_setr_epi8(
+            0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
+            0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
+        );
+        let pow = _mm256_or_si256(
+            _mm256_shuffle_epi8(low_bytes, s),
+            _mm256_and_si256(_mm256_cmpeq_epi16(s, _mm256_setzero_si256()), splat(0x100)),
+        );
+        let t = _mm256_mullo_epi16(m, pow);
+        _mm256_add_epi16(
+            _mm256_srli_epi16::<9>(t),
+            _mm256_and_si256(_mm256_srli_epi16::<8>(t), splat(1)),
+        )
+    });
 }
 
 /// [`assemble_lanes`] with AVX-512BW's per-lane variable shifts of 16-bit
 /// lanes (on 256-bit registers by AVX-512VL): the rounding shift is the
 /// rule's `(m + 2^s) >> (s + 1)` as written, where AVX2 needs a table and a
-/// multiplication.
-/// `lane_assembler_is_the_portable_one` holds it to the portable assembler
-/// too.
+/// multiplication. `lane_assembler_is_the_portable_one` holds it to the
+/// portable assembler too.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 pub(crate) fn assemble_lanes_avx512(
@@ -229,6 +190,31 @@ pub(crate) fn assemble_lanes_avx512(
     width: BfpWidth,
     elems: &[u16; 16],
     out: &mut BfpGroup,
+) {
+    use std::arch::x86_64::*;
+    assemble_in_lanes(exp, width, elems, out, |m, s| {
+        let one = _mm256_set1_epi16(1);
+        // At most 255 + 2^8 before the shift: it fits 16 bits.
+        _mm256_srlv_epi16(
+            _mm256_add_epi16(m, _mm256_sllv_epi16(one, s)),
+            _mm256_add_epi16(s, one),
+        )
+    });
+}
+
+/// The body of [`assemble_lanes`] and [`assemble_lanes_avx512`], inlined
+/// into each: everything but the rounding shift, `round(m, s)`, which takes
+/// each lane's mantissa with its hidden bit and its shift
+/// `min(shared - own, 8)` to `(m + 2^s) >> (s + 1)`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn assemble_in_lanes(
+    exp: BfpExp,
+    width: BfpWidth,
+    elems: &[u16; 16],
+    out: &mut BfpGroup,
+    round: impl Fn(std::arch::x86_64::__m256i, std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i,
 ) {
     use std::arch::x86_64::*;
     let splat = |v: u16| _mm256_set1_epi16(v as i16);
@@ -255,11 +241,7 @@ pub(crate) fn assemble_lanes_avx512(
     let hidden = _mm256_andnot_si256(_mm256_cmpeq_epi16(own, zero), splat(0x80));
     let m = _mm256_or_si256(man, hidden);
     let s = _mm256_min_epu16(_mm256_sub_epi16(splat(shared), own), splat(8));
-    // At most 255 + 2^8 before the shift: it fits 16 bits.
-    let r = _mm256_srlv_epi16(
-        _mm256_add_epi16(m, _mm256_sllv_epi16(splat(1), s)),
-        _mm256_add_epi16(s, splat(1)),
-    );
+    let r = round(m, s);
     // A carry to 128 clamps to 127; a zero magnitude drops its sign.
     let mag = _mm256_sub_epi16(r, _mm256_srli_epi16::<7>(r));
     let sign = _mm256_and_si256(_mm256_srli_epi16::<8>(x), splat(0x80));
@@ -269,8 +251,6 @@ pub(crate) fn assemble_lanes_avx512(
         BfpWidth::Bits2 => (_mm256_srli_epi16::<6>(mag), _mm256_srli_epi16::<6>(sign)),
     };
     let sign = _mm256_andnot_si256(_mm256_cmpeq_epi16(mag, zero), sign);
-    // Narrowed by PACKUSWB: the memory form of VPMOVWB, which the compiler
-    // makes of a narrowing and a store, measured slower.
     let datums = _mm256_or_si256(sign, mag);
     let bytes = _mm_packus_epi16(
         _mm256_castsi256_si128(datums),

@@ -418,21 +418,23 @@ impl Adcs {
         };
         let [c0, c1] = &mut set[unit.index()].channels;
         let (y, z) = (Dim::Y.index(), Dim::Z.index());
+        // Every `UNPACR`, and most `PACR`s, only increment: with the
+        // operations known to be increments, `step` is four additions.
         use CounterOp::Increment as Inc;
-        if let [[Inc(y0), Inc(z0)], [Inc(y1), Inc(z1)]] = steps.0 {
-            // Every `UNPACR`, and most `PACR`s: four additions.
-            let add = |c: &mut Counter, n: u32, mask: u32| c.value = c.value.wrapping_add(n) & mask;
-            add(&mut c0.counters[y], y0, y_mask);
-            add(&mut c0.counters[z], z0, z_mask);
-            add(&mut c1.counters[y], y1, y_mask);
-            add(&mut c1.counters[z], z1, z_mask);
-            return Ok(());
-        }
-        let [[y0, z0], [y1, z1]] = steps.0;
-        step(&mut c0.counters[Dim::Y.index()], y0, y_mask);
-        step(&mut c0.counters[Dim::Z.index()], z0, z_mask);
-        step(&mut c1.counters[Dim::Y.index()], y1, y_mask);
-        step(&mut c1.counters[Dim::Z.index()], z1, z_mask);
+        let [[y0, z0], [y1, z1]] = match steps.0 {
+            [[Inc(a), Inc(b)], [Inc(c), Inc(d)]] => {
+                step(&mut c0.counters[y], Inc(a), y_mask);
+                step(&mut c0.counters[z], Inc(b), z_mask);
+                step(&mut c1.counters[y], Inc(c), y_mask);
+                step(&mut c1.counters[z], Inc(d), z_mask);
+                return Ok(());
+            }
+            ops => ops,
+        };
+        step(&mut c0.counters[y], y0, y_mask);
+        step(&mut c0.counters[z], z0, z_mask);
+        step(&mut c1.counters[y], y1, y_mask);
+        step(&mut c1.counters[z], z1, z_mask);
         Ok(())
     }
 

@@ -25,6 +25,16 @@ macro_rules! avx2_or {
     }};
 }
 
+/// Whether the CPU has AVX-512BW and AVX-512VL, which the AVX-512 forms of
+/// the 16-bit-lane kernels take (AVX-512 instructions on 16-bit lanes, and
+/// on 256-bit registers).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx512_bw_vl() -> bool {
+    std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+}
+
 pub mod adc;
 pub mod arch;
 pub mod exec;

@@ -654,9 +654,7 @@ pub fn bfp8_groups_to_dst16(
 ) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-        {
+        if crate::has_avx512_bw_vl() {
             // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked just
             // above.
             return unsafe { bfp8_groups_avx512(groups, exps, out) };
@@ -946,26 +944,27 @@ mod tests {
                     });
                     let bytes = &bytes[..4 * BITS];
                     let exps = [exp, exp.wrapping_mul(7).wrapping_add(90)];
+                    // The table definition of each group's cells, which the
+                    // datum arithmetic and the portable group form give too.
+                    let want: [[u32; 16]; 2] = std::array::from_fn(|j| {
+                        let datums = bfp_unpack_datums(width, &bytes[2 * BITS * j..]);
+                        std::array::from_fn(|i| {
+                            let bfp8 = bfp_datum_to_bfp8(datums[i], width);
+                            let cell = SrcCell::from_bf16(bfp8_to_bf16(bfp8, exps[j])).canonical();
+                            assert_eq!(bfp8_to_src_arith(bfp8, exps[j]), cell);
+                            cell
+                        })
+                    });
+                    for (j, group) in bytes.chunks(2 * BITS).enumerate() {
+                        assert_eq!(bfp_group_to_src_portable::<BITS>(group, exps[j]), want[j]);
+                    }
                     for (name, kernel) in &kernels {
                         let mut groups = [[0; 16]; 2];
                         kernel(bytes, exps, &mut |j, g| groups[j] = g);
-                        for (j, (group, bytes)) in
-                            groups.iter().zip(bytes.chunks(2 * BITS)).enumerate()
-                        {
-                            let exp = exps[j];
-                            assert_eq!(*group, bfp_group_to_src_portable::<BITS>(bytes, exp));
-                            let datums = bfp_unpack_datums(width, bytes);
-                            for i in 0..16 {
-                                let bfp8 = bfp_datum_to_bfp8(datums[i], width);
-                                let want = SrcCell::from_bf16(bfp8_to_bf16(bfp8, exp)).canonical();
-                                assert_eq!(
-                                group[i], want,
-                                "{name}: BFP{BITS} datum {bfp8:#04x} exp {exp:#04x} in lane {i} \
-                                 of group {j}"
-                            );
-                                assert_eq!(bfp8_to_src_arith(bfp8, exp), want);
-                            }
-                        }
+                        assert_eq!(
+                            groups, want,
+                            "{name}: BFP{BITS} {bytes:02x?} exps {exps:02x?}"
+                        );
                     }
                 }
             }
@@ -1003,9 +1002,7 @@ mod tests {
                 #[allow(unused_mut)]
                 let mut all = vec![("dispatched", groups)];
                 #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx512bw")
-                    && std::arch::is_x86_feature_detected!("avx512vl")
-                {
+                if crate::has_avx512_bw_vl() {
                     // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked
                     // just above.
                     let pair = unsafe { bfp8_pair_avx512([&datums, &reversed], exps2) };
@@ -1050,8 +1047,7 @@ mod tests {
         if !std::arch::is_x86_feature_detected!("avx2") {
             return;
         }
-        let avx512 = std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vl");
+        let avx512 = crate::has_avx512_bw_vl();
         use BfpExp::{A, B};
         use BfpWidth::{Bits2, Bits4, Bits8};
         let mut checked = 0u32;
@@ -1153,7 +1149,7 @@ mod tests {
                 bfp8_groups_to_dst16(datums.iter().copied(), exps.iter().copied(), &mut out);
                 for (r, row) in out.iter().enumerate() {
                     let want = match datums.get(r) {
-                        Some(d) => bfp8_row_portable(d, &[exps[r]; 16]),
+                        Some(d) => d.map(|d| encode_bf16(bfp8_to_bf16(d, exps[r]))),
                         None => [0xABCD; 16],
                     };
                     assert_eq!(*row, want, "row {r} of {rows} with {groups} groups");
@@ -1195,9 +1191,7 @@ mod tests {
                     prop_assert_eq!(lanes, portable);
                 }
                 #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx512bw")
-                    && std::arch::is_x86_feature_detected!("avx512vl")
-                {
+                if crate::has_avx512_bw_vl() {
                     let mut lanes = BfpGroup::default();
                     // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked
                     // just above.

@@ -415,9 +415,7 @@ impl BfpRows {
     #[inline]
     fn groups<'c>(self, cells: impl Iterator<Item = Cells<'c>>, out: &mut [BfpGroup]) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-        {
+        if crate::has_avx512_bw_vl() {
             // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked just
             // above.
             return unsafe { groups_avx512(self, cells, out) };
@@ -584,9 +582,7 @@ pub(super) fn whole_rows_to_l1(
 #[inline]
 fn convert_rows(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [u8]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("avx512vl")
-    {
+    if crate::has_avx512_bw_vl() {
         // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked just above;
         // the callee is the same safe code compiled with them.
         return unsafe { convert_rows_avx512(kernel, sh, dst, rows, out) };

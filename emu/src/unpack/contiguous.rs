@@ -383,10 +383,7 @@ impl Job<'_> {
         // BFP "b" groups into `Dst16b` go two to an AVX-512 register
         // (`bfp8_groups_to_dst16`), with the rows' loop compiled for it.
         #[cfg(target_arch = "x86_64")]
-        if K == BFP_B_DST
-            && std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-        {
+        if K == BFP_B_DST && crate::has_avx512_bw_vl() {
             // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked just
             // above; the callee is the same safe code compiled with them.
             return unsafe { self.convert_dst_rows_avx512::<BITS, K>(k, rows, dst) };

@@ -151,19 +151,10 @@ impl Workbench {
     }
 
     /// A machine of `arch` in its reset state but for every byte of L1
-    /// being `l1_fill` ([`Machine::reset_with_l1_fill`]). A kept machine
-    /// whose L1 already has that fill is taken first: it stores only what
-    /// its last job wrote, where another stores all of L1.
+    /// being `l1_fill` ([`Machine::reset_with_l1_fill`]).
     fn machine_with_l1_fill(&mut self, arch: tensix_emu::Arch, l1_fill: u8) -> Machine {
-        let same_arch = |m: &Machine| m.arch() == arch;
-        let found = self
-            .spare
-            .iter()
-            .rposition(|m| same_arch(m) && m.l1.fill_byte() == l1_fill)
-            .or_else(|| self.spare.iter().rposition(same_arch));
-        match found {
-            Some(i) => {
-                let mut m = self.spare.swap_remove(i);
+        match self.spare(arch, l1_fill) {
+            Some(mut m) => {
                 m.reset_with_l1_fill(l1_fill);
                 m
             }
@@ -173,6 +164,20 @@ impl Workbench {
                 m
             }
         }
+    }
+
+    /// A kept machine of `arch`, as its last job left it. One whose L1 has
+    /// fill `l1_fill` is taken first: setting it up again (a reset, or a
+    /// copy of a machine with that fill) stores only what either machine
+    /// wrote, where another stores all of L1.
+    fn spare(&mut self, arch: tensix_emu::Arch, l1_fill: u8) -> Option<Machine> {
+        let same_arch = |m: &Machine| m.arch() == arch;
+        let found = self
+            .spare
+            .iter()
+            .rposition(|m| same_arch(m) && m.l1.fill_byte() == l1_fill)
+            .or_else(|| self.spare.iter().rposition(same_arch))?;
+        Some(self.spare.swap_remove(found))
     }
 
     /// Keep `m` for a later job.
@@ -197,7 +202,11 @@ impl Workbench {
 
     /// Run `v`'s programs on a copy of `prepared`, as [`execute`] does.
     pub fn execute(&mut self, v: &Vector, prepared: &Machine) -> (Machine, Option<Fault>) {
-        let mut m = self.machine_with_l1_fill(prepared.arch(), prepared.l1.fill_byte());
+        // `copy_from` sets every part of the machine: a kept one needs no
+        // reset first.
+        let arch = prepared.arch();
+        let mut m =
+            (self.spare(arch, prepared.l1.fill_byte())).unwrap_or_else(|| Machine::new(arch));
         m.copy_from(prepared);
         let fault = run_in_place(v, &mut m);
         (m, fault)
@@ -557,7 +566,8 @@ mod tests {
     /// A workbench's machines, reused across jobs whose L1 fills differ or
     /// repeat, hold the fill and the setup's bytes and nothing else, as do
     /// copies of them: a kept machine whose L1 has the fill has the last
-    /// job's bytes put back, and one with another fill is filled whole.
+    /// job's bytes put back, and one with another fill is filled whole;
+    /// what the last jobs wrote to `Dst` and `SrcA` is gone too.
     #[test]
     fn reused_machines_hold_the_fill_and_the_setup_whatever_the_fills() {
         let vector = |fill: u8, addr: u32| {
@@ -587,15 +597,33 @@ mod tests {
             let v = vector(fill, addr);
             let mut want = vec![fill; tensix_emu::Arch::WormholeB0.l1_size()];
             want[addr as usize..addr as usize + 5].copy_from_slice(&[1, 2, 3, 4, 5]);
+            // The same machine built by hand, for the rest of its state.
+            let mut fresh = Machine::new(tensix_emu::Arch::WormholeB0);
+            fresh.l1.fill(fill);
+            fresh.write_l1(addr, &[1, 2, 3, 4, 5]).unwrap();
             let m = bench.prepare(&v).unwrap();
             assert!(m.l1.bytes() == want, "job {i}: L1 differs");
+            assert!(
+                same_result(&m, &None, &fresh, &None),
+                "job {i}: the prepared machine differs"
+            );
             let copy = bench.execute(&v, &m).0;
             assert!(copy.l1.bytes() == want, "job {i}: the copy's L1 differs");
+            // The run logs L1's writes, of which there are none.
+            fresh.l1.enable_log();
+            assert!(
+                same_result(&copy, &None, &fresh, &None),
+                "job {i}: the copy differs"
+            );
             // What a job would write, for the next job to clear.
-            let mut m = m;
-            m.l1.write(0x8000 + 64 * i as u32, &[0xEE; 40]);
-            bench.give_back(m);
-            bench.give_back(copy);
+            for mut m in [m, copy] {
+                m.l1.write(0x8000 + 64 * i as u32, &[0xEE; 40]);
+                let row = [0x3F80 + i as u32; 16];
+                m.write_dst_row(tensix_emu::state::dst::DstView::Bf16, 3 + i as u32, &row)
+                    .unwrap();
+                m.srca.write(0, i, 2, 0x1234);
+                bench.give_back(m);
+            }
         }
     }
 

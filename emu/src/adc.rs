@@ -191,6 +191,107 @@ impl Default for YzSteps {
     }
 }
 
+/// What a sequence of [`CounterOp`]s does to one counter, as a function of
+/// the counter before it: every operation sets the value and its
+/// carriage-return copy to a sum of what they were and a constant
+/// (`Increment` adds to the value, `CarriageReturn` adds to the copy and
+/// copies it to the value, `Clear` and `Set` replace both), so a whole
+/// sequence does too, with each sum wrapping to the counter's width as each
+/// step's does (the widths divide 32). Lets a run of `PACR`s, whose steps
+/// follow from their words, work out any instruction's counters from those
+/// at the run's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CounterEffect {
+    /// The value after is `(value & from_value) + (cr & from_cr) + add`,
+    /// each mask all ones or zero.
+    from_value: u32,
+    from_cr: u32,
+    add: u32,
+    /// The copy after is `(cr & cr_from_cr) + cr_add`.
+    cr_from_cr: u32,
+    cr_add: u32,
+}
+
+impl CounterEffect {
+    /// No operations: the counter as it was.
+    pub const NONE: CounterEffect = CounterEffect {
+        from_value: !0,
+        from_cr: 0,
+        add: 0,
+        cr_from_cr: !0,
+        cr_add: 0,
+    };
+
+    /// This effect followed by `op` (as [`Adcs::apply`] does it).
+    pub fn then(self, op: CounterOp) -> CounterEffect {
+        match op {
+            CounterOp::Increment(n) => CounterEffect {
+                add: self.add.wrapping_add(n),
+                ..self
+            },
+            CounterOp::CarriageReturn(n) => {
+                let cr_add = self.cr_add.wrapping_add(n);
+                CounterEffect {
+                    from_value: 0,
+                    from_cr: self.cr_from_cr,
+                    add: cr_add,
+                    cr_from_cr: self.cr_from_cr,
+                    cr_add,
+                }
+            }
+            CounterOp::Clear => CounterEffect::set(0),
+            CounterOp::Set(n) => CounterEffect::set(n),
+        }
+    }
+
+    /// The value and its copy both `n`, whatever they were.
+    const fn set(n: u32) -> CounterEffect {
+        CounterEffect {
+            from_value: 0,
+            from_cr: 0,
+            add: n,
+            cr_from_cr: 0,
+            cr_add: n,
+        }
+    }
+
+    /// The value after the effect, from `counter` before it, for a counter
+    /// of width `mask`.
+    #[inline(always)]
+    pub fn value(&self, counter: Counter, mask: u32) -> u32 {
+        (counter.value & self.from_value)
+            .wrapping_add(counter.cr & self.from_cr)
+            .wrapping_add(self.add)
+            & mask
+    }
+
+    /// The counter after the effect, from `counter` before it.
+    #[inline(always)]
+    pub fn apply(&self, counter: Counter, mask: u32) -> Counter {
+        Counter {
+            value: self.value(counter, mask),
+            cr: (counter.cr & self.cr_from_cr).wrapping_add(self.cr_add) & mask,
+        }
+    }
+}
+
+/// The [`CounterEffect`] of a sequence of [`YzSteps`] on each of the Y and Z
+/// counters of both channels: `[channel][0]` for Y, `[channel][1]` for Z.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct YzEffect(pub [[CounterEffect; 2]; 2]);
+
+impl YzEffect {
+    /// No steps.
+    pub const NONE: YzEffect = YzEffect([[CounterEffect::NONE; 2]; 2]);
+
+    /// This effect followed by `steps`.
+    pub fn then(self, steps: &YzSteps) -> YzEffect {
+        let [[a, b], [c, d]] = self.0;
+        let [[p, q], [r, s]] = steps.0;
+        YzEffect([[a.then(p), b.then(q)], [c.then(r), d.then(s)]])
+    }
+}
+
 /// Decoded fields of `SETADC` (opcode 0x50). Bit positions from
 /// `Diagrams/Src/Bits32.lua`; names as in tenstorrent/ttsim's instruction
 /// table.
@@ -435,6 +536,32 @@ impl Adcs {
         step(&mut c0.counters[z], z0, z_mask);
         step(&mut c1.counters[y], y1, y_mask);
         step(&mut c1.counters[z], z1, z_mask);
+        Ok(())
+    }
+
+    /// The Y and Z counters of channel `channel` of `unit` in ADC set `index`,
+    /// with their widths as masks.
+    #[inline]
+    pub fn yz(&self, index: usize, unit: Unit, channel: usize) -> Option<[(Counter, u32); 2]> {
+        let c = self.counter_set(index, unit)?.channels.get(channel)?;
+        Some([
+            (c.counter(Dim::Y), Dim::Y.mask(self.arch)),
+            (c.counter(Dim::Z), Dim::Z.mask(self.arch)),
+        ])
+    }
+
+    /// Apply `effect` to `unit` of ADC set `index`, as the steps it was
+    /// worked out from would have been applied by [`Adcs::step_yz`].
+    pub fn apply_yz(&mut self, index: usize, unit: Unit, effect: &YzEffect) -> Result<()> {
+        let masks = [Dim::Y.mask(self.arch), Dim::Z.mask(self.arch)];
+        let Some(set) = self.sets.get_mut(index) else {
+            return Err(no_such_set(index));
+        };
+        let (y, z) = (Dim::Y.index(), Dim::Z.index());
+        for (channel, [ey, ez]) in set[unit.index()].channels.iter_mut().zip(effect.0) {
+            channel.counters[y] = ey.apply(channel.counters[y], masks[0]);
+            channel.counters[z] = ez.apply(channel.counters[z], masks[1]);
+        }
         Ok(())
     }
 

@@ -6,7 +6,8 @@
 
 use proptest::prelude::*;
 use tensix_emu::adc::{
-    AdcPairFields, Adcs, CounterOp, Dim, SetAdcFields, SetAdcXxFields, Unit, YzSteps, ADC_SETS,
+    AdcPairFields, Adcs, CounterEffect, CounterOp, Dim, SetAdcFields, SetAdcXxFields, Unit,
+    YzEffect, YzSteps, ADC_SETS,
 };
 use tensix_emu::isa;
 use tensix_emu::{Arch, FaultKind};
@@ -595,5 +596,54 @@ proptest! {
         }
         prop_assert_eq!(stepped.is_ok(), applied.is_ok());
         prop_assert_eq!(a, b);
+    }
+
+    /// The effect of a sequence of steps, worked out once
+    /// ([`YzEffect::then`]), leaves every counter as stepping through the
+    /// sequence with `step_yz` does, from any counter state; and after every
+    /// prefix it gives the values the steps so far have left.
+    #[test]
+    fn composed_yz_steps_match_stepping(
+        arch_bh in any::<bool>(),
+        unit in 0usize..3,
+        state in prop::array::uniform8(any::<u32>()),
+        steps in prop::collection::vec(
+            (prop::array::uniform4(0u8..4), prop::array::uniform4(any::<u32>())),
+            0..24,
+        ),
+    ) {
+        let arch = if arch_bh { Arch::Blackhole } else { Arch::WormholeB0 };
+        let unit = Unit::ALL[unit];
+        let mut stepped = Adcs::new(arch);
+        for (k, pair) in state.chunks_exact(2).enumerate() {
+            let (ch, d) = (k / 2, [Dim::Y, Dim::Z][k % 2]);
+            stepped.load(1, unit, ch, d, pair[0], pair[1]).unwrap();
+        }
+        let start = stepped.clone();
+        let before = [0, 1].map(|ch| start.yz(1, unit, ch).unwrap());
+        let mut effect = YzEffect::NONE;
+        for (kinds, operands) in steps {
+            let op = |k: usize| match kinds[k] {
+                0 => CounterOp::Set(operands[k]),
+                1 => CounterOp::Increment(operands[k]),
+                2 => CounterOp::CarriageReturn(operands[k]),
+                _ => CounterOp::Clear,
+            };
+            let yz = YzSteps([[op(0), op(1)], [op(2), op(3)]]);
+            stepped.step_yz(1, unit, &yz).unwrap();
+            effect = effect.then(&yz);
+            for (ch, counters) in before.iter().enumerate() {
+                let now = stepped.yz(1, unit, ch).unwrap();
+                for (d, &(counter, mask)) in counters.iter().enumerate() {
+                    prop_assert_eq!(effect.0[ch][d].value(counter, mask), now[d].0.value);
+                    prop_assert_eq!(effect.0[ch][d].apply(counter, mask), now[d].0);
+                }
+            }
+        }
+        let mut applied = start;
+        applied.apply_yz(1, unit, &effect).unwrap();
+        prop_assert_eq!(applied, stepped);
+        prop_assert!(Adcs::new(arch).apply_yz(3, unit, &effect).is_err());
+        prop_assert_eq!(CounterEffect::NONE.then(CounterOp::Increment(0)), CounterEffect::NONE);
     }
 }

@@ -822,3 +822,154 @@ fn pacr_runs_do_what_one_word_at_a_time_does() {
     );
     assert!(limited > 20, "only {limited} cases ran out of steps");
 }
+
+/// A run of express `PACR`s is compiled once and the plan kept with the
+/// configuration, to serve the next run of the same words from whatever
+/// counters it starts with. One machine, never reset, packs episode after
+/// episode: a few word sequences drawn again and again, from counters set
+/// anew each time (values apart from their carriage-return copies), now and
+/// then after a store to ThreadConfig or Config (which must not leave an
+/// old plan in use), and now and then from another thread. Each episode is
+/// checked against a copy of the machine taking the per-datum path.
+#[test]
+fn compiled_runs_serve_later_runs_alike() {
+    use tensix_emu::adc::Dim;
+    use tensix_emu::pack::pacr_words;
+    use tensix_emu::regs::ThreadCfgField as T;
+    use tensix_emu::{Limits, Step, ThreadProgram};
+    let arch = Arch::Blackhole;
+    let mut rng = Lcg(0x5EED_0007);
+    let (mut completed, mut stopped) = (0, 0);
+    for k in 0..40 {
+        // (Read_32b_data, Dstacc = In_data_format, Out_data_format, bytes
+        // per input datum).
+        let (wide, dstacc, out, bytes) = [
+            (false, 5, 5, 2), // BF16 -> BF16
+            (true, 5, 5, 2),  // FP32 rounded to BF16
+            (false, 5, 6, 2), // BF16 -> BFP8_b
+            (true, 0, 7, 4),  // FP32 -> BFP4_b
+        ][k % 4];
+        let mut m = machine(arch);
+        m.l1.bytes_mut().fill(0x5A);
+        formats(&mut m, dstacc, dstacc, out);
+        set(&mut m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
+        set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
+        set(&mut m, C::PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 256 * bytes);
+        set(
+            &mut m,
+            C::THCON_SEC0_REG1_L1_Dest_addr,
+            0x100 + rng.below(64),
+        );
+        // AddrMod 0: the next rows; 1: row 0 of the next face; 2: a
+        // carriage return, and the output's Z on.
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YsrcIncr, 4);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YdstIncr, 4);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_YsrcClear, 1);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, 1);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC2_YsrcCR, 1);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC2_YsrcIncr, 8);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC2_ZdstIncr, 1);
+        m.packer.allow_read_interface_group_crossing = rng.below(2) == 0;
+        for row in 0..64 {
+            let vals: [u32; 16] = std::array::from_fn(|_| rng.datum32());
+            write_row(&mut m, wide, row, &vals);
+        }
+        let sequences: Vec<Vec<u32>> = (0..3)
+            .map(|_| {
+                // Now and then longer than the 64 rows that may wait.
+                let n = if rng.below(4) == 0 {
+                    60 + rng.below(30)
+                } else {
+                    2 + rng.below(18)
+                };
+                let sel = [0, 15, 1, 3, 5][rng.below(5) as usize];
+                (0..n)
+                    .map(|i| {
+                        let p = Pacr {
+                            read_intf_sel: sel,
+                            addr_mode: rng.below(3),
+                            last: (i + 1 == n && rng.below(2) == 0) as u32,
+                            ..Pacr::default()
+                        };
+                        pacr_word(arch, p)
+                    })
+                    .collect()
+            })
+            .collect();
+        for episode in 0..10 {
+            let thread = if rng.below(5) == 0 { rng.below(2) } else { 2 } as usize;
+            // Whole rows, mostly; now and then from column 1.
+            let x0 = (rng.below(6) == 0) as u32;
+            for (ch, dim, v) in [(0, Dim::X, x0), (1, Dim::X, 15)] {
+                m.adcs.load(thread, Unit::Packers, ch, dim, v, v).unwrap();
+            }
+            for ch in 0..2 {
+                for (dim, most) in [(Dim::Y, 16), (Dim::Z, 4)] {
+                    let (value, cr) = (rng.below(most), rng.below(most));
+                    m.adcs
+                        .load(thread, Unit::Packers, ch, dim, value, cr)
+                        .unwrap();
+                }
+            }
+            match rng.below(6) {
+                0 => set_t(
+                    &mut m,
+                    T::ADDR_MOD_PACK_SEC0_YsrcIncr,
+                    [2, 4][rng.below(2) as usize],
+                ),
+                1 => set_t(&mut m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, rng.below(3)),
+                2 => set(
+                    &mut m,
+                    C::PCK0_ADDR_CTRL_XY_REG_0_Ystride,
+                    16 * bytes * (1 + rng.below(2)),
+                ),
+                _ => {}
+            }
+            let words = &sequences[rng.below(3) as usize];
+            let program = [ThreadProgram {
+                thread,
+                steps: words.iter().map(|w| Step::Instruction(*w)).collect(),
+            }];
+            let mut general = m.clone();
+            general.packer.force_general_path = true;
+            // Now and then the words straight to `pacr_words`, which takes
+            // them all (the scheduler would hand it the rest again).
+            let direct = rng.below(3) == 0;
+            let go = |m: &mut Machine| {
+                if direct {
+                    let (done, outcome) = pacr_words(m, thread, words.iter().copied());
+                    if outcome.is_ok() {
+                        assert_eq!(done, words.len(), "every word executed");
+                    }
+                    outcome
+                } else {
+                    m.run(&program, Limits::default()).map(|_| ())
+                }
+            };
+            let a = go(&mut m);
+            let b = go(&mut general);
+            let case = format!("case {k}, episode {episode} (thread {thread})");
+            assert_eq!(a, b, "{case}: the faults differ");
+            assert!(m.l1.bytes() == general.l1.bytes(), "{case}: L1 differs");
+            assert_eq!(m.adcs, general.adcs, "{case}: the ADCs differ");
+            if a.is_ok() {
+                // Not the settings: the copy takes the per-datum path.
+                for p in 0..4 {
+                    assert_eq!(
+                        m.packer.unit(p),
+                        general.packer.unit(p),
+                        "{case} packer {p}"
+                    );
+                }
+                completed += 1;
+            } else {
+                stopped += 1;
+            }
+        }
+    }
+    assert!(
+        completed > 200,
+        "only {completed} episodes ran to completion"
+    );
+    assert!(stopped > 10, "only {stopped} episodes stopped at a fault");
+}

@@ -841,6 +841,8 @@ pub struct Decoded {
     pub(super) stages: [[Option<super::Stages>; 2]; 4],
     /// `PACR` words prepared under this configuration.
     pub(super) prepared: super::prepared::PreparedWords,
+    /// The last run of express `PACR` words compiled under it.
+    pub(super) run_plan: Option<Box<super::express::RunPlan>>,
     thread: usize,
     words: Vec<(u16, u32)>,
     thread_words: Vec<(u8, u16, u32)>,
@@ -874,7 +876,13 @@ impl Decoded {
         if let (false, Some(d)) = (kept, cache.as_deref_mut()) {
             // Decoded afresh into the memory the last decode had.
             let (words, thread_words) = (mem::take(&mut d.words), mem::take(&mut d.thread_words));
+            let run_plan = d.run_plan.take();
             *d = Decoded::decode(cfg, tc, state(), thread, words, thread_words);
+            // The plan's memory is kept; its words are not.
+            d.run_plan = run_plan.map(|mut plan| {
+                plan.clear();
+                plan
+            });
         }
         cache.get_or_insert_with(|| {
             Box::new(Decoded::decode(
@@ -952,6 +960,7 @@ impl Decoded {
             packers,
             stages: Default::default(),
             prepared: Default::default(),
+            run_plan: None,
             thread,
             words,
             thread_words,

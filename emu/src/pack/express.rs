@@ -11,17 +11,15 @@
 //! streams leave L1 faults as the general path's row fast path does, with
 //! the same writes before it.
 
-use std::iter::Peekable;
-
 use super::config::{Decoded, PackerConfig, Shared};
 use super::fast::{self, BfpRows, Kernel};
 use super::input::{self, ReadInterfaces, Source};
 use super::late::Late;
 use super::output::{self, OutputInputs};
-use super::prepared::Prepared;
+use super::prepared::{Prepared, PreparedWords};
 use super::stream::{OutStream, Streams};
 use super::{Context, PacrFields, Parts};
-use crate::adc::Unit;
+use crate::adc::{Unit, YzEffect};
 use crate::arch::Arch;
 use crate::fault::Result;
 use crate::state::L1;
@@ -31,15 +29,50 @@ use crate::state::L1;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Express {
     rows_to: RowsTo,
-    /// `ReadIntfSel` with its special case applied.
-    interfaces: ReadInterfaces,
-    /// The enabled interfaces' rows relative to `StartRow`, in interface
-    /// order (BlackholeA0 PACR.md: interface `i` reads `StartRow + i`), and
-    /// how many are enabled.
-    offsets: [u32; 4],
-    rows: u8,
+    rows: RowsRead,
     /// The ADC set packer 0 uses.
     adc: u8,
+}
+
+/// The `Dst` rows an express instruction's read interfaces read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RowsRead {
+    /// The enabled interfaces' rows relative to `StartRow`, in interface
+    /// order (BlackholeA0 PACR.md: interface `i` reads `StartRow + i`).
+    offsets: [u32; 4],
+    /// `ReadIntfSel` with its special case applied: the enabled interfaces.
+    mask: u8,
+    /// How many are enabled.
+    count: u8,
+}
+
+impl RowsRead {
+    fn new(interfaces: ReadInterfaces) -> RowsRead {
+        let mut offsets = [0; 4];
+        let mut count = 0;
+        for i in 0..4 {
+            if let Some(offset) = interfaces.row(0, i) {
+                offsets[count] = offset;
+                count += 1;
+            }
+        }
+        RowsRead {
+            offsets,
+            mask: interfaces.mask,
+            count: count as u8,
+        }
+    }
+
+    /// The rows read from `Dst` datum `start`, where that starts a row and
+    /// the rows stay within their group of four (or `!strict_groups`).
+    #[inline(always)]
+    fn from(&self, strict_groups: bool, start: u32) -> Option<[u32; 4]> {
+        let start_row = start >> 4;
+        if start & 0xF != 0 || (strict_groups && (self.mask as u32) << (start_row & 3) > 0b1111) {
+            return None;
+        }
+        Some(self.offsets.map(|o| start_row + o))
+    }
 }
 
 /// Where an express instruction's rows go.
@@ -100,19 +133,9 @@ impl Express {
         if !st.edge_unmasked {
             return None;
         }
-        let mut offsets = [0; 4];
-        let mut rows = 0;
-        for i in 0..4 {
-            if let Some(offset) = f.read_interfaces.row(0, i) {
-                offsets[rows] = offset;
-                rows += 1;
-            }
-        }
         Some(Express {
             rows_to,
-            interfaces: f.read_interfaces,
-            offsets,
-            rows: rows as u8,
+            rows: RowsRead::new(f.read_interfaces),
             adc: unit.adc() as u8,
         })
     }
@@ -149,13 +172,7 @@ impl Express {
         ch0: [u32; 4],
     ) -> Option<[u32; 4]> {
         let start = input::dst_start(pk, input::addr(shared, ch0), ch0[0]);
-        let start_row = start >> 4;
-        if start & 0xF != 0
-            || (strict_groups && (self.interfaces.mask as u32) << (start_row & 3) > 0b1111)
-        {
-            return None;
-        }
-        Some(self.offsets.map(|o| start_row + o))
+        self.rows.from(strict_groups, start)
     }
 
     /// As the general path, before the rows are read: fresh stream
@@ -182,7 +199,7 @@ impl Express {
     fn finish(&self, parts: &mut Parts<'_>, prep: &Prepared, pk: &PackerConfig) -> Result<()> {
         let unit = &mut parts.units[0];
         unit.tile_position
-            .advance_rows(self.rows as u32, pk.reads_per_xy_plane);
+            .advance_rows(self.rows.count as u32, pk.reads_per_xy_plane);
         if prep.fields.last {
             unit.streams.flush(parts.l1, None, parts.tag)?;
             unit.tile_position_live = false;
@@ -212,7 +229,7 @@ impl Express {
             return Ok(false);
         };
         self.start(parts, pk, shared, ch1);
-        let rows = &rows[..self.rows as usize];
+        let rows = &rows[..self.rows.count as usize];
         let (unit, l1, tag) = (&mut parts.units[0], &mut *parts.l1, parts.tag);
         match self.rows_to {
             RowsTo::L1(kernel) => {
@@ -257,7 +274,7 @@ impl Express {
             pending.write_out(parts, shared);
             return Ok(false);
         };
-        let rows = &all_rows[..self.rows as usize];
+        let rows = &all_rows[..self.rows.count as usize];
         // Rows waiting are written before a stream takes a fresh address
         // (an express instruction never compresses).
         if !pending.takes(self.rows_to, rows.len())
@@ -285,74 +302,180 @@ impl Express {
 }
 
 /// Further instructions of the run whose rows wait in `pending`, taken from
-/// `words` while each is express, has the run's ADC set and destination,
-/// and is not `Last`: each does what [`Express::defer`] does, checking only
-/// what an instruction of the run can change ([`Run`]). Stops before the
-/// first word it does not take (its prepared form not kept, another form,
-/// `Last`, rows that do not qualify or do not fit), which the caller then
-/// executes as usual. Returns how many it executed, and the fault, if any,
-/// that the instruction after those raised after its effects.
+/// the start of `words` while each is express, has the run's ADC set and
+/// destination, and is not `Last`: each does what [`Express::defer`] does,
+/// checking only what an instruction of the run can change ([`Run`]).
+/// Stops before the first word it does not take (not prepared, another
+/// form, `Last`, rows that do not qualify or do not fit), which the caller
+/// then executes as usual. Returns how many it executed.
+///
+/// Such an instruction changes only its ADC set's packer `Y` and `Z`
+/// counters, the tile position and the rows waiting, and cannot fault. The
+/// words are compiled once into a [`RunPlan`], kept with the configuration
+/// while the same words come again; each execution works out every
+/// instruction's rows from the counters at its start and the plan.
 pub(super) fn follow(
     parts: &mut Parts<'_>,
-    decoded: &Decoded,
+    decoded: &mut Decoded,
     thread: usize,
-    words: &mut Peekable<impl Iterator<Item = u32>>,
+    words: &[u32],
     pending: &mut Pending,
-) -> (usize, Result<()>) {
+) -> usize {
     let Some(run) = pending.run else {
-        return (0, Ok(()));
+        return 0;
     };
-    let (shared, pk) = (&decoded.shared, &decoded.packers[0]);
-    // Whether a full `Pending` fits; then so does any smaller count, since
-    // each condition of `Pending::fits` holds up to some count of rows and
-    // not beyond, and the streams do not move while rows wait.
-    let all_fit = pending.fits(
-        run.to,
-        PENDING_ROWS - pending.len,
-        &parts.units[0].streams,
-        parts.l1,
-    );
-    // Bit `s`: prepared slot `s` is known to have the run's form.
-    let mut of_run = 0u32;
+    let Decoded {
+        shared,
+        packers,
+        prepared,
+        run_plan,
+        ..
+    } = decoded;
+    let plan = run_plan.get_or_insert_with(RunPlan::new_boxed);
+    if !plan.serves(words, thread, run) {
+        plan.compile(words, prepared, thread, run);
+    }
+    let pk = &packers[0];
+    let adc = run.adc as usize;
+    let (Some([[x, .., w], _]), Some([(y, y_mask), (z, z_mask)])) = (
+        parts.adcs.values(adc, Unit::Packers),
+        parts.adcs.yz(adc, Unit::Packers, 0),
+    ) else {
+        return 0;
+    };
+    // Channel 0's `X` and `W` stay as they are through the run.
+    let at_xw = input::addr(shared, [x, 0, 0, w]);
+    let dst_start = input::DstStart::new(pk, x);
+    let unit = &parts.units[0];
+    let room = pending.room(run.to, &unit.streams, parts.l1);
+    let mut tile_position = unit.tile_position;
+    let mut len = pending.len;
     let mut done = 0;
-    while let Some(&word) = words.peek() {
-        let Some(slot) = decoded.prepared.find(word, thread) else {
+    for (rows, before) in plan.rows[..plan.len].iter().zip(&plan.before) {
+        let [y_effect, z_effect] = before.0[0];
+        let addr = input::addr_yz(
+            shared,
+            at_xw,
+            y_effect.value(y, y_mask),
+            z_effect.value(z, z_mask),
+        );
+        let Some(read) = rows.from(parts.strict_groups, dst_start.of(addr)) else {
             break;
         };
-        let prep = decoded.prepared.at(slot);
-        let Some(x) = &prep.express else {
-            break;
-        };
-        if prep.fields.last {
+        let n = rows.count as usize;
+        if len + n > room {
             break;
         }
-        if of_run & 1 << slot == 0 {
-            if x.adc != run.adc || x.rows_to != run.to {
-                break;
-            }
-            of_run |= 1 << slot;
-        }
-        let Some([ch0, _]) = parts.adcs.values(x.adc as usize, Unit::Packers) else {
-            break;
-        };
-        let Some(rows) = x.rows_at(parts.strict_groups, shared, pk, ch0) else {
-            break;
-        };
-        let n = x.rows as usize;
-        if pending.len + n > PENDING_ROWS
-            || !(all_fit || pending.fits(x.rows_to, n, &parts.units[0].streams, parts.l1))
-        {
-            break;
-        }
-        pending.add(x.rows_to, rows, n);
-        words.next();
-        if let Err(f) = x.finish(parts, prep, pk) {
-            return (done, Err(f));
-        }
-        parts.tag += 1;
+        pending.rows[len..len + 4].copy_from_slice(&read);
+        len += n;
+        tile_position.advance_rows(n as u32, pk.reads_per_xy_plane);
         done += 1;
     }
-    (done, Ok(()))
+    if done > 0 {
+        pending.len = len;
+        // The set exists: its counters were read above.
+        let stepped = parts.adcs.apply_yz(adc, Unit::Packers, &plan.before[done]);
+        debug_assert!(stepped.is_ok());
+        let unit = &mut parts.units[0];
+        unit.tile_position = tile_position;
+        unit.tile_position_live = true;
+        parts.tag += done as u64;
+    }
+    done
+}
+
+/// The most words a [`RunPlan`] holds: as many as can wait, each with at
+/// least one row.
+const PLAN_WORDS: usize = PENDING_ROWS;
+
+/// A run's express `PACR` words after its first, compiled: what each does
+/// that follows from its word, thread and the configuration (its rows
+/// relative to `StartRow`, its counter steps), and the counters' effect
+/// before each word from those at the run's start. Kept with the decoded
+/// configuration, which a store to Config or ThreadConfig replaces, plan
+/// and all ([`Decoded::refresh`]).
+#[derive(Clone, Debug)]
+pub(super) struct RunPlan {
+    thread: usize,
+    run: Run,
+    /// How many words the plan holds.
+    len: usize,
+    words: [u32; PLAN_WORDS],
+    /// The prepared word that ended the plan, not of the run (`None`: the
+    /// words ran out, or the next was not prepared yet).
+    next: Option<u32>,
+    rows: [RowsRead; PLAN_WORDS],
+    /// Entry `k`: the packer `Y` and `Z` counters' effect of words `0..k`.
+    before: [YzEffect; PLAN_WORDS + 1],
+}
+
+impl RunPlan {
+    fn new_boxed() -> Box<RunPlan> {
+        let none = RowsRead {
+            offsets: [0; 4],
+            mask: 0,
+            count: 0,
+        };
+        Box::new(RunPlan {
+            thread: 0,
+            run: Run {
+                adc: 0,
+                to: RowsTo::L1(Kernel::Fp32ToFp32),
+            },
+            len: 0,
+            words: [0; PLAN_WORDS],
+            next: None,
+            rows: [none; PLAN_WORDS],
+            before: [YzEffect::NONE; PLAN_WORDS + 1],
+        })
+    }
+
+    /// Forget the words (for a new configuration).
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Whether the plan is the one [`RunPlan::compile`] would make of
+    /// `words` for `thread` in `run`: the same words, up to one that ends
+    /// the run again or the end of `words`.
+    fn serves(&self, words: &[u32], thread: usize, run: Run) -> bool {
+        self.len > 0
+            && self.thread == thread
+            && self.run == run
+            && words.get(..self.len) == Some(&self.words[..self.len])
+            && (words.len() == self.len
+                || self.len == PLAN_WORDS
+                || words.get(self.len) == self.next.as_ref())
+    }
+
+    /// Compile the words at the start of `words` that belong to `run`.
+    fn compile(&mut self, words: &[u32], prepared: &PreparedWords, thread: usize, run: Run) {
+        self.thread = thread;
+        self.run = run;
+        self.len = 0;
+        self.next = None;
+        let mut effect = YzEffect::NONE;
+        for &word in words.iter().take(PLAN_WORDS) {
+            let Some(slot) = prepared.find(word, thread) else {
+                break;
+            };
+            let prep = prepared.at(slot);
+            match &prep.express {
+                Some(x) if !prep.fields.last && x.adc == run.adc && x.rows_to == run.to => {
+                    self.words[self.len] = word;
+                    self.rows[self.len] = x.rows;
+                    self.before[self.len] = effect;
+                    effect = effect.then(&prep.steps);
+                    self.len += 1;
+                }
+                _ => {
+                    self.next = Some(word);
+                    break;
+                }
+            }
+        }
+        self.before[self.len] = effect;
+    }
 }
 
 /// What an express instruction without `Last` found that only a `Last`, an
@@ -362,7 +485,7 @@ pub(super) fn follow(
 /// assembler, and a tile in progress. The next instruction with the same
 /// ADC set and destination needs none of these checked again, nor a stream
 /// start.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Run {
     adc: u8,
     to: RowsTo,
@@ -438,6 +561,29 @@ impl Pending {
                     && (exp_end <= d || data_end <= e || e == exp_end || d == data_end)
             }
         }
+    }
+
+    /// The most rows, those waiting included, that may wait for `to` from
+    /// `streams` as they are: the largest count [`Pending::fits`] allows
+    /// (at least those waiting, which it allowed), found by halving, since
+    /// each of its conditions holds up to some count and not beyond and
+    /// the streams do not move while rows wait.
+    fn room(&self, to: RowsTo, streams: &Streams, l1: &L1) -> usize {
+        let fits = |total: usize| self.fits(to, total - self.len, streams, l1);
+        if fits(PENDING_ROWS) {
+            return PENDING_ROWS;
+        }
+        // `fits(lo)` holds and `fits(hi)` does not.
+        let (mut lo, mut hi) = (self.len, PENDING_ROWS);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// Add the first `n` of `rows` (checked with [`Pending::takes`] and

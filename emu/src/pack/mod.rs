@@ -259,19 +259,28 @@ pub fn pacr_words(
     let outcome = with_config(m, thread, |mut parts, decoded| {
         let mut pending = express::Pending::new(!parts.general && !parts.l1.logging());
         let mut outcome = Ok(());
-        let mut words = words.into_iter().peekable();
-        while let Some(word) = words.next() {
-            outcome = one_word(&mut parts, decoded, thread, word, &mut pending);
-            if outcome.is_err() {
-                break;
+        // The words go through a buffer, so that `express::follow` is given
+        // the rest of a run as a slice.
+        let mut words = words.into_iter();
+        let mut buffer = [0u32; WORDS_AT_ONCE];
+        'buffers: loop {
+            let mut len = 0;
+            for (slot, word) in buffer.iter_mut().zip(&mut words) {
+                *slot = word;
+                len += 1;
             }
-            parts.tag += 1;
-            done += 1;
-            let (followed, fault) =
-                express::follow(&mut parts, decoded, thread, &mut words, &mut pending);
-            done += followed;
-            if fault.is_err() {
-                outcome = fault;
+            let mut rest = &buffer[..len];
+            while let Some((&word, after)) = rest.split_first() {
+                outcome = one_word(&mut parts, decoded, thread, word, &mut pending);
+                if outcome.is_err() {
+                    break 'buffers;
+                }
+                parts.tag += 1;
+                let followed = express::follow(&mut parts, decoded, thread, after, &mut pending);
+                done += 1 + followed;
+                rest = &after[followed..];
+            }
+            if len < WORDS_AT_ONCE {
                 break;
             }
         }
@@ -280,6 +289,10 @@ pub fn pacr_words(
     });
     (done, outcome)
 }
+
+/// How many words [`pacr_words`] takes from its iterator at a time: a run
+/// of express instructions of a single row each can have as many waiting.
+const WORDS_AT_ONCE: usize = 64;
 
 /// One `PACR` word, with its configuration decoded. An express
 /// instruction's rows may wait in `pending`; any other instruction's

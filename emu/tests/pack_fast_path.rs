@@ -156,6 +156,35 @@ fn case(arch: Arch, rng: &mut Lcg) -> (Machine, Vec<u32>) {
     (m, words)
 }
 
+/// A machine with L1 filled with `0x5A` and [`tile_formats`].
+fn tile_machine(arch: Arch, case: (bool, u32, u32, u32)) -> Machine {
+    let mut m = machine(arch);
+    m.l1.bytes_mut().fill(0x5A);
+    tile_formats(&mut m, case);
+    m
+}
+
+/// Packer 0 reading `Dst` rows of 32-bit (`wide`) or 16-bit cells as
+/// `Dstacc` = `In_data_format` = `dstacc` and writing `Out_data_format`
+/// `out`, its address generator counting `bytes` per input datum: rows 16
+/// datums apart, faces 256.
+fn tile_formats(m: &mut Machine, (wide, dstacc, out, bytes): (bool, u32, u32, u32)) {
+    formats(m, dstacc, dstacc, out);
+    set(m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
+    set(m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
+    set(m, C::PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 256 * bytes);
+}
+
+/// The pack thread's AddrMod 0: the next four rows; 1: row 0 of the next
+/// face.
+fn face_addr_mods(m: &mut Machine) {
+    use tensix_emu::regs::ThreadCfgField as T;
+    set_t(m, T::ADDR_MOD_PACK_SEC0_YsrcIncr, 4);
+    set_t(m, T::ADDR_MOD_PACK_SEC0_YdstIncr, 4);
+    set_t(m, T::ADDR_MOD_PACK_SEC1_YsrcClear, 1);
+    set_t(m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, 1);
+}
+
 /// Write the FP32 patterns `vals` to `Dst` row `row` as they are
 /// (`wide`: 32-bit `Dst`), or their top halves (16-bit `Dst`).
 fn write_row(m: &mut Machine, wide: bool, row: u32, vals: &[u32; 16]) {
@@ -376,28 +405,19 @@ fn a_datum_that_faults_mid_row_leaves_the_ones_before_it() {
 /// the stream's buffer.
 #[test]
 fn whole_rows_match_the_per_datum_path() {
-    use tensix_emu::regs::ThreadCfgField as T;
     let arch = Arch::Blackhole;
     let mut rng = Lcg(0x5EED_0003);
     let mut compared = 0;
     for k in 0..240 {
         let (wide, dstacc, out, bytes) =
             [(false, 5, 5, 2), (true, 5, 5, 2), (true, 0, 0, 4)][k % 3];
-        let mut m = machine(arch);
-        m.l1.bytes_mut().fill(0x5A);
-        formats(&mut m, dstacc, dstacc, out);
-        set(&mut m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
-        set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
-        set(&mut m, C::PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 256 * bytes);
+        let mut m = tile_machine(arch, (wide, dstacc, out, bytes));
         set(
             &mut m,
             C::THCON_SEC0_REG1_L1_Dest_addr,
             0x100 + rng.below(64),
         );
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YsrcIncr, 4);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YdstIncr, 4);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_YsrcClear, 1);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, 1);
+        face_addr_mods(&mut m);
         let ordinary = (k / 3) % 2 == 0;
         for row in 0..64 {
             let vals: [u32; 16] = std::array::from_fn(|_| {
@@ -457,7 +477,6 @@ fn whole_rows_match_the_per_datum_path() {
 /// runs past the end of L1.
 #[test]
 fn bfp_groups_match_the_per_datum_path() {
-    use tensix_emu::regs::ThreadCfgField as T;
     let arch = Arch::Blackhole;
     let mut rng = Lcg(0x5EED_0004);
     let mut completed = 0;
@@ -477,10 +496,7 @@ fn bfp_groups_match_the_per_datum_path() {
             (false, 5, 2, 2),  // BF16 -> BFP8a (8-bit exponents to "a" elements)
             (true, 0, 3, 4),   // FP32 -> BFP4a
         ][k % 10];
-        let mut m = machine(arch);
-        m.l1.bytes_mut().fill(0x5A);
-        formats(&mut m, dstacc, dstacc, out);
-        set(&mut m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
+        let mut m = tile_machine(arch, (wide, dstacc, out, bytes));
         // The other early conversions that feed BFP: the identities and
         // truncations of Read_raw, TF32 rounding with Round_10b_mant.
         match rng.below(4) {
@@ -488,8 +504,6 @@ fn bfp_groups_match_the_per_datum_path() {
             1 => set(&mut m, C::PCK_DEST_RD_CTRL_Round_10b_mant, 1),
             _ => {}
         }
-        set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
-        set(&mut m, C::PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 256 * bytes);
         set(
             &mut m,
             C::THCON_SEC0_REG1_Exp_section_size,
@@ -509,10 +523,7 @@ fn bfp_groups_match_the_per_datum_path() {
             set(&mut m, C::THCON_SEC0_REG9_Pack_0_2_limit_address, 0x60);
             set(&mut m, C::THCON_SEC0_REG9_Pack_0_2_fifo_size, 0x40);
         }
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YsrcIncr, 4);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YdstIncr, 4);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_YsrcClear, 1);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, 1);
+        face_addr_mods(&mut m);
         let ordinary = rng.below(2) == 0;
         for row in 0..64 {
             // Some rows of tiny values only: groups whose shared exponent is
@@ -599,12 +610,7 @@ fn express_path_matches_the_per_datum_path() {
             (false, 6, 15, 1), // E8M6 -> BFP2_b
             (false, 1, 11, 2), // FP16 -> BFP2a
         ][k % 7];
-        let mut m = machine(arch);
-        m.l1.bytes_mut().fill(0x5A);
-        formats(&mut m, dstacc, dstacc, out);
-        set(&mut m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
-        set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
-        set(&mut m, C::PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 256 * bytes);
+        let mut m = tile_machine(arch, (wide, dstacc, out, bytes));
         let top = (m.l1.len() / 16) as u32;
         let dest = match rng.below(5) {
             // Some rows fit before the end of L1, the rest do not.
@@ -723,7 +729,6 @@ fn express_path_matches_the_per_datum_path() {
 /// express one), with other instructions between runs of `PACR`s.
 #[test]
 fn pacr_runs_do_what_one_word_at_a_time_does() {
-    use tensix_emu::regs::ThreadCfgField as T;
     use tensix_emu::{Limits, Step, ThreadProgram};
     let mut rng = Lcg(0x5EED_0006);
     let (mut completed, mut faulted, mut limited) = (0, 0, 0);
@@ -737,20 +742,14 @@ fn pacr_runs_do_what_one_word_at_a_time_does() {
             (false, 1, 11, 2), // FP16 -> BFP2a
         ][rng.below(5) as usize];
         let mut m = machine(arch);
-        formats(&mut m, dstacc, dstacc, out);
-        set(&mut m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
-        set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
-        set(&mut m, C::PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 256 * bytes);
+        tile_formats(&mut m, (wide, dstacc, out, bytes));
         let top = (m.l1.len() / 16) as u32;
         let dest = match rng.below(4) {
             0 => top - 1 - rng.below(8), // runs off the end of L1
             _ => 0x100 + rng.below(64),
         };
         set(&mut m, C::THCON_SEC0_REG1_L1_Dest_addr, dest);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YsrcIncr, 4);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YdstIncr, 4);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_YsrcClear, 1);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, 1);
+        face_addr_mods(&mut m);
         for row in 0..64 {
             let vals: [u32; 16] = std::array::from_fn(|_| rng.datum32());
             write_row(&mut m, wide, row, &vals);
@@ -849,23 +848,12 @@ fn compiled_runs_serve_later_runs_alike() {
             (false, 5, 6, 2), // BF16 -> BFP8_b
             (true, 0, 7, 4),  // FP32 -> BFP4_b
         ][k % 4];
-        let mut m = machine(arch);
-        m.l1.bytes_mut().fill(0x5A);
-        formats(&mut m, dstacc, dstacc, out);
-        set(&mut m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
-        set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
-        set(&mut m, C::PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 256 * bytes);
-        set(
-            &mut m,
-            C::THCON_SEC0_REG1_L1_Dest_addr,
-            0x100 + rng.below(64),
-        );
+        let mut m = tile_machine(arch, (wide, dstacc, out, bytes));
+        let dest = 0x100 + rng.below(64);
+        set(&mut m, C::THCON_SEC0_REG1_L1_Dest_addr, dest);
         // AddrMod 0: the next rows; 1: row 0 of the next face; 2: a
         // carriage return, and the output's Z on.
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YsrcIncr, 4);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC0_YdstIncr, 4);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_YsrcClear, 1);
-        set_t(&mut m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, 1);
+        face_addr_mods(&mut m);
         set_t(&mut m, T::ADDR_MOD_PACK_SEC2_YsrcCR, 1);
         set_t(&mut m, T::ADDR_MOD_PACK_SEC2_YsrcIncr, 8);
         set_t(&mut m, T::ADDR_MOD_PACK_SEC2_ZdstIncr, 1);

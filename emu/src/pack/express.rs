@@ -366,6 +366,7 @@ pub(super) fn follow(
         if len + n > room {
             break;
         }
+        // As `Pending::add`, whose `to` is the run's already.
         pending.rows[len..len + 4].copy_from_slice(&read);
         len += n;
         tile_position.advance_rows(n as u32, pk.reads_per_xy_plane);

@@ -58,7 +58,8 @@ pub struct Paired {
 
 /// The options every bench takes: `--bench` (which `cargo bench` passes;
 /// without it, as under `cargo test --benches`, one quick pass), a filter
-/// on the case names, and `BATCHES_VAR=n` to run more batches (for a
+/// on the case names (the first argument not starting `--`, so that
+/// `'-> BF16'` filters too), and `BATCHES_VAR=n` to run more batches (for a
 /// profiler).
 pub struct Options {
     pub batches: usize,
@@ -69,7 +70,7 @@ pub struct Options {
 impl Options {
     pub fn from_env(batches_var: &str) -> Options {
         let quick = !std::env::args().any(|a| a == "--bench");
-        let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+        let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
         let (batches, iters) = if quick { (1, 1) } else { (31, 200) };
         let batches = std::env::var(batches_var)
             .ok()

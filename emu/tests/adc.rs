@@ -6,8 +6,8 @@
 
 use proptest::prelude::*;
 use tensix_emu::adc::{
-    AdcPairFields, Adcs, CounterEffect, CounterOp, Dim, SetAdcFields, SetAdcXxFields, Unit,
-    YzEffect, YzSteps, ADC_SETS,
+    AdcPairFields, Adcs, CounterOp, Dim, SetAdcFields, SetAdcXxFields, Unit, YzEffect, YzSteps,
+    ADC_SETS,
 };
 use tensix_emu::isa;
 use tensix_emu::{Arch, FaultKind};
@@ -635,7 +635,6 @@ proptest! {
             for (ch, counters) in before.iter().enumerate() {
                 let now = stepped.yz(1, unit, ch).unwrap();
                 for (d, &(counter, mask)) in counters.iter().enumerate() {
-                    prop_assert_eq!(effect.0[ch][d].value(counter, mask), now[d].0.value);
                     prop_assert_eq!(effect.0[ch][d].apply(counter, mask), now[d].0);
                 }
             }
@@ -644,6 +643,5 @@ proptest! {
         applied.apply_yz(1, unit, &effect).unwrap();
         prop_assert_eq!(applied, stepped);
         prop_assert!(Adcs::new(arch).apply_yz(3, unit, &effect).is_err());
-        prop_assert_eq!(CounterEffect::NONE.then(CounterOp::Increment(0)), CounterEffect::NONE);
     }
 }

@@ -349,7 +349,6 @@ pub(super) fn follow(
     let unit = &parts.units[0];
     let room = pending.room(run.to, &unit.streams, parts.l1);
     let mut tile_position = unit.tile_position;
-    let mut len = pending.len;
     let mut done = 0;
     for (rows, before) in plan.rows[..plan.len].iter().zip(&plan.before) {
         let [y_effect, z_effect] = before.0[0];
@@ -363,17 +362,14 @@ pub(super) fn follow(
             break;
         };
         let n = rows.count as usize;
-        if len + n > room {
+        if pending.len + n > room {
             break;
         }
-        // As `Pending::add`, whose `to` is the run's already.
-        pending.rows[len..len + 4].copy_from_slice(&read);
-        len += n;
+        pending.add(run.to, read, n);
         tile_position.advance_rows(n as u32, pk.reads_per_xy_plane);
         done += 1;
     }
     if done > 0 {
-        pending.len = len;
         // The set exists: its counters were read above.
         let stepped = parts.adcs.apply_yz(adc, Unit::Packers, &plan.before[done]);
         debug_assert!(stepped.is_ok());

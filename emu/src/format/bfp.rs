@@ -202,6 +202,105 @@ pub(crate) fn assemble_lanes_avx512(
     });
 }
 
+/// Two groups at once, one in each 256-bit half of a 512-bit register, by
+/// the rule of [`assemble_lanes_avx512`], written as they go to L1: the
+/// two shared exponents to `exps`, the two groups' datums packed to their
+/// width ([`bfp_pack_datums`]) to the start of `out`, the first group's
+/// first. Each half's largest exponent comes from a butterfly of maxima
+/// that leaves it in every lane of the half, and the datums are narrowed
+/// in the register (16-bit lanes to bytes, then for BFP4 and BFP2 the
+/// neighbouring lanes of a 32- or 64-bit lane joined into one byte).
+/// `lane_assembler_is_the_portable_one` holds it to the portable assembler.
+///
+/// # Panics
+/// If `out` is shorter than two groups' bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vl")]
+#[inline]
+pub(crate) fn assemble_pair_avx512(
+    exp: BfpExp,
+    width: BfpWidth,
+    elems: [&[u16; 16]; 2],
+    exps: &mut [u8; 2],
+    out: &mut [u8],
+) {
+    use std::arch::x86_64::*;
+    let out = &mut out[..2 * width.group_bytes()];
+    let splat = |v: u16| _mm512_set1_epi16(v as i16);
+    // SAFETY: each of `elems` is 32 bytes, the width of its unaligned load.
+    let [a, b] = elems.map(|e| unsafe { _mm256_loadu_si256(e.as_ptr().cast()) });
+    let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
+    let (own, man) = match exp {
+        BfpExp::B => (
+            _mm512_and_si512(_mm512_srli_epi16::<7>(x), splat(0xFF)),
+            _mm512_and_si512(x, splat(0x7F)),
+        ),
+        BfpExp::A => (
+            _mm512_and_si512(_mm512_srli_epi16::<10>(x), splat(0x1F)),
+            _mm512_and_si512(_mm512_srli_epi16::<3>(x), splat(0x7F)),
+        ),
+    };
+    // Exchange 128-bit lanes within each half, then 64-bit, 32-bit and
+    // 16-bit neighbours: after the four maxima every lane of a half holds
+    // the half's largest exponent.
+    let mut shared = _mm512_max_epu16(own, _mm512_shuffle_i64x2::<0b10_11_00_01>(own, own));
+    shared = _mm512_max_epu16(shared, _mm512_shuffle_epi32::<0b01_00_11_10>(shared));
+    shared = _mm512_max_epu16(shared, _mm512_shuffle_epi32::<0b10_11_00_01>(shared));
+    shared = _mm512_max_epu16(shared, _mm512_rol_epi32::<16>(shared));
+    let hidden = _mm512_maskz_mov_epi16(_mm512_test_epi16_mask(own, own), splat(0x80));
+    let m = _mm512_or_si512(man, hidden);
+    let s = _mm512_min_epu16(_mm512_sub_epi16(shared, own), splat(8));
+    let one = splat(1);
+    // At most 255 + 2^8 before the shift: it fits 16 bits.
+    let r = _mm512_srlv_epi16(
+        _mm512_add_epi16(m, _mm512_sllv_epi16(one, s)),
+        _mm512_add_epi16(s, one),
+    );
+    // A carry to 128 clamps to 127; a zero magnitude drops its sign.
+    let mag = _mm512_sub_epi16(r, _mm512_srli_epi16::<7>(r));
+    let sign = _mm512_and_si512(_mm512_srli_epi16::<8>(x), splat(0x80));
+    let (mag, sign) = match width {
+        BfpWidth::Bits8 => (mag, sign),
+        BfpWidth::Bits4 => (_mm512_srli_epi16::<4>(mag), _mm512_srli_epi16::<4>(sign)),
+        BfpWidth::Bits2 => (_mm512_srli_epi16::<6>(mag), _mm512_srli_epi16::<6>(sign)),
+    };
+    let sign = _mm512_maskz_mov_epi16(_mm512_test_epi16_mask(mag, mag), sign);
+    // Each datum in the low bits of its 16-bit lane, nothing above them.
+    let datums = _mm512_or_si512(sign, mag);
+    // SAFETY: each store is of `out`'s length, two groups' bytes.
+    unsafe {
+        match width {
+            BfpWidth::Bits8 => {
+                let bytes = _mm512_cvtepi16_epi8(datums);
+                _mm256_storeu_si256(out.as_mut_ptr().cast(), bytes);
+            }
+            BfpWidth::Bits4 => {
+                // Datum 2k+1 (bits 19:16 of a 32-bit lane) beside 2k.
+                let pairs = _mm512_or_si512(datums, _mm512_srli_epi32::<12>(datums));
+                _mm_storeu_si128(out.as_mut_ptr().cast(), _mm512_cvtepi32_epi8(pairs));
+            }
+            BfpWidth::Bits2 => {
+                // Datums 4k+1, 4k+2, 4k+3 (bits 17:16, 33:32, 49:48 of a
+                // 64-bit lane) beside 4k.
+                let quads = _mm512_or_si512(
+                    _mm512_or_si512(datums, _mm512_srli_epi64::<14>(datums)),
+                    _mm512_or_si512(
+                        _mm512_srli_epi64::<28>(datums),
+                        _mm512_srli_epi64::<42>(datums),
+                    ),
+                );
+                _mm_storel_epi64(out.as_mut_ptr().cast(), _mm512_cvtepi64_epi8(quads));
+            }
+        }
+    }
+    let first = _mm512_castsi512_si128(shared);
+    let second = _mm512_extracti32x4_epi32::<2>(shared);
+    *exps = [
+        _mm_cvtsi128_si32(first) as u8,
+        _mm_cvtsi128_si32(second) as u8,
+    ];
+}
+
 /// The body of [`assemble_lanes`] and [`assemble_lanes_avx512`], inlined
 /// into each: everything but the rounding shift, `round(m, s)`, which takes
 /// each lane's mantissa with its hidden bit and its shift
@@ -1085,6 +1184,35 @@ mod tests {
                     // above.
                     unsafe { assemble_lanes_avx512(e, w, &elems, &mut got) };
                     assert_eq!(got, want, "AVX-512: {e:?} {w:?} {elems:04x?}");
+                    // In a pair, first and second, beside a group whose
+                    // elements are the same in another order and with
+                    // another exponent spread.
+                    let mut other = elems;
+                    other.reverse();
+                    other[lane] = x.rotate_left(7);
+                    let mut want_other = BfpGroup::default();
+                    assemble_portable(e, w, &other, &mut want_other);
+                    let n = w.group_bytes();
+                    for (pair, wants) in [
+                        ([&elems, &other], [&want, &want_other]),
+                        ([&other, &elems], [&want_other, &want]),
+                    ] {
+                        let mut want_bytes = [0u8; 32];
+                        for (g, out) in wants.iter().zip(want_bytes.chunks_exact_mut(n)) {
+                            bfp_pack_datums(w, &g.datums, out);
+                        }
+                        let mut exps = [0u8; 2];
+                        let mut bytes = [0u8; 32];
+                        // SAFETY: the CPU has AVX-512BW and AVX-512VL,
+                        // checked above.
+                        unsafe { assemble_pair_avx512(e, w, pair, &mut exps, &mut bytes) };
+                        assert_eq!(
+                            (exps, bytes),
+                            ([wants[0].shared_exp, wants[1].shared_exp], want_bytes),
+                            "AVX-512 pair: {e:?} {w:?} {:04x?}",
+                            pair
+                        );
+                    }
                 }
                 checked += 1;
             }

@@ -17,7 +17,7 @@ use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::arch::Arch;
 use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
-use crate::format::bfp::{assemble_lanes, assemble_lanes_avx512};
+use crate::format::bfp::{assemble_lanes, assemble_lanes_avx512, assemble_pair_avx512};
 use crate::format::bfp::{assemble_portable, bfp_pack_datums, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
@@ -391,23 +391,47 @@ impl BfpRows {
         rows: &[u32],
     ) -> Result<()> {
         let rows = &rows[..rows.len().min(N)];
-        let mut groups = [BfpGroup::default(); N];
-        let groups = &mut groups[..rows.len()];
         let cells = rows.iter().map(|row| self.row_cells(sh, dst, *row));
-        self.groups(cells, groups);
         if N <= BATCH_ROWS {
+            let mut groups = [BfpGroup::default(); N];
+            let groups = &mut groups[..rows.len()];
+            self.groups(cells, groups);
             return emit_groups(streams, l1, self.width, groups, tag);
         }
-        let n = self.width.group_bytes();
         let mut exps = [0u8; TILE_ROWS];
         let mut data = [0u8; 16 * TILE_ROWS];
-        for ((g, e), out) in groups.iter().zip(&mut exps).zip(data.chunks_exact_mut(n)) {
+        let len = rows.len().min(TILE_ROWS);
+        self.tile_bytes(cells, &mut exps[..len], &mut data);
+        streams.exp.push(l1, &exps[..len], None, tag)?;
+        streams
+            .data
+            .push(l1, &data[..self.width.group_bytes() * len], None, tag)
+    }
+
+    /// The group of each row of `cells` (at most [`TILE_ROWS`]) as its
+    /// bytes go to L1: its shared exponent into `exps`, its datums packed
+    /// to the width into `data`, one group after another.
+    #[inline]
+    fn tile_bytes<'c>(
+        self,
+        cells: impl Iterator<Item = Cells<'c>>,
+        exps: &mut [u8],
+        data: &mut [u8],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if crate::has_avx512_bw_vl() {
+            // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked just
+            // above.
+            return unsafe { tile_bytes_avx512(self, cells, exps, data) };
+        }
+        let mut groups = [BfpGroup::default(); TILE_ROWS];
+        let groups = &mut groups[..exps.len().min(TILE_ROWS)];
+        self.groups(cells, groups);
+        let n = self.width.group_bytes();
+        for ((g, e), out) in groups.iter().zip(exps).zip(data.chunks_exact_mut(n)) {
             *e = g.shared_exp;
             bfp_pack_datums(self.width, &g.datums, out);
         }
-        let len = groups.len();
-        streams.exp.push(l1, &exps[..len], None, tag)?;
-        streams.data.push(l1, &data[..n * len], None, tag)
     }
 
     /// The group of each row of `cells`, into `out`, with the instruction
@@ -467,16 +491,31 @@ fn groups_in_lanes<'c>(
     out: &mut [BfpGroup],
     assemble: impl Fn(BfpExp, BfpWidth, &[u16; 16], &mut BfpGroup),
 ) {
+    each_row_elements(form, cells, out, |exp, elems, g| {
+        assemble(exp, form.width, elems, g)
+    });
+}
+
+/// Each row's BFP elements ([`bfp_elements`]), handed to `take` with the
+/// form's exponent kind and the row's item of `outs`, while both last.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn each_row_elements<'c, O>(
+    form: BfpRows,
+    cells: impl Iterator<Item = Cells<'c>>,
+    outs: impl IntoIterator<Item = O>,
+    mut take: impl FnMut(BfpExp, &[u16; 16], O),
+) {
     // A "b" form whose early conversion has a lane form gets a loop of its
     // own for it, so that the conversion is not chosen again row by row.
     macro_rules! each {
         ($cells:pat => $elems:expr) => {{
-            for (c, g) in cells.zip(out) {
+            for (c, o) in cells.zip(outs) {
                 let elems = match c {
                     $cells => $elems,
                     c => bfp_elements(form.early, form.exp, c),
                 };
-                assemble(BfpExp::B, form.width, &elems, g);
+                take(BfpExp::B, &elems, o);
             }
             return;
         }};
@@ -496,9 +535,72 @@ fn groups_in_lanes<'c>(
             _ => {}
         }
     }
-    for (c, g) in cells.zip(out) {
+    for (c, o) in cells.zip(outs) {
         let elems = bfp_elements(form.early, form.exp, c);
-        assemble(form.exp, form.width, &elems, g);
+        take(form.exp, &elems, o);
+    }
+}
+
+/// [`BfpRows::tile_bytes`] compiled for AVX-512: every row's elements
+/// first, then the groups two at a time ([`assemble_pair_avx512`]), the
+/// form and width chosen once for the whole loop.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vl")]
+fn tile_bytes_avx512<'c>(
+    form: BfpRows,
+    cells: impl Iterator<Item = Cells<'c>>,
+    exps: &mut [u8],
+    data: &mut [u8],
+) {
+    let mut all = [[0u16; 16]; TILE_ROWS];
+    let mut len = 0;
+    each_row_elements(form, cells, &mut all, |_, elems, slot| {
+        *slot = *elems;
+        len += 1;
+    });
+    let elems = &all[..len];
+    use BfpExp::{A, B};
+    use BfpWidth::{Bits2, Bits4, Bits8};
+    match (form.exp, form.width) {
+        (B, Bits8) => pairs_avx512(B, Bits8, elems, exps, data),
+        (B, Bits4) => pairs_avx512(B, Bits4, elems, exps, data),
+        (B, Bits2) => pairs_avx512(B, Bits2, elems, exps, data),
+        (A, Bits8) => pairs_avx512(A, Bits8, elems, exps, data),
+        (A, Bits4) => pairs_avx512(A, Bits4, elems, exps, data),
+        (A, Bits2) => pairs_avx512(A, Bits2, elems, exps, data),
+    }
+}
+
+/// The groups of `elems` into `exps` and `data`, two at a time, inlined
+/// into [`tile_bytes_avx512`] once per form and width.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vl")]
+#[inline]
+fn pairs_avx512(
+    exp: BfpExp,
+    width: BfpWidth,
+    elems: &[[u16; 16]],
+    exps: &mut [u8],
+    data: &mut [u8],
+) {
+    let n = width.group_bytes();
+    let (pairs, odd) = elems.as_chunks::<2>();
+    let (exp_pairs, _) = exps.as_chunks_mut::<2>();
+    for ((pair, e), out) in pairs
+        .iter()
+        .zip(exp_pairs)
+        .zip(data.chunks_exact_mut(2 * n))
+    {
+        assemble_pair_avx512(exp, width, [&pair[0], &pair[1]], e, out);
+    }
+    if let [last] = odd {
+        let at = elems.len() - 1;
+        let mut g = BfpGroup::default();
+        assemble_lanes_avx512(exp, width, last, &mut g);
+        if let (Some(e), Some(out)) = (exps.get_mut(at), data.get_mut(at * n..)) {
+            *e = g.shared_exp;
+            bfp_pack_datums(width, &g.datums, out);
+        }
     }
 }
 

@@ -9,7 +9,7 @@ mod pack_util;
 use one_at_a_time::{run_both_ways, Ending};
 use pack_util::*;
 use tensix_emu::adc::Unit;
-use tensix_emu::isa::Pacr;
+use tensix_emu::isa::{self, Instruction, Pacr, Setadcxy, Setadczw};
 use tensix_emu::regs::CfgField as C;
 use tensix_emu::state::dst::DstView;
 use tensix_emu::{Arch, Fault, Machine};
@@ -579,6 +579,92 @@ fn bfp_groups_match_the_per_datum_path() {
     // of L1 or by a partial group at Last.
     assert!(completed > 100, "only {completed} cases ran to completion");
     assert!(l1_end > 40, "only {l1_end} cases near the end of L1");
+}
+
+/// OutputAddressGenerator.md: `Last` writes out what the streams' buffers
+/// hold, 16 bytes at a time, and a write past the end of L1 stops the run.
+/// Two tiles of one-row BFP `PACR`s, the second a row longer, from the same
+/// place near the end of L1, so that the partial group the second tile's
+/// `Last` writes is sometimes the first outside L1: the same bytes,
+/// counters and fault as the per-datum path, with the rows of each tile
+/// waiting and written together (the second tile's `Last` executed with
+/// its run, its words prepared by the first tile; where it faults its
+/// counter steps are not made) and one instruction at a time.
+#[test]
+fn a_last_whose_flush_leaves_l1_faults_alike() {
+    let arch = Arch::Blackhole;
+    let (mut at_last, mut completed) = (0, 0);
+    let zero_counters = || {
+        let (xy, zw) = (
+            Setadcxy {
+                bit_mask: 0xF,
+                cnt_set_mask: 4,
+                ..Setadcxy::default()
+            },
+            Setadczw {
+                bit_mask: 0xF,
+                cnt_set_mask: 4,
+                ..Setadczw::default()
+            },
+        );
+        [
+            isa::encode(arch, &Instruction::Setadcxy(xy)).expect("SETADCXY encodes"),
+            isa::encode(arch, &Instruction::Setadczw(zw)).expect("SETADCZW encodes"),
+            setadcxx(arch, 0, 15),
+        ]
+    };
+    let tile = |pacrs: u32| {
+        (1..=pacrs).map(move |k| {
+            pacr_word(
+                arch,
+                Pacr {
+                    read_intf_sel: 1,
+                    last: (k == pacrs) as u32,
+                    ..Pacr::default()
+                },
+            )
+        })
+    };
+    for (wide, dstacc, out, bytes) in [
+        (false, 5, 15, 2), // BF16 -> BFP2_b: 4 bytes a group
+        (false, 5, 7, 2),  // BF16 -> BFP4_b: 8 bytes a group
+        (true, 0, 6, 4),   // FP32 -> BFP8_b: 16 bytes a group
+    ] {
+        for exp_section in [1, 2] {
+            for below_top in 1..=6 {
+                for pacrs in 3..=9u32 {
+                    let mut m = tile_machine(arch, (wide, dstacc, out, bytes));
+                    face_addr_mods(&mut m);
+                    set(&mut m, C::THCON_SEC0_REG1_Exp_section_size, exp_section);
+                    let top = (m.l1.len() / 16) as u32;
+                    set(&mut m, C::THCON_SEC0_REG1_L1_Dest_addr, top - below_top);
+                    for row in 0..64u32 {
+                        let vals =
+                            std::array::from_fn(|i| 0x3F80_0000 + ((row * 16 + i as u32) << 12));
+                        write_row(&mut m, wide, row, &vals);
+                    }
+                    let mut words = Vec::new();
+                    words.extend(zero_counters());
+                    words.extend(tile(pacrs - 1));
+                    words.extend(zero_counters());
+                    words.extend(tile(pacrs));
+                    let case = format!(
+                        "out {out}, exponent section {exp_section}, {below_top} below the top, {pacrs} PACRs"
+                    );
+                    match same_as_per_datum_path(&mut m, &words, &case).0 {
+                        Ok(()) => completed += 1,
+                        Err(f) if f.instruction_index == Some(words.len() - 1) => at_last += 1,
+                        Err(_) => {}
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        at_last >= 10,
+        "only {at_last} second tiles faulted at their Last"
+    );
+    assert!(completed >= 10, "only {completed} runs completed");
 }
 
 /// The express path (a Blackhole PACR whose read interfaces each take a

@@ -302,27 +302,31 @@ impl Express {
 }
 
 /// Further instructions of the run whose rows wait in `pending`, taken from
-/// the start of `words` while each is express, has the run's ADC set and
-/// destination, and is not `Last`: each does what [`Express::defer`] does,
-/// checking only what an instruction of the run can change ([`Run`]).
-/// Stops before the first word it does not take (not prepared, another
-/// form, `Last`, rows that do not qualify or do not fit), which the caller
-/// then executes as usual. Returns how many it executed.
+/// the start of `words` while each is express and has the run's ADC set and
+/// destination, up to and including the run's `Last`: each does what
+/// [`Express::defer`] does, checking only what an instruction of the run
+/// can change ([`Run`]). Stops before the first word it does not take (not
+/// prepared, another form, rows that do not qualify or do not fit), which
+/// the caller then executes as usual. Returns how many it executed, and the
+/// fault of the one after them, if that one faulted.
 ///
-/// Such an instruction changes only its ADC set's packer `Y` and `Z`
-/// counters, the tile position and the rows waiting, and cannot fault. The
-/// words are compiled once into a [`RunPlan`], kept with the configuration
-/// while the same words come again; each execution works out every
-/// instruction's rows from the counters at its start and the plan.
+/// Such an instruction without `Last` changes only its ADC set's packer `Y`
+/// and `Z` counters, the tile position and the rows waiting, and cannot
+/// fault. The `Last` then writes every row waiting, and writes out the
+/// streams' buffers, which can fault: as [`Express::defer`] does, that
+/// leaves its counters unstepped. The words are compiled once into a
+/// [`RunPlan`], kept with the configuration while the same words come
+/// again; each execution works out every instruction's rows from the
+/// counters at its start and the plan.
 pub(super) fn follow(
     parts: &mut Parts<'_>,
     decoded: &mut Decoded,
     thread: usize,
     words: &[u32],
     pending: &mut Pending,
-) -> usize {
+) -> (usize, Result<()>) {
     let Some(run) = pending.run else {
-        return 0;
+        return (0, Ok(()));
     };
     let Decoded {
         shared,
@@ -341,7 +345,7 @@ pub(super) fn follow(
         parts.adcs.values(adc, Unit::Packers),
         parts.adcs.yz(adc, Unit::Packers, 0),
     ) else {
-        return 0;
+        return (0, Ok(()));
     };
     // Channel 0's `X` and `W` stay as they are through the run.
     let at_xw = input::addr(shared, [x, 0, 0, w]);
@@ -349,8 +353,14 @@ pub(super) fn follow(
     let unit = &parts.units[0];
     let room = pending.room(run.to, &unit.streams, parts.l1);
     let mut tile_position = unit.tile_position;
+    // The run's `Last` follows the plan's words, where `words` holds it
+    // (it is the plan's `next`, since the plan serves them).
+    let last = plan.last.filter(|_| words.len() > plan.len);
+    let rows = plan.rows[..plan.len]
+        .iter()
+        .chain(last.as_ref().map(|(r, _)| r));
     let mut done = 0;
-    for (rows, before) in plan.rows[..plan.len].iter().zip(&plan.before) {
+    for (rows, before) in rows.zip(&plan.before) {
         let [y_effect, z_effect] = before.0[0];
         let addr = input::addr_yz(
             shared,
@@ -369,16 +379,36 @@ pub(super) fn follow(
         tile_position.advance_rows(n as u32, pk.reads_per_xy_plane);
         done += 1;
     }
-    if done > 0 {
-        // The set exists: its counters were read above.
-        let stepped = parts.adcs.apply_yz(adc, Unit::Packers, &plan.before[done]);
-        debug_assert!(stepped.is_ok());
-        let unit = &mut parts.units[0];
-        unit.tile_position = tile_position;
-        unit.tile_position_live = true;
-        parts.tag += done as u64;
+    // Whether the `Last` was taken: the words before it were executed,
+    // and its rows wait.
+    let last = last.filter(|_| done > plan.len).map(|(_, after)| after);
+    if last.is_some() {
+        done -= 1;
     }
-    done
+    if done == 0 && last.is_none() {
+        return (0, Ok(()));
+    }
+    let unit = &mut parts.units[0];
+    unit.tile_position = tile_position;
+    unit.tile_position_live = true;
+    parts.tag += done as u64;
+    let mut effect = &plan.before[done];
+    let mut outcome = Ok(());
+    if let Some(after) = &last {
+        pending.write_out(parts, shared);
+        let unit = &mut parts.units[0];
+        outcome = unit.streams.flush(parts.l1, None, parts.tag);
+        if outcome.is_ok() {
+            unit.tile_position_live = false;
+            effect = after;
+            parts.tag += 1;
+            done += 1;
+        }
+    }
+    // The set exists: its counters were read above.
+    let stepped = parts.adcs.apply_yz(adc, Unit::Packers, effect);
+    debug_assert!(stepped.is_ok());
+    (done, outcome)
 }
 
 /// The most words a [`RunPlan`] holds: as many as can wait, each with at
@@ -401,6 +431,10 @@ pub(super) struct RunPlan {
     /// The prepared word that ended the plan, not of the run (`None`: the
     /// words ran out, or the next was not prepared yet).
     next: Option<u32>,
+    /// Where `next` is the run's `Last` (an express word of the run's ADC
+    /// set and destination, with `Last`): its rows, and the counters' effect
+    /// of the plan's words and it.
+    last: Option<(RowsRead, YzEffect)>,
     rows: [RowsRead; PLAN_WORDS],
     /// Entry `k`: the packer `Y` and `Z` counters' effect of words `0..k`.
     before: [YzEffect; PLAN_WORDS + 1],
@@ -422,6 +456,7 @@ impl RunPlan {
             len: 0,
             words: [0; PLAN_WORDS],
             next: None,
+            last: None,
             rows: [none; PLAN_WORDS],
             before: [YzEffect::NONE; PLAN_WORDS + 1],
         })
@@ -451,6 +486,7 @@ impl RunPlan {
         self.run = run;
         self.len = 0;
         self.next = None;
+        self.last = None;
         let mut effect = YzEffect::NONE;
         for &word in words.iter().take(PLAN_WORDS) {
             let Some(slot) = prepared.find(word, thread) else {
@@ -464,6 +500,11 @@ impl RunPlan {
                     self.before[self.len] = effect;
                     effect = effect.then(&prep.steps);
                     self.len += 1;
+                }
+                Some(x) if x.adc == run.adc && x.rows_to == run.to => {
+                    self.next = Some(word);
+                    self.last = Some((x.rows, effect.then(&prep.steps)));
+                    break;
                 }
                 _ => {
                     self.next = Some(word);

@@ -276,9 +276,14 @@ pub fn pacr_words(
                     break 'buffers;
                 }
                 parts.tag += 1;
-                let followed = express::follow(&mut parts, decoded, thread, after, &mut pending);
+                let (followed, fault) =
+                    express::follow(&mut parts, decoded, thread, after, &mut pending);
                 done += 1 + followed;
                 rest = &after[followed..];
+                if fault.is_err() {
+                    outcome = fault;
+                    break 'buffers;
+                }
             }
             if len < WORDS_AT_ONCE {
                 break;

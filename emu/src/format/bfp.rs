@@ -225,11 +225,30 @@ pub(crate) fn assemble_pair_avx512(
     out: &mut [u8],
 ) {
     use std::arch::x86_64::*;
-    let out = &mut out[..2 * width.group_bytes()];
-    let splat = |v: u16| _mm512_set1_epi16(v as i16);
     // SAFETY: each of `elems` is 32 bytes, the width of its unaligned load.
     let [a, b] = elems.map(|e| unsafe { _mm256_loadu_si256(e.as_ptr().cast()) });
     let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
+    assemble_pair_in_register(exp, width, x, exps, out);
+}
+
+/// [`assemble_pair_avx512`] of the elements in `x`, the first group's in
+/// its low half.
+///
+/// # Panics
+/// If `out` is shorter than two groups' bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vl")]
+#[inline]
+pub(crate) fn assemble_pair_in_register(
+    exp: BfpExp,
+    width: BfpWidth,
+    x: std::arch::x86_64::__m512i,
+    exps: &mut [u8; 2],
+    out: &mut [u8],
+) {
+    use std::arch::x86_64::*;
+    let out = &mut out[..2 * width.group_bytes()];
+    let splat = |v: u16| _mm512_set1_epi16(v as i16);
     let (own, man) = match exp {
         BfpExp::B => (
             _mm512_and_si512(_mm512_srli_epi16::<7>(x), splat(0xFF)),

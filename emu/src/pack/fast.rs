@@ -17,7 +17,9 @@ use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::arch::Arch;
 use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
-use crate::format::bfp::{assemble_lanes, assemble_lanes_avx512, assemble_pair_avx512};
+use crate::format::bfp::{
+    assemble_lanes, assemble_lanes_avx512, assemble_pair_avx512, assemble_pair_in_register,
+};
 use crate::format::bfp::{assemble_portable, bfp_pack_datums, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
@@ -391,8 +393,8 @@ impl BfpRows {
         rows: &[u32],
     ) -> Result<()> {
         let rows = &rows[..rows.len().min(N)];
-        let cells = rows.iter().map(|row| self.row_cells(sh, dst, *row));
         if N <= BATCH_ROWS {
+            let cells = rows.iter().map(|row| self.row_cells(sh, dst, *row));
             let mut groups = [BfpGroup::default(); N];
             let groups = &mut groups[..rows.len()];
             self.groups(cells, groups);
@@ -401,29 +403,26 @@ impl BfpRows {
         let mut exps = [0u8; TILE_ROWS];
         let mut data = [0u8; 16 * TILE_ROWS];
         let len = rows.len().min(TILE_ROWS);
-        self.tile_bytes(cells, &mut exps[..len], &mut data);
+        self.tile_bytes(sh, dst, &rows[..len], &mut exps[..len], &mut data);
         streams.exp.push(l1, &exps[..len], None, tag)?;
         streams
             .data
             .push(l1, &data[..self.width.group_bytes() * len], None, tag)
     }
 
-    /// The group of each row of `cells` (at most [`TILE_ROWS`]) as its
-    /// bytes go to L1: its shared exponent into `exps`, its datums packed
-    /// to the width into `data`, one group after another.
+    /// The group of each of `Dst` rows `rows` (at most [`TILE_ROWS`]) as
+    /// its bytes go to L1: its shared exponent into `exps` (as long as
+    /// `rows`), its datums packed to the width into `data`, one group after
+    /// another.
     #[inline]
-    fn tile_bytes<'c>(
-        self,
-        cells: impl Iterator<Item = Cells<'c>>,
-        exps: &mut [u8],
-        data: &mut [u8],
-    ) {
+    fn tile_bytes(self, sh: &Shared, dst: &Dst, rows: &[u32], exps: &mut [u8], data: &mut [u8]) {
         #[cfg(target_arch = "x86_64")]
         if crate::has_avx512_bw_vl() {
             // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked just
             // above.
-            return unsafe { tile_bytes_avx512(self, cells, exps, data) };
+            return unsafe { tile_bytes_avx512(self, sh, dst, rows, exps, data) };
         }
+        let cells = rows.iter().map(|row| self.row_cells(sh, dst, *row));
         let mut groups = [BfpGroup::default(); TILE_ROWS];
         let groups = &mut groups[..exps.len().min(TILE_ROWS)];
         self.groups(cells, groups);
@@ -541,17 +540,63 @@ fn each_row_elements<'c, O>(
     }
 }
 
-/// [`BfpRows::tile_bytes`] compiled for AVX-512: every row's elements
-/// first, then the groups two at a time ([`assemble_pair_avx512`]), the
-/// form and width chosen once for the whole loop.
+/// [`BfpRows::tile_bytes`] compiled for AVX-512: the groups two at a time
+/// ([`assemble_pair_avx512`]); a "b" form whose early conversion has a
+/// lane form takes its rows two at a time through it in the same register
+/// ([`lane_pairs_avx512`]), any other form every row's elements first. The
+/// form and width are chosen once for the whole loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
-fn tile_bytes_avx512<'c>(
+fn tile_bytes_avx512(
     form: BfpRows,
-    cells: impl Iterator<Item = Cells<'c>>,
+    sh: &Shared,
+    dst: &Dst,
+    rows: &[u32],
     exps: &mut [u8],
     data: &mut [u8],
 ) {
+    use BfpWidth::{Bits2, Bits4, Bits8};
+    let (arch, addressing) = (sh.arch, sh.dst_addressing);
+    let r16 = |row| dst_row16(dst, arch, addressing, row);
+    let r32 = |row| dst_row32(dst, arch, addressing, row);
+    // Each arm binds its own lane form and width, known in its loop.
+    macro_rules! pairs {
+        ($read:expr, $pair:expr, $one:expr) => {{
+            match form.width {
+                Bits8 => lane_pairs_avx512(Bits8, rows, exps, data, $read, $pair, $one),
+                Bits4 => lane_pairs_avx512(Bits4, rows, exps, data, $read, $pair, $one),
+                Bits2 => lane_pairs_avx512(Bits2, rows, exps, data, $read, $pair, $one),
+            }
+            return;
+        }};
+    }
+    if form.exp == BfpExp::B {
+        use {Dst16Lanes as L16, Dst32Lanes as L32};
+        type Halves<'a> = [&'a [u16; 16]; 2];
+        match (L16::of(form.early), L32::of(form.early)) {
+            (Some(k @ L16::Identity), _) => pairs!(r16, |a, b| k.pair_avx512(a, b), |c| k.row(c)),
+            (Some(k @ L16::Round), _) => pairs!(r16, |a, b| k.pair_avx512(a, b), |c| k.row(c)),
+            (Some(k @ L16::E8m6), _) => pairs!(r16, |a, b| k.pair_avx512(a, b), |c| k.row(c)),
+            (_, Some(k @ L32::Truncate)) => {
+                pairs!(r32, |a, b| k.pair_avx512(a, b), |[h, l]: Halves| k
+                    .row(h, l))
+            }
+            (_, Some(k @ L32::Narrow)) => {
+                pairs!(r32, |a, b| k.pair_avx512(a, b), |[h, l]: Halves| k
+                    .row(h, l))
+            }
+            (_, Some(k @ L32::RoundToBf16)) => {
+                pairs!(r32, |a, b| k.pair_avx512(a, b), |[h, l]: Halves| k
+                    .row(h, l))
+            }
+            (_, Some(k @ L32::RoundToE8m6)) => {
+                pairs!(r32, |a, b| k.pair_avx512(a, b), |[h, l]: Halves| k
+                    .row(h, l))
+            }
+            _ => {}
+        }
+    }
+    let cells = rows.iter().map(|row| form.row_cells(sh, dst, *row));
     let mut all = [[0u16; 16]; TILE_ROWS];
     let mut len = 0;
     each_row_elements(form, cells, &mut all, |_, elems, slot| {
@@ -560,7 +605,6 @@ fn tile_bytes_avx512<'c>(
     });
     let elems = &all[..len];
     use BfpExp::{A, B};
-    use BfpWidth::{Bits2, Bits4, Bits8};
     match (form.exp, form.width) {
         (B, Bits8) => pairs_avx512(B, Bits8, elems, exps, data),
         (B, Bits4) => pairs_avx512(B, Bits4, elems, exps, data),
@@ -568,6 +612,44 @@ fn tile_bytes_avx512<'c>(
         (A, Bits8) => pairs_avx512(A, Bits8, elems, exps, data),
         (A, Bits4) => pairs_avx512(A, Bits4, elems, exps, data),
         (A, Bits2) => pairs_avx512(A, Bits2, elems, exps, data),
+    }
+}
+
+/// The groups of a "b" form's `Dst` rows into `exps` and `data`, two rows
+/// at a time read (`read`) and converted by their early conversion's lane
+/// form in one register (`pair`; `one` for an odd last row), inlined into
+/// [`tile_bytes_avx512`] once per lane form and width.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vl")]
+#[inline]
+fn lane_pairs_avx512<R: Copy>(
+    width: BfpWidth,
+    rows: &[u32],
+    exps: &mut [u8],
+    data: &mut [u8],
+    read: impl Fn(u32) -> R,
+    pair: impl Fn(R, R) -> std::arch::x86_64::__m512i,
+    one: impl Fn(R) -> [u16; 16],
+) {
+    let n = width.group_bytes();
+    let (pairs, odd) = rows.as_chunks::<2>();
+    let (exp_pairs, _) = exps.as_chunks_mut::<2>();
+    for ((p, e), out) in pairs
+        .iter()
+        .zip(exp_pairs)
+        .zip(data.chunks_exact_mut(2 * n))
+    {
+        let x = pair(read(p[0]), read(p[1]));
+        assemble_pair_in_register(BfpExp::B, width, x, e, out);
+    }
+    if let [row] = odd {
+        let at = rows.len() - 1;
+        if let (Some(e), Some(out)) = (exps.get_mut(at), data.get_mut(at * n..)) {
+            let mut g = BfpGroup::default();
+            assemble_lanes_avx512(BfpExp::B, width, &one(read(*row)), &mut g);
+            *e = g.shared_exp;
+            bfp_pack_datums(width, &g.datums, out);
+        }
     }
 }
 

@@ -107,6 +107,109 @@ impl Dst32Lanes {
     }
 }
 
+/// Two rows' lane rules at once in AVX-512's 32 16-bit lanes, the first
+/// row in the low half: [`Dst16Lanes::row`] and [`Dst32Lanes::row`] written
+/// with AVX-512BW's lane masks, for the BFP assembler's pairs of groups
+/// ([`crate::format::bfp`]). `pair_rules_are_the_row_rules` holds them to
+/// the row rules for every cell.
+#[cfg(target_arch = "x86_64")]
+mod pairs {
+    use super::{Dst16Lanes, Dst32Lanes};
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "avx512bw,avx512vl")]
+    #[inline]
+    fn splat(v: u16) -> __m512i {
+        _mm512_set1_epi16(v as i16)
+    }
+
+    /// Two 16-cell rows in one register.
+    #[target_feature(enable = "avx512bw,avx512vl")]
+    #[inline]
+    fn load(a: &[u16; 16], b: &[u16; 16]) -> __m512i {
+        // SAFETY: each row is 32 bytes, the width of its unaligned load.
+        let [a, b] = [a, b].map(|r| unsafe { _mm256_loadu_si256(r.as_ptr().cast()) });
+        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b)
+    }
+
+    /// `decode_bf16` in every lane: exponent from bits 7:0 to 14:7,
+    /// mantissa from bits 14:8 to 6:0.
+    #[target_feature(enable = "avx512bw,avx512vl")]
+    #[inline]
+    fn decode_bf16(x: __m512i) -> __m512i {
+        let sign = _mm512_and_si512(x, splat(0x8000));
+        let exp = _mm512_and_si512(_mm512_slli_epi16::<7>(x), splat(0x7F80));
+        let man = _mm512_and_si512(_mm512_srli_epi16::<8>(x), splat(0x7F));
+        _mm512_or_si512(sign, _mm512_or_si512(exp, man))
+    }
+
+    /// Zero where the exponent field (14:7) of `x` is 0, else `r`.
+    #[target_feature(enable = "avx512bw,avx512vl")]
+    #[inline]
+    fn zero_where_exponent_zero(x: __m512i, r: __m512i) -> __m512i {
+        _mm512_maskz_mov_epi16(_mm512_test_epi16_mask(x, splat(0x7F80)), r)
+    }
+
+    impl Dst16Lanes {
+        /// [`Dst16Lanes::row`] of rows `a` and `b`.
+        #[target_feature(enable = "avx512bw,avx512vl")]
+        #[inline]
+        pub fn pair_avx512(self, a: &[u16; 16], b: &[u16; 16]) -> __m512i {
+            let x = decode_bf16(load(a, b));
+            let sign = _mm512_and_si512(x, splat(0x8000));
+            let mag = _mm512_and_si512(x, splat(0x7FFF));
+            let nan = _mm512_cmpgt_epu16_mask(mag, splat(0x7F80));
+            match self {
+                Dst16Lanes::Identity => x,
+                Dst16Lanes::Round => {
+                    let r = _mm512_mask_mov_epi16(x, nan, _mm512_or_si512(sign, splat(0x7F80)));
+                    zero_where_exponent_zero(x, r)
+                }
+                Dst16Lanes::E8m6 => {
+                    let up = _mm512_andnot_si512(splat(1), _mm512_add_epi16(mag, splat(1)));
+                    let r = _mm512_mask_mov_epi16(up, nan, splat(0x7F80));
+                    zero_where_exponent_zero(x, _mm512_or_si512(r, sign))
+                }
+            }
+        }
+    }
+
+    impl Dst32Lanes {
+        /// [`Dst32Lanes::row`] of rows `a` and `b`, each its high halves
+        /// then its low halves.
+        #[target_feature(enable = "avx512bw,avx512vl")]
+        #[inline]
+        pub fn pair_avx512(self, a: [&[u16; 16]; 2], b: [&[u16; 16]; 2]) -> __m512i {
+            let h = decode_bf16(load(a[0], b[0]));
+            match self {
+                Dst32Lanes::Truncate => h,
+                Dst32Lanes::Narrow => {
+                    let sign = _mm512_and_si512(h, splat(0x8000));
+                    _mm512_mask_mov_epi16(sign, _mm512_test_epi16_mask(h, splat(0x7F80)), h)
+                }
+                Dst32Lanes::RoundToBf16 | Dst32Lanes::RoundToE8m6 => {
+                    let l = load(a[1], b[1]);
+                    let mag = _mm512_and_si512(h, splat(0x7FFF));
+                    let r = match self {
+                        Dst32Lanes::RoundToBf16 => {
+                            _mm512_add_epi16(mag, _mm512_srli_epi16::<15>(l))
+                        }
+                        _ => _mm512_andnot_si512(splat(1), _mm512_add_epi16(mag, splat(1))),
+                    };
+                    // `round32`: NaN (a magnitude past infinity's, or
+                    // infinity's high half with a low half) to infinity.
+                    let nan = _mm512_cmpgt_epu16_mask(mag, splat(0x7F80))
+                        | (_mm512_cmpeq_epi16_mask(mag, splat(0x7F80))
+                            & _mm512_test_epi16_mask(l, l));
+                    let r = _mm512_mask_mov_epi16(r, nan, splat(0x7F80));
+                    let signed = _mm512_or_si512(r, _mm512_and_si512(h, splat(0x8000)));
+                    zero_where_exponent_zero(r, signed)
+                }
+            }
+        }
+    }
+}
+
 #[inline(always)]
 fn each16(out: &mut [u16; 16], cells: &[u16; 16], f: impl Fn(u16) -> u16) {
     for (o, c) in out.iter_mut().zip(cells) {
@@ -173,6 +276,48 @@ mod tests {
     use crate::format::data_format::BfpExp;
     use crate::format::dst::{decode_fp32, dst32_join};
     use crate::format::pack::{bf16_round, bfp_element, fp32_round_to_bf16};
+
+    /// The AVX-512 pair rules against the row rules, where the CPU has
+    /// AVX-512: every 16-bit cell in each half of the pair, beside a
+    /// neighbour, and for `Dst32b` every high half with low halves that
+    /// decide rounding and NaN (0, 0x7FFF, 0x8000, 0xFFFF, and others).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn pair_rules_are_the_row_rules() {
+        if !crate::has_avx512_bw_vl() {
+            return;
+        }
+        let to_rows = |v: std::arch::x86_64::__m512i| -> [u16; 32] {
+            // SAFETY: both are 64 bytes of plain integers.
+            unsafe { std::mem::transmute(v) }
+        };
+        let mut checked = 0u32;
+        for c in 0..=u16::MAX {
+            let a = row_with(c, c as usize);
+            let b = row_with(c.rotate_left(5), c as usize + 3);
+            for k in [Dst16Lanes::Identity, Dst16Lanes::Round, Dst16Lanes::E8m6] {
+                // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked above.
+                let got = to_rows(unsafe { k.pair_avx512(&a, &b) });
+                let want = [k.row(&a), k.row(&b)].concat();
+                assert_eq!(got[..], want[..], "{k:?} {c:#06x}");
+            }
+            let lo_a = row_with([0, 0x7FFF, 0x8000, 0xFFFF, c][c as usize % 5], c as usize);
+            let lo_b = row_with(c ^ 0x8000, c as usize + 3);
+            for k in [
+                Dst32Lanes::Truncate,
+                Dst32Lanes::Narrow,
+                Dst32Lanes::RoundToBf16,
+                Dst32Lanes::RoundToE8m6,
+            ] {
+                // SAFETY: as above.
+                let got = to_rows(unsafe { k.pair_avx512([&a, &lo_a], [&b, &lo_b]) });
+                let want = [k.row(&a, &lo_a), k.row(&b, &lo_b)].concat();
+                assert_eq!(got[..], want[..], "{k:?} {c:#06x}");
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, 65536);
+    }
 
     /// A row that puts `c` in every lane but one, which holds a neighbour,
     /// so that a lane rule cannot pass by looking at one lane only.

@@ -355,10 +355,8 @@ pub(super) fn follow(
     let mut tile_position = unit.tile_position;
     // The run's `Last` follows the plan's words, where `words` holds it
     // (it is the plan's `next`, since the plan serves them).
-    let last = plan.last.filter(|_| words.len() > plan.len);
-    let rows = plan.rows[..plan.len]
-        .iter()
-        .chain(last.as_ref().map(|(r, _)| r));
+    let last = plan.last.as_ref().filter(|_| words.len() > plan.len);
+    let rows = plan.rows[..plan.len].iter().chain(last.map(|(r, _)| r));
     let mut done = 0;
     for (rows, before) in rows.zip(&plan.before) {
         let [y_effect, z_effect] = before.0[0];
@@ -394,7 +392,7 @@ pub(super) fn follow(
     parts.tag += done as u64;
     let mut effect = &plan.before[done];
     let mut outcome = Ok(());
-    if let Some(after) = &last {
+    if let Some(after) = last {
         pending.write_out(parts, shared);
         let unit = &mut parts.units[0];
         outcome = unit.streams.flush(parts.l1, None, parts.tag);

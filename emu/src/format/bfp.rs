@@ -202,14 +202,14 @@ pub(crate) fn assemble_lanes_avx512(
     });
 }
 
-/// Two groups at once, one in each 256-bit half of a 512-bit register, by
-/// the rule of [`assemble_lanes_avx512`], written as they go to L1: the
-/// two shared exponents to `exps`, the two groups' datums packed to their
-/// width ([`bfp_pack_datums`]) to the start of `out`, the first group's
-/// first. Each half's largest exponent comes from a butterfly of maxima
-/// that leaves it in every lane of the half, and the datums are narrowed
-/// in the register (16-bit lanes to bytes, then for BFP4 and BFP2 the
-/// neighbouring lanes of a 32- or 64-bit lane joined into one byte).
+/// Two groups at once, their elements in `x` (the first group's in the low
+/// 256 bits), by the rule of [`assemble_lanes_avx512`], written as they go
+/// to L1: the two shared exponents to `exps`, the two groups' datums packed
+/// to their width ([`bfp_pack_datums`]) to the start of `out`, the first
+/// group's first. Each half's largest exponent comes from a butterfly of
+/// maxima that leaves it in every lane of the half, and the datums are
+/// narrowed in the register (16-bit lanes to bytes, then for BFP4 and BFP2
+/// the neighbouring lanes of a 32- or 64-bit lane joined into one byte).
 /// `lane_assembler_is_the_portable_one` holds it to the portable assembler.
 ///
 /// # Panics
@@ -218,28 +218,6 @@ pub(crate) fn assemble_lanes_avx512(
 #[target_feature(enable = "avx512bw,avx512vl")]
 #[inline]
 pub(crate) fn assemble_pair_avx512(
-    exp: BfpExp,
-    width: BfpWidth,
-    elems: [&[u16; 16]; 2],
-    exps: &mut [u8; 2],
-    out: &mut [u8],
-) {
-    use std::arch::x86_64::*;
-    // SAFETY: each of `elems` is 32 bytes, the width of its unaligned load.
-    let [a, b] = elems.map(|e| unsafe { _mm256_loadu_si256(e.as_ptr().cast()) });
-    let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
-    assemble_pair_in_register(exp, width, x, exps, out);
-}
-
-/// [`assemble_pair_avx512`] of the elements in `x`, the first group's in
-/// its low half.
-///
-/// # Panics
-/// If `out` is shorter than two groups' bytes.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,avx512vl")]
-#[inline]
-pub(crate) fn assemble_pair_in_register(
     exp: BfpExp,
     width: BfpWidth,
     x: std::arch::x86_64::__m512i,
@@ -1223,8 +1201,13 @@ mod tests {
                         let mut exps = [0u8; 2];
                         let mut bytes = [0u8; 32];
                         // SAFETY: the CPU has AVX-512BW and AVX-512VL,
-                        // checked above.
-                        unsafe { assemble_pair_avx512(e, w, pair, &mut exps, &mut bytes) };
+                        // checked above; each load is of a group's 32 bytes.
+                        unsafe {
+                            use std::arch::x86_64::*;
+                            let [a, b] = pair.map(|g| _mm256_loadu_si256(g.as_ptr().cast()));
+                            let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
+                            assemble_pair_avx512(e, w, x, &mut exps, &mut bytes);
+                        }
                         assert_eq!(
                             (exps, bytes),
                             ([wants[0].shared_exp, wants[1].shared_exp], want_bytes),

@@ -10,6 +10,8 @@
 //! conversions of whole rows done before the bytes go to the stream.
 
 use super::config::Shared;
+#[cfg(target_arch = "x86_64")]
+use super::lanes::two_rows_avx512;
 use super::lanes::{Dst16Lanes, Dst32Lanes};
 use super::late::{emit_group, emit_groups, Late};
 use super::stream::{OutStream, Streams};
@@ -17,9 +19,7 @@ use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::arch::Arch;
 use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
-use crate::format::bfp::{
-    assemble_lanes, assemble_lanes_avx512, assemble_pair_avx512, assemble_pair_in_register,
-};
+use crate::format::bfp::{assemble_lanes, assemble_lanes_avx512, assemble_pair_avx512};
 use crate::format::bfp::{assemble_portable, bfp_pack_datums, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
@@ -541,10 +541,10 @@ fn each_row_elements<'c, O>(
 }
 
 /// [`BfpRows::tile_bytes`] compiled for AVX-512: the groups two at a time
-/// ([`assemble_pair_avx512`]); a "b" form whose early conversion has a
-/// lane form takes its rows two at a time through it in the same register
-/// ([`lane_pairs_avx512`]), any other form every row's elements first. The
-/// form and width are chosen once for the whole loop.
+/// in one register ([`groups_in_pairs_avx512`]). A "b" form whose early
+/// conversion has a lane form brings its rows there two at a time through
+/// it (`pair_avx512`); any other form has every row's elements worked out
+/// first. The forms and width are chosen once for the whole loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 fn tile_bytes_avx512(
@@ -555,47 +555,62 @@ fn tile_bytes_avx512(
     exps: &mut [u8],
     data: &mut [u8],
 ) {
+    use BfpExp::B;
     use BfpWidth::{Bits2, Bits4, Bits8};
-    let (arch, addressing) = (sh.arch, sh.dst_addressing);
-    let r16 = |row| dst_row16(dst, arch, addressing, row);
-    let r32 = |row| dst_row32(dst, arch, addressing, row);
-    // Each arm binds its own lane form and width, known in its loop.
-    macro_rules! pairs {
+    // Each arm binds its own width, known in its loop.
+    macro_rules! widths {
         ($read:expr, $pair:expr, $one:expr) => {{
-            match form.width {
-                Bits8 => lane_pairs_avx512(Bits8, rows, exps, data, $read, $pair, $one),
-                Bits4 => lane_pairs_avx512(Bits4, rows, exps, data, $read, $pair, $one),
-                Bits2 => lane_pairs_avx512(Bits2, rows, exps, data, $read, $pair, $one),
-            }
-            return;
+            let w = |width| (B, width);
+            return match form.width {
+                Bits8 => groups_in_pairs_avx512(w(Bits8), rows, exps, data, $read, $pair, $one),
+                Bits4 => groups_in_pairs_avx512(w(Bits4), rows, exps, data, $read, $pair, $one),
+                Bits2 => groups_in_pairs_avx512(w(Bits2), rows, exps, data, $read, $pair, $one),
+            };
         }};
     }
-    if form.exp == BfpExp::B {
+    if form.exp == B {
         use {Dst16Lanes as L16, Dst32Lanes as L32};
-        type Halves<'a> = [&'a [u16; 16]; 2];
+        let (arch, addressing) = (sh.arch, sh.dst_addressing);
+        let r16 = |row: &u32| dst_row16(dst, arch, addressing, *row);
+        let r32 = |row: &u32| dst_row32(dst, arch, addressing, *row);
+        // Each arm binds its own lane form too.
+        macro_rules! lanes {
+            (Dst16 $k:ident) => {
+                widths!(r16, |a, b| $k.pair_avx512(a, b), |c| $k.row(c))
+            };
+            (Dst32 $k:ident) => {
+                widths!(r32, |a, b| $k.pair_avx512(a, b), |[h, l]: [_; 2]| $k
+                    .row(h, l))
+            };
+        }
         match (L16::of(form.early), L32::of(form.early)) {
-            (Some(k @ L16::Identity), _) => pairs!(r16, |a, b| k.pair_avx512(a, b), |c| k.row(c)),
-            (Some(k @ L16::Round), _) => pairs!(r16, |a, b| k.pair_avx512(a, b), |c| k.row(c)),
-            (Some(k @ L16::E8m6), _) => pairs!(r16, |a, b| k.pair_avx512(a, b), |c| k.row(c)),
-            (_, Some(k @ L32::Truncate)) => {
-                pairs!(r32, |a, b| k.pair_avx512(a, b), |[h, l]: Halves| k
-                    .row(h, l))
-            }
-            (_, Some(k @ L32::Narrow)) => {
-                pairs!(r32, |a, b| k.pair_avx512(a, b), |[h, l]: Halves| k
-                    .row(h, l))
-            }
-            (_, Some(k @ L32::RoundToBf16)) => {
-                pairs!(r32, |a, b| k.pair_avx512(a, b), |[h, l]: Halves| k
-                    .row(h, l))
-            }
-            (_, Some(k @ L32::RoundToE8m6)) => {
-                pairs!(r32, |a, b| k.pair_avx512(a, b), |[h, l]: Halves| k
-                    .row(h, l))
-            }
+            (Some(k @ L16::Identity), _) => lanes!(Dst16 k),
+            (Some(k @ L16::Round), _) => lanes!(Dst16 k),
+            (Some(k @ L16::E8m6), _) => lanes!(Dst16 k),
+            (_, Some(k @ L32::Truncate)) => lanes!(Dst32 k),
+            (_, Some(k @ L32::Narrow)) => lanes!(Dst32 k),
+            (_, Some(k @ L32::RoundToBf16)) => lanes!(Dst32 k),
+            (_, Some(k @ L32::RoundToE8m6)) => lanes!(Dst32 k),
             _ => {}
         }
     }
+    elements_then_pairs_avx512(form, sh, dst, rows, exps, data);
+}
+
+/// [`tile_bytes_avx512`] for a form without a lane form in pairs: every
+/// row's elements first, then their groups two at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vl")]
+fn elements_then_pairs_avx512(
+    form: BfpRows,
+    sh: &Shared,
+    dst: &Dst,
+    rows: &[u32],
+    exps: &mut [u8],
+    data: &mut [u8],
+) {
+    use BfpExp::{A, B};
+    use BfpWidth::{Bits2, Bits4, Bits8};
     let cells = rows.iter().map(|row| form.row_cells(sh, dst, *row));
     let mut all = [[0u16; 16]; TILE_ROWS];
     let mut len = 0;
@@ -604,82 +619,60 @@ fn tile_bytes_avx512(
         len += 1;
     });
     let elems = &all[..len];
-    use BfpExp::{A, B};
-    match (form.exp, form.width) {
-        (B, Bits8) => pairs_avx512(B, Bits8, elems, exps, data),
-        (B, Bits4) => pairs_avx512(B, Bits4, elems, exps, data),
-        (B, Bits2) => pairs_avx512(B, Bits2, elems, exps, data),
-        (A, Bits8) => pairs_avx512(A, Bits8, elems, exps, data),
-        (A, Bits4) => pairs_avx512(A, Bits4, elems, exps, data),
-        (A, Bits2) => pairs_avx512(A, Bits2, elems, exps, data),
+    let two = |a, b| two_rows_avx512(a, b);
+    macro_rules! widths {
+        ($exp:expr) => {
+            match form.width {
+                Bits8 => {
+                    groups_in_pairs_avx512(($exp, Bits8), elems, exps, data, |e| e, two, |e| *e)
+                }
+                Bits4 => {
+                    groups_in_pairs_avx512(($exp, Bits4), elems, exps, data, |e| e, two, |e| *e)
+                }
+                Bits2 => {
+                    groups_in_pairs_avx512(($exp, Bits2), elems, exps, data, |e| e, two, |e| *e)
+                }
+            }
+        };
+    }
+    match form.exp {
+        B => widths!(B),
+        A => widths!(A),
     }
 }
 
-/// The groups of a "b" form's `Dst` rows into `exps` and `data`, two rows
-/// at a time read (`read`) and converted by their early conversion's lane
-/// form in one register (`pair`; `one` for an odd last row), inlined into
-/// [`tile_bytes_avx512`] once per lane form and width.
+/// The groups of `items` (`Dst` rows, or rows of elements) into `exps`
+/// and `data`, two at a time read (`read`) and made elements (`pair`) in
+/// one 512-bit register, then assembled there; an odd last one alone
+/// (`one`). Inlined into [`tile_bytes_avx512`] once per form and width.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 #[inline]
-fn lane_pairs_avx512<R: Copy>(
-    width: BfpWidth,
-    rows: &[u32],
+fn groups_in_pairs_avx512<'a, T, R: Copy>(
+    (exp, width): (BfpExp, BfpWidth),
+    items: &'a [T],
     exps: &mut [u8],
     data: &mut [u8],
-    read: impl Fn(u32) -> R,
+    read: impl Fn(&'a T) -> R,
     pair: impl Fn(R, R) -> std::arch::x86_64::__m512i,
     one: impl Fn(R) -> [u16; 16],
 ) {
     let n = width.group_bytes();
-    let (pairs, odd) = rows.as_chunks::<2>();
+    let (pairs, odd) = items.as_chunks::<2>();
     let (exp_pairs, _) = exps.as_chunks_mut::<2>();
     for ((p, e), out) in pairs
         .iter()
         .zip(exp_pairs)
         .zip(data.chunks_exact_mut(2 * n))
     {
-        let x = pair(read(p[0]), read(p[1]));
-        assemble_pair_in_register(BfpExp::B, width, x, e, out);
-    }
-    if let [row] = odd {
-        let at = rows.len() - 1;
-        if let (Some(e), Some(out)) = (exps.get_mut(at), data.get_mut(at * n..)) {
-            let mut g = BfpGroup::default();
-            assemble_lanes_avx512(BfpExp::B, width, &one(read(*row)), &mut g);
-            *e = g.shared_exp;
-            bfp_pack_datums(width, &g.datums, out);
-        }
-    }
-}
-
-/// The groups of `elems` into `exps` and `data`, two at a time, inlined
-/// into [`tile_bytes_avx512`] once per form and width.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,avx512vl")]
-#[inline]
-fn pairs_avx512(
-    exp: BfpExp,
-    width: BfpWidth,
-    elems: &[[u16; 16]],
-    exps: &mut [u8],
-    data: &mut [u8],
-) {
-    let n = width.group_bytes();
-    let (pairs, odd) = elems.as_chunks::<2>();
-    let (exp_pairs, _) = exps.as_chunks_mut::<2>();
-    for ((pair, e), out) in pairs
-        .iter()
-        .zip(exp_pairs)
-        .zip(data.chunks_exact_mut(2 * n))
-    {
-        assemble_pair_avx512(exp, width, [&pair[0], &pair[1]], e, out);
+        let x = pair(read(&p[0]), read(&p[1]));
+        assemble_pair_avx512(exp, width, x, e, out);
     }
     if let [last] = odd {
-        let at = elems.len() - 1;
-        let mut g = BfpGroup::default();
-        assemble_lanes_avx512(exp, width, last, &mut g);
+        let at = items.len() - 1;
         if let (Some(e), Some(out)) = (exps.get_mut(at), data.get_mut(at * n..)) {
+            let mut g = BfpGroup::default();
+            assemble_lanes_avx512(exp, width, &one(read(last)), &mut g);
             *e = g.shared_exp;
             bfp_pack_datums(width, &g.datums, out);
         }

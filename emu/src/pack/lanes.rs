@@ -113,6 +113,9 @@ impl Dst32Lanes {
 /// ([`crate::format::bfp`]). `pair_rules_are_the_row_rules` holds them to
 /// the row rules for every cell.
 #[cfg(target_arch = "x86_64")]
+pub(super) use pairs::two_rows_avx512;
+
+#[cfg(target_arch = "x86_64")]
 mod pairs {
     use super::{Dst16Lanes, Dst32Lanes};
     use std::arch::x86_64::*;
@@ -123,10 +126,10 @@ mod pairs {
         _mm512_set1_epi16(v as i16)
     }
 
-    /// Two 16-cell rows in one register.
+    /// Two 16-cell rows in one register, the first in the low half.
     #[target_feature(enable = "avx512bw,avx512vl")]
     #[inline]
-    fn load(a: &[u16; 16], b: &[u16; 16]) -> __m512i {
+    pub fn two_rows_avx512(a: &[u16; 16], b: &[u16; 16]) -> __m512i {
         // SAFETY: each row is 32 bytes, the width of its unaligned load.
         let [a, b] = [a, b].map(|r| unsafe { _mm256_loadu_si256(r.as_ptr().cast()) });
         _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b)
@@ -155,7 +158,7 @@ mod pairs {
         #[target_feature(enable = "avx512bw,avx512vl")]
         #[inline]
         pub fn pair_avx512(self, a: &[u16; 16], b: &[u16; 16]) -> __m512i {
-            let x = decode_bf16(load(a, b));
+            let x = decode_bf16(two_rows_avx512(a, b));
             let sign = _mm512_and_si512(x, splat(0x8000));
             let mag = _mm512_and_si512(x, splat(0x7FFF));
             let nan = _mm512_cmpgt_epu16_mask(mag, splat(0x7F80));
@@ -180,7 +183,7 @@ mod pairs {
         #[target_feature(enable = "avx512bw,avx512vl")]
         #[inline]
         pub fn pair_avx512(self, a: [&[u16; 16]; 2], b: [&[u16; 16]; 2]) -> __m512i {
-            let h = decode_bf16(load(a[0], b[0]));
+            let h = decode_bf16(two_rows_avx512(a[0], b[0]));
             match self {
                 Dst32Lanes::Truncate => h,
                 Dst32Lanes::Narrow => {
@@ -188,7 +191,7 @@ mod pairs {
                     _mm512_mask_mov_epi16(sign, _mm512_test_epi16_mask(h, splat(0x7F80)), h)
                 }
                 Dst32Lanes::RoundToBf16 | Dst32Lanes::RoundToE8m6 => {
-                    let l = load(a[1], b[1]);
+                    let l = two_rows_avx512(a[1], b[1]);
                     let mag = _mm512_and_si512(h, splat(0x7FFF));
                     let r = match self {
                         Dst32Lanes::RoundToBf16 => {

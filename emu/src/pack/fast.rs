@@ -578,10 +578,10 @@ fn tile_bytes_avx512(
             (Dst16 $k:ident) => {
                 widths!(r16, |a, b| $k.pair_avx512(a, b), |c| $k.row(c))
             };
-            (Dst32 $k:ident) => {
-                widths!(r32, |a, b| $k.pair_avx512(a, b), |[h, l]: [_; 2]| $k
-                    .row(h, l))
-            };
+            (Dst32 $k:ident) => {{
+                let one = |[hi, lo]: [_; 2]| $k.row(hi, lo);
+                widths!(r32, |a, b| $k.pair_avx512(a, b), one)
+            }};
         }
         match (L16::of(form.early), L32::of(form.early)) {
             (Some(k @ L16::Identity), _) => lanes!(Dst16 k),

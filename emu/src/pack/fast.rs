@@ -465,8 +465,8 @@ impl BfpRows {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn groups_avx2<'c>(form: BfpRows, cells: impl Iterator<Item = Cells<'c>>, out: &mut [BfpGroup]) {
-    groups_in_lanes(form, cells, out, |e, w, elems, g| {
-        assemble_lanes(e, w, elems, g)
+    each_row_elements(form, cells, out, |e, elems, g| {
+        assemble_lanes(e, form.width, elems, g)
     });
 }
 
@@ -475,28 +475,15 @@ fn groups_avx2<'c>(form: BfpRows, cells: impl Iterator<Item = Cells<'c>>, out: &
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 fn groups_avx512<'c>(form: BfpRows, cells: impl Iterator<Item = Cells<'c>>, out: &mut [BfpGroup]) {
-    groups_in_lanes(form, cells, out, |e, w, elems, g| {
-        assemble_lanes_avx512(e, w, elems, g)
-    });
-}
-
-/// The body of [`groups_avx2`] and [`groups_avx512`], inlined into each
-/// with its assembler.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn groups_in_lanes<'c>(
-    form: BfpRows,
-    cells: impl Iterator<Item = Cells<'c>>,
-    out: &mut [BfpGroup],
-    assemble: impl Fn(BfpExp, BfpWidth, &[u16; 16], &mut BfpGroup),
-) {
-    each_row_elements(form, cells, out, |exp, elems, g| {
-        assemble(exp, form.width, elems, g)
+    each_row_elements(form, cells, out, |e, elems, g| {
+        assemble_lanes_avx512(e, form.width, elems, g)
     });
 }
 
 /// Each row's BFP elements ([`bfp_elements`]), handed to `take` with the
-/// form's exponent kind and the row's item of `outs`, while both last.
+/// form's exponent kind and the row's item of `outs`, while both last: the
+/// body of [`groups_avx2`] and [`groups_avx512`], and of the elements path
+/// of [`tile_bytes_avx512`], inlined into each.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn each_row_elements<'c, O>(
@@ -559,12 +546,12 @@ fn tile_bytes_avx512(
     use BfpWidth::{Bits2, Bits4, Bits8};
     // Each arm binds its own width, known in its loop.
     macro_rules! widths {
-        ($read:expr, $pair:expr, $one:expr) => {{
+        ($read:expr, $pair:expr) => {{
             let w = |width| (B, width);
             return match form.width {
-                Bits8 => groups_in_pairs_avx512(w(Bits8), rows, exps, data, $read, $pair, $one),
-                Bits4 => groups_in_pairs_avx512(w(Bits4), rows, exps, data, $read, $pair, $one),
-                Bits2 => groups_in_pairs_avx512(w(Bits2), rows, exps, data, $read, $pair, $one),
+                Bits8 => groups_in_pairs_avx512(w(Bits8), rows, exps, data, $read, $pair),
+                Bits4 => groups_in_pairs_avx512(w(Bits4), rows, exps, data, $read, $pair),
+                Bits2 => groups_in_pairs_avx512(w(Bits2), rows, exps, data, $read, $pair),
             };
         }};
     }
@@ -574,44 +561,33 @@ fn tile_bytes_avx512(
         let r16 = |row: &u32| dst_row16(dst, arch, addressing, *row);
         let r32 = |row: &u32| dst_row32(dst, arch, addressing, *row);
         // Each arm binds its own lane form too.
-        macro_rules! lanes {
-            (Dst16 $k:ident) => {
-                widths!(r16, |a, b| $k.pair_avx512(a, b), |c| $k.row(c))
-            };
-            (Dst32 $k:ident) => {{
-                let one = |[hi, lo]: [_; 2]| $k.row(hi, lo);
-                widths!(r32, |a, b| $k.pair_avx512(a, b), one)
-            }};
-        }
         match (L16::of(form.early), L32::of(form.early)) {
-            (Some(k @ L16::Identity), _) => lanes!(Dst16 k),
-            (Some(k @ L16::Round), _) => lanes!(Dst16 k),
-            (Some(k @ L16::E8m6), _) => lanes!(Dst16 k),
-            (_, Some(k @ L32::Truncate)) => lanes!(Dst32 k),
-            (_, Some(k @ L32::Narrow)) => lanes!(Dst32 k),
-            (_, Some(k @ L32::RoundToBf16)) => lanes!(Dst32 k),
-            (_, Some(k @ L32::RoundToE8m6)) => lanes!(Dst32 k),
+            (Some(k @ L16::Identity), _) => widths!(r16, |a, b| k.pair_avx512(a, b)),
+            (Some(k @ L16::Round), _) => widths!(r16, |a, b| k.pair_avx512(a, b)),
+            (Some(k @ L16::E8m6), _) => widths!(r16, |a, b| k.pair_avx512(a, b)),
+            (_, Some(k @ L32::Truncate)) => widths!(r32, |a, b| k.pair_avx512(a, b)),
+            (_, Some(k @ L32::Narrow)) => widths!(r32, |a, b| k.pair_avx512(a, b)),
+            (_, Some(k @ L32::RoundToBf16)) => widths!(r32, |a, b| k.pair_avx512(a, b)),
+            (_, Some(k @ L32::RoundToE8m6)) => widths!(r32, |a, b| k.pair_avx512(a, b)),
             _ => {}
         }
     }
-    elements_then_pairs_avx512(form, sh, dst, rows, exps, data);
+    let cells = rows.iter().map(|row| form.row_cells(sh, dst, *row));
+    elements_then_pairs_avx512(form, cells, exps, data);
 }
 
 /// [`tile_bytes_avx512`] for a form without a lane form in pairs: every
 /// row's elements first, then their groups two at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
-fn elements_then_pairs_avx512(
+fn elements_then_pairs_avx512<'c>(
     form: BfpRows,
-    sh: &Shared,
-    dst: &Dst,
-    rows: &[u32],
+    cells: impl Iterator<Item = Cells<'c>>,
     exps: &mut [u8],
     data: &mut [u8],
 ) {
     use BfpExp::{A, B};
     use BfpWidth::{Bits2, Bits4, Bits8};
-    let cells = rows.iter().map(|row| form.row_cells(sh, dst, *row));
     let mut all = [[0u16; 16]; TILE_ROWS];
     let mut len = 0;
     each_row_elements(form, cells, &mut all, |_, elems, slot| {
@@ -620,31 +596,27 @@ fn elements_then_pairs_avx512(
     });
     let elems = &all[..len];
     let two = |a, b| two_rows_avx512(a, b);
-    macro_rules! widths {
-        ($exp:expr) => {
-            match form.width {
-                Bits8 => {
-                    groups_in_pairs_avx512(($exp, Bits8), elems, exps, data, |e| e, two, |e| *e)
-                }
-                Bits4 => {
-                    groups_in_pairs_avx512(($exp, Bits4), elems, exps, data, |e| e, two, |e| *e)
-                }
-                Bits2 => {
-                    groups_in_pairs_avx512(($exp, Bits2), elems, exps, data, |e| e, two, |e| *e)
-                }
-            }
+    // Each arm passes its own form and width, known in the loop.
+    macro_rules! in_pairs {
+        ($f:expr) => {
+            groups_in_pairs_avx512($f, elems, exps, data, |e| e, two)
         };
     }
-    match form.exp {
-        B => widths!(B),
-        A => widths!(A),
+    match (form.exp, form.width) {
+        (B, Bits8) => in_pairs!((B, Bits8)),
+        (B, Bits4) => in_pairs!((B, Bits4)),
+        (B, Bits2) => in_pairs!((B, Bits2)),
+        (A, Bits8) => in_pairs!((A, Bits8)),
+        (A, Bits4) => in_pairs!((A, Bits4)),
+        (A, Bits2) => in_pairs!((A, Bits2)),
     }
 }
 
 /// The groups of `items` (`Dst` rows, or rows of elements) into `exps`
 /// and `data`, two at a time read (`read`) and made elements (`pair`) in
-/// one 512-bit register, then assembled there; an odd last one alone
-/// (`one`). Inlined into [`tile_bytes_avx512`] once per form and width.
+/// one 512-bit register, then assembled there; an odd last one paired with
+/// itself, its half kept. Inlined into [`tile_bytes_avx512`] once per form
+/// and width.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 #[inline]
@@ -655,7 +627,6 @@ fn groups_in_pairs_avx512<'a, T, R: Copy>(
     data: &mut [u8],
     read: impl Fn(&'a T) -> R,
     pair: impl Fn(R, R) -> std::arch::x86_64::__m512i,
-    one: impl Fn(R) -> [u16; 16],
 ) {
     let n = width.group_bytes();
     let (pairs, odd) = items.as_chunks::<2>();
@@ -670,11 +641,12 @@ fn groups_in_pairs_avx512<'a, T, R: Copy>(
     }
     if let [last] = odd {
         let at = items.len() - 1;
-        if let (Some(e), Some(out)) = (exps.get_mut(at), data.get_mut(at * n..)) {
-            let mut g = BfpGroup::default();
-            assemble_lanes_avx512(exp, width, &one(read(last)), &mut g);
-            *e = g.shared_exp;
-            bfp_pack_datums(width, &g.datums, out);
+        if let (Some(e), Some(out)) = (exps.get_mut(at), data.get_mut(at * n..(at + 1) * n)) {
+            let (mut both, mut bytes) = ([0u8; 2], [0u8; 32]);
+            let r = read(last);
+            assemble_pair_avx512(exp, width, pair(r, r), &mut both, &mut bytes);
+            *e = both[0];
+            out.copy_from_slice(&bytes[..n]);
         }
     }
 }

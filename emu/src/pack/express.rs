@@ -357,7 +357,7 @@ pub(super) fn follow(
     // (it is the plan's `next`, since the plan serves them).
     let last = plan.last.as_ref().filter(|_| words.len() > plan.len);
     let rows = plan.rows[..plan.len].iter().chain(last.map(|(r, _)| r));
-    let mut done = 0;
+    let mut taken = 0;
     for (rows, before) in rows.zip(&plan.before) {
         let [y_effect, z_effect] = before.0[0];
         let addr = input::addr_yz(
@@ -375,14 +375,14 @@ pub(super) fn follow(
         }
         pending.add(run.to, read, n);
         tile_position.advance_rows(n as u32, pk.reads_per_xy_plane);
-        done += 1;
+        taken += 1;
     }
-    // Whether the `Last` was taken: the words before it were executed,
-    // and its rows wait.
-    let last = last.filter(|_| done > plan.len).map(|(_, after)| after);
-    if last.is_some() {
-        done -= 1;
-    }
+    // The words before the `Last` executed, and the `Last`'s rows wait if
+    // it was taken too.
+    let (mut done, last) = match last {
+        Some((_, after)) if taken > plan.len => (plan.len, Some(after)),
+        _ => (taken, None),
+    };
     if done == 0 && last.is_none() {
         return (0, Ok(()));
     }
@@ -491,21 +491,20 @@ impl RunPlan {
                 break;
             };
             let prep = prepared.at(slot);
-            match &prep.express {
-                Some(x) if !prep.fields.last && x.adc == run.adc && x.rows_to == run.to => {
+            let of_run =
+                (prep.express.as_ref()).filter(|x| x.adc == run.adc && x.rows_to == run.to);
+            match of_run {
+                Some(x) if !prep.fields.last => {
                     self.words[self.len] = word;
                     self.rows[self.len] = x.rows;
                     self.before[self.len] = effect;
                     effect = effect.then(&prep.steps);
                     self.len += 1;
                 }
-                Some(x) if x.adc == run.adc && x.rows_to == run.to => {
+                end => {
                     self.next = Some(word);
-                    self.last = Some((x.rows, effect.then(&prep.steps)));
-                    break;
-                }
-                _ => {
-                    self.next = Some(word);
+                    // The run's own `Last`, or a word of another kind.
+                    self.last = end.map(|x| (x.rows, effect.then(&prep.steps)));
                     break;
                 }
             }

@@ -58,23 +58,56 @@ impl Lcg {
     }
 }
 
-/// (Read_32b_data, Dstacc = In_data_format, Out_data_format, bytes per
-/// input datum) for conversions the fast path takes.
-const FORMATS: [(bool, u32, u32, u32); 14] = [
-    (false, 5, 5, 2),  // BF16 -> BF16
-    (false, 5, 0, 2),  // BF16 -> FP32
-    (false, 1, 1, 2),  // FP16 -> FP16
-    (false, 1, 0, 2),  // FP16 -> FP32
-    (false, 1, 10, 2), // FP16 -> FP8
-    (false, 9, 9, 2),  // INT16 -> INT16
-    (true, 5, 5, 2),   // FP32 -> BF16
-    (true, 0, 0, 4),   // FP32 -> FP32
-    (true, 0, 1, 4),   // FP32 -> FP16
-    (true, 8, 8, 4),   // INT32 -> INT32
-    (false, 5, 6, 2),  // BF16 -> BFP8
-    (false, 6, 7, 1),  // E8M6 -> BFP4
-    (false, 2, 2, 1),  // E5M6 -> BFP8a
-    (true, 0, 15, 4),  // FP32 -> BFP2
+/// A packer conversion: `Read_32b_data`, `Dstacc` (= `In_data_format`),
+/// `Out_data_format`, and bytes per input datum as the address generator
+/// counts them. Named input to output; 16-bit `Dst` unless the input is
+/// FP32 or INT32.
+type Conversion = (bool, u32, u32, u32);
+
+const BF16_TO_BF16: Conversion = (false, 5, 5, 2);
+const BF16_TO_FP32: Conversion = (false, 5, 0, 2);
+const FP16_TO_FP16: Conversion = (false, 1, 1, 2);
+const FP16_TO_FP32: Conversion = (false, 1, 0, 2);
+const FP16_TO_FP8: Conversion = (false, 1, 10, 2);
+const INT16_TO_INT16: Conversion = (false, 9, 9, 2);
+/// `Dst32b` FP32 rounded to BF16.
+const FP32_TO_BF16: Conversion = (true, 5, 5, 2);
+const FP32_TO_FP32: Conversion = (true, 0, 0, 4);
+const FP32_TO_FP16: Conversion = (true, 0, 1, 4);
+const INT32_TO_INT32: Conversion = (true, 8, 8, 4);
+const BF16_TO_BFP8B: Conversion = (false, 5, 6, 2);
+const E8M6_TO_BFP4B: Conversion = (false, 6, 7, 1);
+const E5M6_TO_BFP8A: Conversion = (false, 2, 2, 1);
+const FP32_TO_BFP2B: Conversion = (true, 0, 15, 4);
+const E8M6_TO_BFP2B: Conversion = (false, 6, 15, 1);
+const FP16_TO_BFP4A: Conversion = (false, 1, 3, 2);
+const FP16_TO_BFP2A: Conversion = (false, 1, 11, 2);
+const FP32_TO_BFP4B: Conversion = (true, 0, 7, 4);
+/// `Dst32b` FP32 rounded to BF16, then to BFP8_b.
+const FP32_BF16_TO_BFP8B: Conversion = (true, 5, 6, 2);
+/// 8-bit exponents to "a" elements.
+const BF16_TO_BFP8A: Conversion = (false, 5, 2, 2);
+const FP32_TO_BFP4A: Conversion = (true, 0, 3, 4);
+const BF16_TO_BFP2B: Conversion = (false, 5, 15, 2);
+const BF16_TO_BFP4B: Conversion = (false, 5, 7, 2);
+const FP32_TO_BFP8B: Conversion = (true, 0, 6, 4);
+
+/// Conversions the fast path takes.
+const FORMATS: [Conversion; 14] = [
+    BF16_TO_BF16,
+    BF16_TO_FP32,
+    FP16_TO_FP16,
+    FP16_TO_FP32,
+    FP16_TO_FP8,
+    INT16_TO_INT16,
+    FP32_TO_BF16,
+    FP32_TO_FP32,
+    FP32_TO_FP16,
+    INT32_TO_INT32,
+    BF16_TO_BFP8B,
+    E8M6_TO_BFP4B,
+    E5M6_TO_BFP8A,
+    FP32_TO_BFP2B,
 ];
 
 fn case(arch: Arch, rng: &mut Lcg) -> (Machine, Vec<u32>) {
@@ -157,7 +190,7 @@ fn case(arch: Arch, rng: &mut Lcg) -> (Machine, Vec<u32>) {
 }
 
 /// A machine with L1 filled with `0x5A` and [`tile_formats`].
-fn tile_machine(arch: Arch, case: (bool, u32, u32, u32)) -> Machine {
+fn tile_machine(arch: Arch, case: Conversion) -> Machine {
     let mut m = machine(arch);
     m.l1.bytes_mut().fill(0x5A);
     tile_formats(&mut m, case);
@@ -168,7 +201,7 @@ fn tile_machine(arch: Arch, case: (bool, u32, u32, u32)) -> Machine {
 /// `Dstacc` = `In_data_format` = `dstacc` and writing `Out_data_format`
 /// `out`, its address generator counting `bytes` per input datum: rows 16
 /// datums apart, faces 256.
-fn tile_formats(m: &mut Machine, (wide, dstacc, out, bytes): (bool, u32, u32, u32)) {
+fn tile_formats(m: &mut Machine, (wide, dstacc, out, bytes): Conversion) {
     formats(m, dstacc, dstacc, out);
     set(m, C::PCK_DEST_RD_CTRL_Read_32b_data, wide as u32);
     set(m, C::PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16 * bytes);
@@ -296,7 +329,7 @@ fn fast_path_matches_the_per_datum_path() {
 #[test]
 fn rows_running_past_the_end_of_l1_fault_alike() {
     for arch in [Arch::Blackhole, Arch::WormholeB0] {
-        for (wide, dstacc, out, bytes) in [(false, 5, 5, 2), (true, 5, 5, 2), (true, 0, 0, 4)] {
+        for (wide, dstacc, out, bytes) in [BF16_TO_BF16, FP32_TO_BF16, FP32_TO_FP32] {
             let mut m = machine(arch);
             m.l1.bytes_mut().fill(0x5A);
             formats(&mut m, dstacc, dstacc, out);
@@ -409,8 +442,7 @@ fn whole_rows_match_the_per_datum_path() {
     let mut rng = Lcg(0x5EED_0003);
     let mut compared = 0;
     for k in 0..240 {
-        let (wide, dstacc, out, bytes) =
-            [(false, 5, 5, 2), (true, 5, 5, 2), (true, 0, 0, 4)][k % 3];
+        let (wide, dstacc, out, bytes) = [BF16_TO_BF16, FP32_TO_BF16, FP32_TO_FP32][k % 3];
         let mut m = tile_machine(arch, (wide, dstacc, out, bytes));
         set(
             &mut m,
@@ -482,19 +514,17 @@ fn bfp_groups_match_the_per_datum_path() {
     let mut completed = 0;
     let mut l1_end = 0;
     for k in 0..400 {
-        // (Read_32b_data, Dstacc = In_data_format, Out_data_format, bytes
-        // per input datum).
         let (wide, dstacc, out, bytes) = [
-            (false, 5, 6, 2),  // BF16 -> BFP8_b
-            (false, 6, 7, 1),  // E8M6 -> BFP4_b
-            (false, 6, 15, 1), // E8M6 -> BFP2_b
-            (false, 2, 2, 1),  // E5M6 -> BFP8a
-            (false, 1, 3, 2),  // FP16 -> BFP4a
-            (false, 1, 11, 2), // FP16 -> BFP2a
-            (true, 0, 7, 4),   // FP32 -> BFP4_b
-            (true, 5, 6, 2),   // FP32 rounded to BF16 -> BFP8_b
-            (false, 5, 2, 2),  // BF16 -> BFP8a (8-bit exponents to "a" elements)
-            (true, 0, 3, 4),   // FP32 -> BFP4a
+            BF16_TO_BFP8B,
+            E8M6_TO_BFP4B,
+            E8M6_TO_BFP2B,
+            E5M6_TO_BFP8A,
+            FP16_TO_BFP4A,
+            FP16_TO_BFP2A,
+            FP32_TO_BFP4B,
+            FP32_BF16_TO_BFP8B,
+            BF16_TO_BFP8A,
+            FP32_TO_BFP4A,
         ][k % 10];
         let mut m = tile_machine(arch, (wide, dstacc, out, bytes));
         // The other early conversions that feed BFP: the identities and
@@ -626,9 +656,9 @@ fn a_last_whose_flush_leaves_l1_faults_alike() {
         })
     };
     for (wide, dstacc, out, bytes) in [
-        (false, 5, 15, 2), // BF16 -> BFP2_b: 4 bytes a group
-        (false, 5, 7, 2),  // BF16 -> BFP4_b: 8 bytes a group
-        (true, 0, 6, 4),   // FP32 -> BFP8_b: 16 bytes a group
+        BF16_TO_BFP2B, // 4 bytes a group
+        BF16_TO_BFP4B, // 8 bytes a group
+        FP32_TO_BFP8B, // 16 bytes a group
     ] {
         for exp_section in [1, 2] {
             for below_top in 1..=6 {
@@ -685,16 +715,14 @@ fn express_path_matches_the_per_datum_path() {
     let mut rng = Lcg(0x5EED_0005);
     let (mut completed, mut faulted, mut crossed) = (0, 0, 0);
     for k in 0..700 {
-        // (Read_32b_data, Dstacc = In_data_format, Out_data_format, bytes
-        // per input datum): the fixed-format kernels, then BFP outputs.
         let (wide, dstacc, out, bytes) = [
-            (false, 5, 5, 2),  // BF16 -> BF16
-            (true, 5, 5, 2),   // FP32 rounded to BF16
-            (true, 0, 0, 4),   // FP32 -> FP32
-            (false, 5, 6, 2),  // BF16 -> BFP8_b
-            (true, 0, 7, 4),   // FP32 -> BFP4_b
-            (false, 6, 15, 1), // E8M6 -> BFP2_b
-            (false, 1, 11, 2), // FP16 -> BFP2a
+            BF16_TO_BF16,
+            FP32_TO_BF16,
+            FP32_TO_FP32,
+            BF16_TO_BFP8B,
+            FP32_TO_BFP4B,
+            E8M6_TO_BFP2B,
+            FP16_TO_BFP2A,
         ][k % 7];
         let mut m = tile_machine(arch, (wide, dstacc, out, bytes));
         let top = (m.l1.len() / 16) as u32;
@@ -821,11 +849,11 @@ fn pacr_runs_do_what_one_word_at_a_time_does() {
     for k in 0..300 {
         let arch = [Arch::Blackhole, Arch::WormholeB0][k % 2];
         let (wide, dstacc, out, bytes) = [
-            (false, 5, 5, 2),  // BF16 -> BF16
-            (true, 0, 0, 4),   // FP32 -> FP32
-            (false, 5, 6, 2),  // BF16 -> BFP8_b
-            (true, 0, 7, 4),   // FP32 -> BFP4_b
-            (false, 1, 11, 2), // FP16 -> BFP2a
+            BF16_TO_BF16,
+            FP32_TO_FP32,
+            BF16_TO_BFP8B,
+            FP32_TO_BFP4B,
+            FP16_TO_BFP2A,
         ][rng.below(5) as usize];
         let mut m = machine(arch);
         tile_formats(&mut m, (wide, dstacc, out, bytes));
@@ -926,14 +954,8 @@ fn compiled_runs_serve_later_runs_alike() {
     let mut rng = Lcg(0x5EED_0007);
     let (mut completed, mut stopped) = (0, 0);
     for k in 0..40 {
-        // (Read_32b_data, Dstacc = In_data_format, Out_data_format, bytes
-        // per input datum).
-        let (wide, dstacc, out, bytes) = [
-            (false, 5, 5, 2), // BF16 -> BF16
-            (true, 5, 5, 2),  // FP32 rounded to BF16
-            (false, 5, 6, 2), // BF16 -> BFP8_b
-            (true, 0, 7, 4),  // FP32 -> BFP4_b
-        ][k % 4];
+        let (wide, dstacc, out, bytes) =
+            [BF16_TO_BF16, FP32_TO_BF16, BF16_TO_BFP8B, FP32_TO_BFP4B][k % 4];
         let mut m = tile_machine(arch, (wide, dstacc, out, bytes));
         let dest = 0x100 + rng.below(64);
         set(&mut m, C::THCON_SEC0_REG1_L1_Dest_addr, dest);

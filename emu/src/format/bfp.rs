@@ -158,80 +158,74 @@ fn assemble_as(exp: BfpExp, width: BfpWidth, elems: &[u16; 16], out: &mut BfpGro
 #[target_feature(enable = "avx2")]
 pub(crate) fn assemble_lanes(exp: BfpExp, width: BfpWidth, elems: &[u16; 16], out: &mut BfpGroup) {
     use std::arch::x86_64::*;
-    let splat = |v: u16| _mm256_set1_epi16(v as i16);
-    // SAFETY: `elems` is 32 bytes, the width of the unaligned load.
-    let x = unsafe { _mm256_loadu_si256(elems.as_ptr().cast()) };
-    let (own, man) = match exp {
-        BfpExp::B => (
-            _mm256_and_si256(_mm256_srli_epi16::<7>(x), splat(0xFF)),
-            _mm256_and_si256(x, splat(0x7F)),
-        ),
-        BfpExp::A => (
-            _mm256_and_si256(_mm256_srli_epi16::<10>(x), splat(0x1F)),
-            _mm256_and_si256(_mm256_srli_epi16::<3>(x), splat(0x7F)),
-        ),
-    };
-    // The largest exponent: the smallest complement, by PHMINPOSUW.
-    let half = _mm_max_epu16(
-        _mm256_castsi256_si128(own),
-        _mm256_extracti128_si256::<1>(own),
-    );
-    let least = _mm_minpos_epu16(_mm_xor_si128(half, _mm_set1_epi16(-1)));
-    let shared = !(_mm_cvtsi128_si32(least) as u16);
-    let zero = _mm256_setzero_si256();
-    let hidden = _mm256_andnot_si256(_mm256_cmpeq_epi16(own, zero), splat(0x80));
-    let m = _mm256_or_si256(man, hidden);
-    let s = _mm256_min_epu16(_mm256_sub_epi16(splat(shared), own), splat(8));
-    // 2^(8 - s): the low byte by table lookup (0 for s = 0), 256 apart.
-    #[rustfmt::skip]
-    let low_bytes = _mm256_setr_epi8(
-        0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
-        0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
-    );
-    let pow = _mm256_or_si256(
-        _mm256_shuffle_epi8(low_bytes, s),
-        _mm256_and_si256(_mm256_cmpeq_epi16(s, zero), splat(0x100)),
-    );
-    let t = _mm256_mullo_epi16(m, pow);
-    let r = _mm256_add_epi16(
-        _mm256_srli_epi16::<9>(t),
-        _mm256_and_si256(_mm256_srli_epi16::<8>(t), splat(1)),
-    );
-    // A carry to 128 clamps to 127; a zero magnitude drops its sign.
-    let mag = _mm256_sub_epi16(r, _mm256_srli_epi16::<7>(r));
-    let sign = _mm256_and_si256(_mm256_srli_epi16::<8>(x), splat(0x80));
-    let (mag, sign) = match width {
-        BfpWidth::Bits8 => (mag, sign),
-        BfpWidth::Bits4 => (_mm256_srli_epi16::<4>(mag), _mm256_srli_epi16::<4>(sign)),
-        BfpWidth::Bits2 => (_mm256_srli_epi16::<6>(mag), _mm256_srli_epi16::<6>(sign)),
-    };
-    let sign = _mm256_andnot_si256(_mm256_cmpeq_epi16(mag, zero), sign);
-    let datums = _mm256_or_si256(sign, mag);
-    let bytes = _mm_packus_epi16(
-        _mm256_castsi256_si128(datums),
-        _mm256_extracti128_si256::<1>(datums),
-    );
-    // SAFETY: `out.datums` is 16 bytes, the width of the unaligned store.
-    unsafe { _mm_storeu_si128(out.datums.as_mut_ptr().cast(), bytes) };
-    out.shared_exp = shared as u8;
+    assemble_in_lanes(exp, width, elems, out, |m, s| {
+        let splat = |v: u16| _mm256_set1_epi16(v as i16);
+        // 2^(8 - s): the low byte by table lookup (0 for s = 0), 256 apart.
+        #[rustfmt::skip]
+        let low_bytes = _mm256_setr_epi8(
+            0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
+            0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
+        );
+        let pow = _mm256_or_si256(
+            _mm256_shuffle_epi8(low_bytes, s),
+            _mm256_and_si256(_mm256_cmpeq_epi16(s, _mm256_setzero_si256()), splat(0x100)),
+        );
+        let t = _mm256_mullo_epi16(m, pow);
+        _mm256_add_epi16(
+            _mm256_srli_epi16::<9>(t),
+            _mm256_and_si256(_mm256_srli_epi16::<8>(t), splat(1)),
+        )
+    });
 }
 
-/// [`assemble_lanes`] for two groups at once in AVX-512's 32 16-bit lanes,
-/// their elements in `x` (the first group's in the low 256 bits). Returns
-/// each datum in the low bits of its lane, and each half's shared exponent
-/// in every lane of the half. Each half's largest exponent comes from a
-/// butterfly of maxima; the rounding shift is the rule's
-/// `(m + 2^s) >> (s + 1)` as written, by AVX-512BW's per-lane variable
-/// shifts, where AVX2 needs a table and a multiplication.
+/// [`assemble_lanes`] with AVX-512BW's per-lane variable shifts of 16-bit
+/// lanes (on 256-bit registers by AVX-512VL): the rounding shift is the
+/// rule's `(m + 2^s) >> (s + 1)` as written, where AVX2 needs a table and a
+/// multiplication. `lane_assembler_is_the_portable_one` holds it to the
+/// portable assembler too.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vl")]
+pub(crate) fn assemble_lanes_avx512(
+    exp: BfpExp,
+    width: BfpWidth,
+    elems: &[u16; 16],
+    out: &mut BfpGroup,
+) {
+    use std::arch::x86_64::*;
+    assemble_in_lanes(exp, width, elems, out, |m, s| {
+        let one = _mm256_set1_epi16(1);
+        // At most 255 + 2^8 before the shift: it fits 16 bits.
+        _mm256_srlv_epi16(
+            _mm256_add_epi16(m, _mm256_sllv_epi16(one, s)),
+            _mm256_add_epi16(s, one),
+        )
+    });
+}
+
+/// Two groups at once, their elements in `x` (the first group's in the low
+/// 256 bits), by the rule of [`assemble_lanes_avx512`], written as they go
+/// to L1: the two shared exponents to `exps`, the two groups' datums packed
+/// to their width ([`bfp_pack_datums`]) to the start of `out`, the first
+/// group's first. Each half's largest exponent comes from a butterfly of
+/// maxima that leaves it in every lane of the half, and the datums are
+/// narrowed in the register (16-bit lanes to bytes, then for BFP4 and BFP2
+/// the neighbouring lanes of a 32- or 64-bit lane joined into one byte).
+/// `lane_assembler_is_the_portable_one` holds it to the portable assembler.
+///
+/// # Panics
+/// If `out` is shorter than two groups' bytes.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 #[inline]
-fn pair_in_lanes_avx512(
+pub(crate) fn assemble_pair_avx512(
     exp: BfpExp,
     width: BfpWidth,
     x: std::arch::x86_64::__m512i,
-) -> [std::arch::x86_64::__m512i; 2] {
+    exps: &mut [u8; 2],
+    out: &mut [u8],
+) {
     use std::arch::x86_64::*;
+    let out = &mut out[..2 * width.group_bytes()];
     let splat = |v: u16| _mm512_set1_epi16(v as i16);
     let (own, man) = match exp {
         BfpExp::B => (
@@ -268,66 +262,8 @@ fn pair_in_lanes_avx512(
         BfpWidth::Bits2 => (_mm512_srli_epi16::<6>(mag), _mm512_srli_epi16::<6>(sign)),
     };
     let sign = _mm512_maskz_mov_epi16(_mm512_test_epi16_mask(mag, mag), sign);
-    [_mm512_or_si512(sign, mag), shared]
-}
-
-/// The shared exponents of [`pair_in_lanes_avx512`]'s two halves.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,avx512vl")]
-#[inline]
-fn pair_exponents(shared: std::arch::x86_64::__m512i) -> [u8; 2] {
-    use std::arch::x86_64::*;
-    let second = _mm512_extracti32x4_epi32::<2>(shared);
-    [
-        _mm_cvtsi128_si32(_mm512_castsi512_si128(shared)) as u8,
-        _mm_cvtsi128_si32(second) as u8,
-    ]
-}
-
-/// Two groups at once ([`pair_in_lanes_avx512`]) as [`BfpGroup`]s.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,avx512vl")]
-#[inline]
-pub(crate) fn assemble_pair_groups_avx512(
-    exp: BfpExp,
-    width: BfpWidth,
-    x: std::arch::x86_64::__m512i,
-    [first, second]: [&mut BfpGroup; 2],
-) {
-    use std::arch::x86_64::*;
-    let [datums, shared] = pair_in_lanes_avx512(exp, width, x);
-    let mut bytes = [0u8; 32];
-    // SAFETY: `bytes` is 32 bytes, the width of the unaligned store.
-    unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), _mm512_cvtepi16_epi8(datums)) };
-    let (a, b) = bytes.split_at(16);
-    first.datums.copy_from_slice(a);
-    second.datums.copy_from_slice(b);
-    [first.shared_exp, second.shared_exp] = pair_exponents(shared);
-}
-
-/// Two groups at once ([`pair_in_lanes_avx512`]) written as they go to L1:
-/// the two shared exponents to `exps`, the two groups' datums packed to
-/// their width ([`bfp_pack_datums`]) to the start of `out`, the first
-/// group's first. The datums are narrowed in the register: 16-bit lanes to
-/// bytes, then for BFP4 and BFP2 the neighbouring lanes of a 32- or 64-bit
-/// lane joined into one byte. `lane_assembler_is_the_portable_one` holds it
-/// to the portable assembler.
-///
-/// # Panics
-/// If `out` is shorter than two groups' bytes.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,avx512vl")]
-#[inline]
-pub(crate) fn assemble_pair_avx512(
-    exp: BfpExp,
-    width: BfpWidth,
-    x: std::arch::x86_64::__m512i,
-    exps: &mut [u8; 2],
-    out: &mut [u8],
-) {
-    use std::arch::x86_64::*;
-    let out = &mut out[..2 * width.group_bytes()];
-    let [datums, shared] = pair_in_lanes_avx512(exp, width, x);
+    // Each datum in the low bits of its 16-bit lane, nothing above them.
+    let datums = _mm512_or_si512(sign, mag);
     // SAFETY: each store is of `out`'s length, two groups' bytes.
     unsafe {
         match width {
@@ -354,7 +290,71 @@ pub(crate) fn assemble_pair_avx512(
             }
         }
     }
-    *exps = pair_exponents(shared);
+    let first = _mm512_castsi512_si128(shared);
+    let second = _mm512_extracti32x4_epi32::<2>(shared);
+    *exps = [
+        _mm_cvtsi128_si32(first) as u8,
+        _mm_cvtsi128_si32(second) as u8,
+    ];
+}
+
+/// The body of [`assemble_lanes`] and [`assemble_lanes_avx512`], inlined
+/// into each: everything but the rounding shift, `round(m, s)`, which takes
+/// each lane's mantissa with its hidden bit and its shift
+/// `min(shared - own, 8)` to `(m + 2^s) >> (s + 1)`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn assemble_in_lanes(
+    exp: BfpExp,
+    width: BfpWidth,
+    elems: &[u16; 16],
+    out: &mut BfpGroup,
+    round: impl Fn(std::arch::x86_64::__m256i, std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i,
+) {
+    use std::arch::x86_64::*;
+    let splat = |v: u16| _mm256_set1_epi16(v as i16);
+    // SAFETY: `elems` is 32 bytes, the width of the unaligned load.
+    let x = unsafe { _mm256_loadu_si256(elems.as_ptr().cast()) };
+    let (own, man) = match exp {
+        BfpExp::B => (
+            _mm256_and_si256(_mm256_srli_epi16::<7>(x), splat(0xFF)),
+            _mm256_and_si256(x, splat(0x7F)),
+        ),
+        BfpExp::A => (
+            _mm256_and_si256(_mm256_srli_epi16::<10>(x), splat(0x1F)),
+            _mm256_and_si256(_mm256_srli_epi16::<3>(x), splat(0x7F)),
+        ),
+    };
+    // The largest exponent: the smallest complement, by PHMINPOSUW.
+    let half = _mm_max_epu16(
+        _mm256_castsi256_si128(own),
+        _mm256_extracti128_si256::<1>(own),
+    );
+    let least = _mm_minpos_epu16(_mm_xor_si128(half, _mm_set1_epi16(-1)));
+    let shared = !(_mm_cvtsi128_si32(least) as u16);
+    let zero = _mm256_setzero_si256();
+    let hidden = _mm256_andnot_si256(_mm256_cmpeq_epi16(own, zero), splat(0x80));
+    let m = _mm256_or_si256(man, hidden);
+    let s = _mm256_min_epu16(_mm256_sub_epi16(splat(shared), own), splat(8));
+    let r = round(m, s);
+    // A carry to 128 clamps to 127; a zero magnitude drops its sign.
+    let mag = _mm256_sub_epi16(r, _mm256_srli_epi16::<7>(r));
+    let sign = _mm256_and_si256(_mm256_srli_epi16::<8>(x), splat(0x80));
+    let (mag, sign) = match width {
+        BfpWidth::Bits8 => (mag, sign),
+        BfpWidth::Bits4 => (_mm256_srli_epi16::<4>(mag), _mm256_srli_epi16::<4>(sign)),
+        BfpWidth::Bits2 => (_mm256_srli_epi16::<6>(mag), _mm256_srli_epi16::<6>(sign)),
+    };
+    let sign = _mm256_andnot_si256(_mm256_cmpeq_epi16(mag, zero), sign);
+    let datums = _mm256_or_si256(sign, mag);
+    let bytes = _mm_packus_epi16(
+        _mm256_castsi256_si128(datums),
+        _mm256_extracti128_si256::<1>(datums),
+    );
+    // SAFETY: `out.datums` is 16 bytes, the width of the unaligned store.
+    unsafe { _mm_storeu_si128(out.datums.as_mut_ptr().cast(), bytes) };
+    out.shared_exp = shared as u8;
 }
 
 /// Write 16 datums of `width` into `out` (16, 8 or 4 bytes), least
@@ -1132,19 +1132,6 @@ mod tests {
 
     use proptest::prelude::*;
 
-    /// Two groups' elements in one register, the first in the low half.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512F.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn pair_register(groups: [&[u16; 16]; 2]) -> std::arch::x86_64::__m512i {
-        use std::arch::x86_64::*;
-        // SAFETY: each load is of a group's 32 bytes.
-        let [a, b] = groups.map(|g| unsafe { _mm256_loadu_si256(g.as_ptr().cast()) });
-        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b)
-    }
-
     /// The lane assembler against the portable rule, where the CPU has
     /// AVX2: every 16-bit pattern in every lane position, beside groups
     /// whose other elements make it the largest exponent, one exponent
@@ -1189,10 +1176,14 @@ mod tests {
                 unsafe { assemble_lanes(e, w, &elems, &mut got) };
                 assert_eq!(got, want, "{e:?} {w:?} {elems:04x?}");
                 if avx512 {
+                    let mut got = BfpGroup::default();
+                    // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked
+                    // above.
+                    unsafe { assemble_lanes_avx512(e, w, &elems, &mut got) };
+                    assert_eq!(got, want, "AVX-512: {e:?} {w:?} {elems:04x?}");
                     // In a pair, first and second, beside a group whose
                     // elements are the same in another order and with
-                    // another exponent spread: as groups, and as the bytes
-                    // they go to L1 as.
+                    // another exponent spread.
                     let mut other = elems;
                     other.reverse();
                     other[lane] = x.rotate_left(7);
@@ -1207,26 +1198,21 @@ mod tests {
                         for (g, out) in wants.iter().zip(want_bytes.chunks_exact_mut(n)) {
                             bfp_pack_datums(w, &g.datums, out);
                         }
-                        let (mut exps, mut bytes) = ([0u8; 2], [0u8; 32]);
-                        let mut groups = [BfpGroup::default(); 2];
-                        let [g0, g1] = &mut groups;
+                        let mut exps = [0u8; 2];
+                        let mut bytes = [0u8; 32];
                         // SAFETY: the CPU has AVX-512BW and AVX-512VL,
-                        // checked above.
+                        // checked above; each load is of a group's 32 bytes.
                         unsafe {
-                            let x = pair_register(pair);
+                            use std::arch::x86_64::*;
+                            let [a, b] = pair.map(|g| _mm256_loadu_si256(g.as_ptr().cast()));
+                            let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
                             assemble_pair_avx512(e, w, x, &mut exps, &mut bytes);
-                            assemble_pair_groups_avx512(e, w, x, [g0, g1]);
                         }
                         assert_eq!(
                             (exps, bytes),
                             ([wants[0].shared_exp, wants[1].shared_exp], want_bytes),
                             "AVX-512 pair: {e:?} {w:?} {:04x?}",
                             pair
-                        );
-                        assert_eq!(
-                            groups,
-                            [*wants[0], *wants[1]],
-                            "AVX-512 pair as groups: {e:?} {w:?} {pair:04x?}"
                         );
                     }
                 }
@@ -1336,12 +1322,11 @@ mod tests {
                 }
                 #[cfg(target_arch = "x86_64")]
                 if crate::has_avx512_bw_vl() {
-                    let mut pair = [BfpGroup::default(); 2];
-                    let [a, b] = &mut pair;
+                    let mut lanes = BfpGroup::default();
                     // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked
                     // just above.
-                    unsafe { assemble_pair_groups_avx512(e, w, pair_register([&elems; 2]), [a, b]) };
-                    prop_assert_eq!(pair, [portable; 2]);
+                    unsafe { assemble_lanes_avx512(e, w, &elems, &mut lanes) };
+                    prop_assert_eq!(lanes, portable);
                 }
             }
         }

@@ -19,7 +19,7 @@ use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::arch::Arch;
 use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
-use crate::format::bfp::{assemble_lanes, assemble_pair_avx512, assemble_pair_groups_avx512};
+use crate::format::bfp::{assemble_lanes, assemble_lanes_avx512, assemble_pair_avx512};
 use crate::format::bfp::{assemble_portable, bfp_pack_datums, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
@@ -470,24 +470,14 @@ fn groups_avx2<'c>(form: BfpRows, cells: impl Iterator<Item = Cells<'c>>, out: &
     });
 }
 
-/// [`BfpRows::groups`] compiled for AVX-512: two rows' groups at a time in
-/// one register ([`assemble_pair_groups_avx512`]), an odd last one paired
-/// with itself.
+/// [`BfpRows::groups`] compiled for AVX-512, assembling with its variable
+/// shifts of 16-bit lanes ([`assemble_lanes_avx512`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 fn groups_avx512<'c>(form: BfpRows, cells: impl Iterator<Item = Cells<'c>>, out: &mut [BfpGroup]) {
-    let mut held: Option<([u16; 16], &mut BfpGroup)> = None;
-    each_row_elements(form, cells, out, |e, elems, g| match held.take() {
-        None => held = Some((*elems, g)),
-        Some((first, f)) => {
-            assemble_pair_groups_avx512(e, form.width, two_rows_avx512(&first, elems), [f, g])
-        }
+    each_row_elements(form, cells, out, |e, elems, g| {
+        assemble_lanes_avx512(e, form.width, elems, g)
     });
-    if let Some((last, g)) = held {
-        let mut copy = BfpGroup::default();
-        let x = two_rows_avx512(&last, &last);
-        assemble_pair_groups_avx512(form.exp, form.width, x, [g, &mut copy]);
-    }
 }
 
 /// Each row's BFP elements ([`bfp_elements`]), handed to `take` with the

@@ -136,6 +136,12 @@ impl Kept {
         &self.key.2
     }
 
+    /// Whether neither Config nor ThreadConfig has been stored to since it
+    /// was prepared.
+    pub fn holds_on(&self, m: &Machine) -> bool {
+        m.config.has_stamp(&self.stamps.0) && m.thread_config.has_stamp(&self.stamps.1)
+    }
+
     /// Say that the operands were decoded from `word`; ignored where the
     /// selection also follows the context counter.
     pub fn reached_from(&mut self, word: u32) {

@@ -110,16 +110,43 @@ pub fn unpacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<Issue> {
 /// [`unpacr_word`] calls would, stopping before the first that must wait
 /// (which changes nothing). Returns how many executed, and the fault that
 /// stopped the next one; the caller counts them as issued.
+///
+/// A word repeated (an LLK program issues one `UNPACR` word per face)
+/// keeps its preparation in hand from one issue to the next: an `UNPACR`
+/// stores to neither Config nor ThreadConfig, so [`PreparedCache::take_word`]
+/// would hand the same preparation back each time.
 pub fn unpacr_words(
     m: &mut Machine,
     thread: usize,
     words: impl IntoIterator<Item = u32>,
 ) -> (usize, Result<()>) {
     let mut done = 0;
-    for word in words {
-        match unpacr_word(m, thread, word) {
-            Ok(Issue::Done) => done += 1,
-            Ok(Issue::Wait) => break,
+    let mut words = words.into_iter().peekable();
+    while let Some(word) = words.next() {
+        let Some(kept) = PreparedCache::take_word(m, thread, word) else {
+            match unpacr_word(m, thread, word) {
+                Ok(Issue::Done) => done += 1,
+                Ok(Issue::Wait) => break,
+                Err(f) => return (done, Err(f)),
+            }
+            continue;
+        };
+        let (op, sel) = (*kept.op(), *kept.selection());
+        let outcome = loop {
+            debug_assert!(kept.holds_on(m), "an UNPACR stored to the configuration");
+            match execute_prepared(m, thread, op, &sel, &kept.prepared, true) {
+                Ok(Issue::Done) => done += 1,
+                Ok(Issue::Wait) => break Ok(false),
+                Err(f) => break Err(f),
+            }
+            if words.next_if_eq(&word).is_none() {
+                break Ok(true);
+            }
+        };
+        m.unpackers.prepared[op.unpacker & 1].keep(kept);
+        match outcome {
+            Ok(true) => {}
+            Ok(false) => break,
             Err(f) => return (done, Err(f)),
         }
     }

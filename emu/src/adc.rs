@@ -691,34 +691,54 @@ impl Adcs {
         kind: PairKind,
     ) -> Result<()> {
         check_thread(name, thread)?;
-        check_width(name, "cnt_set_mask", f.cnt_set_mask, 3)?;
-        check_width(name, "thread_override", f.thread_override, 2)?;
-        check_width(name, "ch0_x", f.ch0_x, 3)?;
-        check_width(name, "ch0_y", f.ch0_y, 3)?;
-        check_width(name, "ch1_x", f.ch1_x, 3)?;
-        check_width(name, "ch1_y", f.ch1_y, 3)?;
-        if kind != PairKind::Increment {
-            check_width(name, "bit_mask", f.bit_mask, 4)?;
+        // Every field's width in one test; the fault, where one is too
+        // wide, names the first in the order `pair_fields_fault` checks.
+        let bit_mask_excess = match kind {
+            PairKind::Increment => 0,
+            _ => f.bit_mask >> 4,
+        };
+        let excess = f.cnt_set_mask >> 3
+            | f.thread_override >> 2
+            | (f.ch0_x | f.ch0_y | f.ch1_x | f.ch1_y) >> 3
+            | bit_mask_excess;
+        if excess != 0 {
+            return Err(pair_fields_fault(name, f, kind));
         }
         check_thread_override(name, f.thread_override)?;
 
         let ([m0, m1], [d0, d1]) = (dims.map(|d| d.mask(self.arch)), dims.map(Dim::index));
-        // `select` is the operand's `bit_mask` bit.
-        let apply = |counter: &mut Counter, operand: u32, select: u32, mask: u32| {
-            let op = match kind {
-                PairKind::Increment => CounterOp::Increment(operand),
-                _ if f.bit_mask & select == 0 => return,
-                PairKind::Set => CounterOp::Set(operand),
-                PairKind::CarriageReturn => CounterOp::CarriageReturn(operand),
-            };
-            step(counter, op, mask);
+        // Operand k's channel, counter, value and mask; it takes effect
+        // where bit k of `selected` is set (`bit_mask`, or all four for an
+        // increment).
+        let operands = [
+            (0, d0, f.ch0_x, m0),
+            (0, d1, f.ch0_y, m1),
+            (1, d0, f.ch1_x, m0),
+            (1, d1, f.ch1_y, m1),
+        ];
+        let selected = match kind {
+            PairKind::Increment => 0b1111,
+            _ => f.bit_mask,
         };
-        for unit in selected_units(f.cnt_set_mask) {
-            let [c0, c1] = &mut self.sets[thread][unit.index()].channels;
-            apply(&mut c0.counters[d0], f.ch0_x, 0b0001, m0);
-            apply(&mut c0.counters[d1], f.ch0_y, 0b0010, m1);
-            apply(&mut c1.counters[d0], f.ch1_x, 0b0100, m0);
-            apply(&mut c1.counters[d1], f.ch1_y, 0b1000, m1);
+        let Some(set) = self.sets.get_mut(thread) else {
+            return Err(no_such_set(thread));
+        };
+        for unit in Unit::ALL {
+            if f.cnt_set_mask & unit.cnt_set_mask_bit() == 0 {
+                continue;
+            }
+            let channels = &mut set[unit.index()].channels;
+            for (k, (channel, dim, operand, mask)) in operands.into_iter().enumerate() {
+                if selected >> k & 1 == 0 {
+                    continue;
+                }
+                let op = match kind {
+                    PairKind::Increment => CounterOp::Increment(operand),
+                    PairKind::Set => CounterOp::Set(operand),
+                    PairKind::CarriageReturn => CounterOp::CarriageReturn(operand),
+                };
+                step(&mut channels[channel].counters[dim], op, mask);
+            }
         }
         Ok(())
     }
@@ -828,6 +848,30 @@ fn check_width(name: &str, field: &str, value: u32, width: u32) -> Result<()> {
         Ok(())
     } else {
         Err(field_too_wide(name, field, value, width))
+    }
+}
+
+/// The fault of an XY/ZW instruction with a field wider than its encoding:
+/// the first such field, in the order the fields are checked.
+#[cold]
+fn pair_fields_fault(name: &str, f: AdcPairFields, kind: PairKind) -> Fault {
+    let mut fields = vec![
+        ("cnt_set_mask", f.cnt_set_mask, 3),
+        ("thread_override", f.thread_override, 2),
+        ("ch0_x", f.ch0_x, 3),
+        ("ch0_y", f.ch0_y, 3),
+        ("ch1_x", f.ch1_x, 3),
+        ("ch1_y", f.ch1_y, 3),
+    ];
+    if kind != PairKind::Increment {
+        fields.push(("bit_mask", f.bit_mask, 4));
+    }
+    let wide = fields
+        .into_iter()
+        .find(|&(_, value, width)| value >> width != 0);
+    match wide {
+        Some((field, value, width)) => field_too_wide(name, field, value, width),
+        None => Fault::undefined(format!("{name}: no field is too wide")),
     }
 }
 

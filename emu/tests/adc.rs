@@ -343,6 +343,75 @@ fn zero_masks_are_no_ops() {
     assert_eq!(adcs, Adcs::new(Arch::WormholeB0));
 }
 
+/// Each of the six XY/ZW instructions checks each field against its width
+/// (`cnt_set_mask` 3 bits, `thread_override` 2, the operands 3, `bit_mask`
+/// 4 where the instruction has one): one field a bit too wide is an invalid
+/// instruction naming that field, changing no counter; where several are,
+/// the fault names the first in encoding-table order. The increments have no
+/// `bit_mask`, so any value of it goes through.
+#[test]
+fn each_pair_field_is_checked_against_its_own_width() {
+    type Op = fn(&mut Adcs, usize, AdcPairFields) -> Result<(), tensix_emu::Fault>;
+    let ops: [(&str, Op, bool); 6] = [
+        ("SETADCXY", Adcs::setadcxy, true),
+        ("SETADCZW", Adcs::setadczw, true),
+        ("ADDRCRXY", Adcs::addrcrxy, true),
+        ("ADDRCRZW", Adcs::addrcrzw, true),
+        ("INCADCXY", Adcs::incadcxy, false),
+        ("INCADCZW", Adcs::incadczw, false),
+    ];
+    type Set = fn(&mut AdcPairFields, u32);
+    let fields: [(&str, u32, Set); 7] = [
+        ("cnt_set_mask", 3, |f, v| f.cnt_set_mask = v),
+        ("thread_override", 2, |f, v| f.thread_override = v),
+        ("ch0_x", 3, |f, v| f.ch0_x = v),
+        ("ch0_y", 3, |f, v| f.ch0_y = v),
+        ("ch1_x", 3, |f, v| f.ch1_x = v),
+        ("ch1_y", 3, |f, v| f.ch1_y = v),
+        ("bit_mask", 4, |f, v| f.bit_mask = v),
+    ];
+    for (name, op, has_bit_mask) in ops {
+        for (i, &(field, width, set)) in fields.iter().enumerate() {
+            // The field alone too wide, then with every later one too.
+            for later_too in [false, true] {
+                let mut adcs = Adcs::new(Arch::Blackhole);
+                let mut f = pair(U0 | PK, 1, 2, 3, 4, 0b1111);
+                set(&mut f, 1 << width);
+                if later_too {
+                    for &(_, later_width, later) in &fields[i + 1..] {
+                        later(&mut f, 1 << later_width);
+                    }
+                }
+                let case = format!("{name} {field} (later fields too wide: {later_too})");
+                let result = op(&mut adcs, 1, f);
+                if field == "bit_mask" && !has_bit_mask {
+                    assert!(result.is_ok(), "{case}: {result:?}");
+                    continue;
+                }
+                let err = result.unwrap_err();
+                assert_eq!(err.kind, FaultKind::InvalidInstruction, "{case}");
+                let text = err.to_string();
+                assert!(
+                    text.contains(&format!("{name} field {field} = {:#x}", 1 << width)),
+                    "{case}: {text}"
+                );
+                assert_eq!(adcs, Adcs::new(Arch::Blackhole), "{case}");
+            }
+            // One below the limit is accepted (a nonzero ThreadOverride is
+            // its own fault).
+            let mut adcs = Adcs::new(Arch::Blackhole);
+            let mut f = pair(U0 | PK, 1, 2, 3, 4, 0b1111);
+            set(&mut f, (1 << width) - 1);
+            let result = op(&mut adcs, 1, f);
+            if field == "thread_override" {
+                assert_eq!(result.unwrap_err().kind, FaultKind::Unsupported, "{name}");
+            } else {
+                assert!(result.is_ok(), "{name} {field} at its width: {result:?}");
+            }
+        }
+    }
+}
+
 // Decoded fields wider than their encoding cannot come from an instruction.
 #[test]
 fn oversized_fields_are_invalid_instructions() {

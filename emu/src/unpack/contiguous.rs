@@ -533,19 +533,33 @@ impl Job<'_> {
         k: usize,
         out: &mut [[u16; 16]],
     ) -> Option<()> {
+        // Groups as arrays of a size known when compiling (`GROUP` bytes, 2 ×
+        // `BITS`), so that their count is no division in the kernel.
         #[inline(always)]
-        fn convert<const BITS: usize>(
+        fn convert<const BITS: usize, const GROUP: usize>(
             bytes: &[u8],
             exps: impl Iterator<Item = u8>,
             out: &mut [[u16; 16]],
         ) {
-            let groups = bytes.chunks_exact(2 * BITS).map(bfp8_datums::<BITS>);
-            bfp8_groups_to_dst16(groups, exps, out);
+            let groups = bytes.as_chunks::<GROUP>().0.iter();
+            bfp8_groups_to_dst16(groups.map(|g| bfp8_datums::<BITS>(g)), exps, out);
+        }
+        #[inline(always)]
+        fn sized<const BITS: usize>(
+            bytes: &[u8],
+            exps: impl Iterator<Item = u8>,
+            out: &mut [[u16; 16]],
+        ) {
+            match BITS {
+                8 => convert::<BITS, 16>(bytes, exps, out),
+                4 => convert::<BITS, 8>(bytes, exps, out),
+                _ => convert::<BITS, 4>(bytes, exps, out),
+            }
         }
         let rows = out.len();
         match self.group_exponents(k, rows)? {
-            GroupExponents::Forced(e) => convert::<BITS>(bytes, repeat_n(e, rows), out),
-            GroupExponents::Section(s) => convert::<BITS>(bytes, s.iter().copied(), out),
+            GroupExponents::Forced(e) => sized::<BITS>(bytes, repeat_n(e, rows), out),
+            GroupExponents::Section(s) => sized::<BITS>(bytes, s.iter().copied(), out),
         }
         Some(())
     }

@@ -452,3 +452,304 @@ fn unpacr_runs_do_what_one_word_at_a_time_does() {
     assert!(waited > 10, "only {waited} programs waited for a bank");
     assert!(limited > 40, "only {limited} programs ran out of steps");
 }
+
+/// How a program ended, for [`runs_agree`].
+#[derive(Debug, PartialEq, Eq)]
+enum Stop {
+    Completed,
+    /// At the `UNPACR` of this program entry, which must wait for a bank.
+    Waited(usize),
+    /// At the instruction of this program entry, with this fault.
+    Faulted(usize, tensix_emu::FaultKind),
+}
+
+/// Run `p` on `m` whole, where the scheduler gives its `UNPACR` runs to
+/// `unpack::unpacr_words` (which converts the contiguous jobs of a run of
+/// one word together where one continues another), and on a copy one
+/// instruction at a time with every `UNPACR` through the functional
+/// model's loop (`unpack::unpacr_general`): the same ending, at the same
+/// program entry, and the same registers, counters and unpacker state.
+/// Returns the ending.
+fn runs_agree(m: &Machine, p: &ThreadProgram, what: &str) -> Stop {
+    let arch = m.arch();
+    let mut whole = m.clone();
+    let ended = match whole.run(std::slice::from_ref(p), Limits::default()) {
+        Ok(_) => Stop::Completed,
+        Err(f) => {
+            let f = f.into_info();
+            let entry = f
+                .instruction_index
+                .expect("a fault names its program entry");
+            match f.kind {
+                tensix_emu::FaultKind::Deadlock => Stop::Waited(entry),
+                kind => Stop::Faulted(entry, kind),
+            }
+        }
+    };
+    let mut alone = m.clone();
+    let mut stopped = Stop::Completed;
+    for (entry, step) in p.steps.iter().enumerate() {
+        let Step::Instruction(w) = step else { continue };
+        match decode(arch, *w).unwrap() {
+            Instruction::Unpacr(i) => match unpack::unpacr_general(&mut alone, p.thread, &i) {
+                Ok(tensix_emu::exec::Issue::Done) => {}
+                Ok(tensix_emu::exec::Issue::Wait) => {
+                    stopped = Stop::Waited(entry);
+                    break;
+                }
+                Err(f) => {
+                    stopped = Stop::Faulted(entry, f.into_info().kind);
+                    break;
+                }
+            },
+            _ => {
+                let single = ThreadProgram {
+                    thread: p.thread,
+                    steps: vec![*step],
+                };
+                alone.run(&[single], Limits::default()).unwrap();
+            }
+        }
+    }
+    assert_eq!(ended, stopped, "{what}");
+    assert!(whole.srca == alone.srca, "{what}: SrcA differs");
+    assert!(whole.srcb == alone.srcb, "{what}: SrcB differs");
+    assert!(whole.dst == alone.dst, "{what}: Dst differs");
+    assert_eq!(whole.adcs, alone.adcs, "{what}");
+    assert_eq!(whole.unpackers, alone.unpackers, "{what}");
+    ended
+}
+
+/// `p` with every `UNPACR` word changed by `f`.
+fn with_unpacrs(
+    arch: Arch,
+    p: &ThreadProgram,
+    f: impl Fn(&mut tensix_emu::isa::Unpacr),
+) -> ThreadProgram {
+    let steps = p.steps.iter().map(|s| match s {
+        Step::Instruction(w) => match decode(arch, *w) {
+            Ok(Instruction::Unpacr(mut i)) => {
+                f(&mut i);
+                Step::Instruction(encode(arch, &Instruction::Unpacr(i)).unwrap())
+            }
+            _ => *s,
+        },
+        _ => *s,
+    });
+    ThreadProgram {
+        thread: p.thread,
+        steps: steps.collect(),
+    }
+}
+
+/// Runs of one `UNPACR` word whose contiguous jobs the scheduler's run
+/// converts together where one continues another, against each word alone
+/// through the functional model: four faces whose datums and outputs
+/// follow one another (converted as one); the input re-read for every face
+/// while the output moves on, and the output rewritten while the input
+/// moves on (neither continues the job before); every word handing its
+/// bank to the matrix unit (each job in a bank of its own, the third word
+/// waiting for a bank, after the second's job is written); a second face
+/// whose output address is misaligned (a fault after the first face's job
+/// waited); and BFP8a datums whose exponents leave the 5-bit range in the
+/// second face (a conversion that faults, so its job never waits).
+#[test]
+fn unpacr_runs_convert_together_only_what_continues() {
+    use tensix_emu::FaultKind;
+    let mut seen = Endings::default();
+    // Each conversion with the targets it may write: (unpacker, to Dst).
+    type Targets<'a> = &'a [(usize, bool)];
+    let all = [(0, false), (1, false), (0, true)];
+    let cases: [(F, F, Targets); 6] = [
+        (F::Float16B, F::Float16B, &all),
+        (F::Float32, F::Float32, &[(0, true)]),
+        (F::Float32, F::Tf32, &[(0, false), (1, false)]),
+        (F::Bfp8B, F::Bfp8B, &all),
+        (F::Bfp4B, F::Bfp4B, &all),
+        (F::Bfp2B, F::Bfp2B, &all),
+    ];
+    for arch in Arch::ALL {
+        for (n, (input, output, targets)) in cases.into_iter().enumerate() {
+            for &(unpacker, to_dst) in targets {
+                let mut seed = n as u64 * 31 + unpacker as u64 * 7 + to_dst as u64;
+                let j = TileUnpack {
+                    unpacker,
+                    in_format: input,
+                    out_format: output,
+                    to_dst,
+                    l1_addr: 0x1_0000,
+                    faces: 4,
+                    face_rows: 16,
+                    set_dvalid: false,
+                    dst_row: 0,
+                };
+                let mut m = Machine::new(arch);
+                let window: Vec<u8> = (0..0x2000).map(|_| splitmix(&mut seed) as u8).collect();
+                m.write_l1(0x1_0000, &window).unwrap();
+                j.configure(&mut m).unwrap();
+                let p = j.program(arch).unwrap();
+                let what = |case: &str| {
+                    format!("{arch} {input:?} -> {output:?} unpacker {unpacker} to_dst {to_dst}: {case}")
+                };
+                let stop = runs_agree(&m, &p, &what("faces that continue"));
+                assert_eq!(stop, Stop::Completed, "{}", what("faces that continue"));
+                seen.count(&stop);
+                // AddrMode: channel 0 (input) Z steps by 1, channel 1
+                // (output) Z does not; then the other way round.
+                for (mode, case) in [
+                    (0b0000_0001, "output rewritten"),
+                    (0b0001_0000, "input re-read"),
+                ] {
+                    let q = with_unpacrs(arch, &p, |i| i.addr_mode = mode);
+                    seen.count(&runs_agree(&m, &q, &what(case)));
+                }
+                if !to_dst {
+                    let q = with_unpacrs(arch, &p, |i| i.set_dat_valid = 1);
+                    let stop = runs_agree(&m, &q, &what("every word flips its bank"));
+                    // SETADCXY, SETADCZW, SETADCXX, then the third UNPACR.
+                    assert_eq!(
+                        stop,
+                        Stop::Waited(5),
+                        "{}",
+                        what("every word flips its bank")
+                    );
+                    seen.count(&stop);
+                }
+                if output.datum_bits() >= 16 {
+                    let mut bad = m.clone();
+                    let zstride = if unpacker == 0 {
+                        C::UNP0_ADDR_CTRL_ZW_REG_1_Zstride
+                    } else {
+                        C::UNP1_ADDR_CTRL_ZW_REG_1_Zstride
+                    };
+                    let stride = bad.config.get(0, zstride);
+                    assert!(bad.config.set(0, zstride, stride + 1));
+                    let stop = runs_agree(&bad, &p, &what("second face misaligned"));
+                    assert_eq!(
+                        stop,
+                        Stop::Faulted(4, FaultKind::UndefinedBehavior),
+                        "{}",
+                        what("second face misaligned")
+                    );
+                    seen.count(&stop);
+                }
+            }
+        }
+        // Twelve-row faces into SrcA, the word issued six times: the sixth
+        // face starts at row 60 and passes row 63, which no job may take
+        // in (its bursts are not modelled), after five that continue one
+        // another.
+        let j = TileUnpack {
+            unpacker: 0,
+            in_format: F::Float16B,
+            out_format: F::Float16B,
+            to_dst: false,
+            l1_addr: 0x1_0000,
+            faces: 4,
+            face_rows: 12,
+            set_dvalid: false,
+            dst_row: 0,
+        };
+        let mut m = Machine::new(arch);
+        let mut seed = 7;
+        let window: Vec<u8> = (0..0x2000).map(|_| splitmix(&mut seed) as u8).collect();
+        m.write_l1(0x1_0000, &window).unwrap();
+        j.configure(&mut m).unwrap();
+        let mut p = j.program(arch).unwrap();
+        let word = *p.steps.last().unwrap();
+        p.steps.extend([word, word]);
+        let stop = runs_agree(&m, &p, &format!("{arch} six faces past row 63"));
+        assert!(
+            matches!(stop, Stop::Faulted(8, _)),
+            "{arch} six faces: {stop:?}"
+        );
+        seen.count(&stop);
+        // The second face's datums run out of L1 half way, with the output
+        // rewritten (AddrMode: channel 1 Z does not step): the general loop
+        // writes the datums before the fault over the first face's job,
+        // which must have been written first.
+        let top = m.l1.len() as u32;
+        let j = TileUnpack {
+            l1_addr: top - 768,
+            face_rows: 16,
+            ..j
+        };
+        let mut m = Machine::new(arch);
+        let window: Vec<u8> = (0..768).map(|_| splitmix(&mut seed) as u8).collect();
+        m.write_l1(top - 768, &window).unwrap();
+        j.configure(&mut m).unwrap();
+        let p = with_unpacrs(arch, &j.program(arch).unwrap(), |i| {
+            i.addr_mode = 0b0000_0001
+        });
+        let stop = runs_agree(&m, &p, &format!("{arch} second face out of L1"));
+        assert!(
+            matches!(stop, Stop::Faulted(4, _)),
+            "{arch} out of L1: {stop:?}"
+        );
+        seen.count(&stop);
+        // The same with the output moving on too: the second face
+        // continues the first everywhere but runs out of L1, so no job
+        // takes it in.
+        let p = j.program(arch).unwrap();
+        let stop = runs_agree(&m, &p, &format!("{arch} continuing out of L1"));
+        assert!(
+            matches!(stop, Stop::Faulted(4, _)),
+            "{arch} continuing out of L1: {stop:?}"
+        );
+        seen.count(&stop);
+        // BFP8a into SrcA: the first face's exponents in range, the
+        // second's zero, so that its small datums leave the 5-bit range.
+        let j = TileUnpack {
+            unpacker: 0,
+            in_format: F::Bfp8A,
+            out_format: F::Bfp8A,
+            to_dst: false,
+            l1_addr: 0x1_0000,
+            faces: 4,
+            face_rows: 16,
+            set_dvalid: false,
+            dst_row: 0,
+        };
+        let mut m = Machine::new(arch);
+        let mut seed = 99;
+        let mut window: Vec<u8> = (0..0x1000)
+            .map(|_| splitmix(&mut seed) as u8 & 0x83)
+            .collect();
+        for (k, e) in window[..64].iter_mut().enumerate() {
+            *e = if (16..32).contains(&k) { 0 } else { 15 };
+        }
+        m.write_l1(0x1_0000, &window).unwrap();
+        j.configure(&mut m).unwrap();
+        let p = j.program(arch).unwrap();
+        let stop = runs_agree(&m, &p, &format!("{arch} BFP8a, second face out of range"));
+        assert!(
+            matches!(stop, Stop::Faulted(4, _)),
+            "{arch} BFP8a: {stop:?}"
+        );
+        seen.count(&stop);
+    }
+    // Every case above ran, ending as it must.
+    assert_eq!(
+        (seen.completed, seen.waited, seen.faulted),
+        (2 * 15 * 3, 2 * 10, 2 * 10),
+        "{seen:?}"
+    );
+}
+
+/// How many runs ended each way.
+#[derive(Debug, Default)]
+struct Endings {
+    completed: u32,
+    waited: u32,
+    faulted: u32,
+}
+
+impl Endings {
+    fn count(&mut self, stop: &Stop) {
+        match stop {
+            Stop::Completed => self.completed += 1,
+            Stop::Waited(_) => self.waited += 1,
+            Stop::Faulted(..) => self.faulted += 1,
+        }
+    }
+}

@@ -235,6 +235,12 @@ impl Conversion {
         })
     }
 
+    /// Whether [`Conversion::apply`] can fault: only for BFP "a" input,
+    /// whose normalised exponent can leave the 5-bit range.
+    pub fn can_fault(self) -> bool {
+        matches!(self, Conversion::Bfp { exp: BfpExp::A, .. })
+    }
+
     /// Convert one datum (`datum` holds the input format's bits, anything
     /// above them ignored; `exp` is the shared exponent for BFP input,
     /// ignored otherwise). Only BFP8a-family input can fail, when the

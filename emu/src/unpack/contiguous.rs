@@ -36,67 +36,191 @@ pub(super) fn try_run(
     i: &InputPlan,
     o: &OutputPlan,
 ) -> Option<Result<()>> {
-    let n = i.input_datums;
-    let eligible = i.datums >= 0
-        && i.datums % 8 == 0
-        && n != 0
-        && n != u32::MAX
-        && (i.datums + n as i64 * i.datum_bits as i64 + 7) / 8 <= l1.len() as i64
-        && (o.out_addr as u64 + n as u64) < u32::MAX as u64;
-    if !eligible {
-        return None;
-    }
-    let exps = if s.in_format.is_bfp() && !s.force_shared_exp {
-        let e = i.exponents?;
-        if e < 0 || (e + n as i64 - 1) / 16 >= l1.len() as i64 {
-            return None;
-        }
-        Some(e as usize)
-    } else {
-        None
-    };
-    if o.target == Target::SrcA {
-        let first = o.out_addr / 16;
-        let last = (o.out_addr + n - 1) / 16;
-        if !o.ovrd_with_addr || first < 4 {
-            return None;
-        }
-        if may_straddle_row_63(first - 4 + o.src_row, last - 4 + o.src_row) {
-            return None;
-        }
-    }
-    let job = Job {
-        l1,
-        start: (i.datums / 8) as usize,
-        exps,
-        forced_exp: s.forced_shared_exp,
-        all_zero,
-        conversion,
-        o,
-        n,
-    };
-    Some(dispatch(&job, r, i.datum_bits))
+    let job = Deferred::of(l1, s, all_zero, conversion, i, o)?;
+    Some(job.run(r, l1))
 }
 
-/// Run `job` with the row kernel its datum size and conversion call for,
-/// chosen once per instruction so that each row loop is compiled for one
-/// conversion, which the compiler can then vectorise.
-fn dispatch(job: &Job<'_>, r: &mut Registers<'_>, datum_bits: u32) -> Result<()> {
+/// An instruction that is the contiguous case ([`try_run`]), its datums not
+/// converted yet: where they are, where they go and by which row kernel,
+/// without the L1 bytes themselves, so that the job can wait while the
+/// next instructions of a run of `UNPACR`s are planned and take their
+/// datums in ([`Deferred::takes`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Deferred {
+    /// The first datum's byte in L1.
+    start: usize,
+    /// As [`Job::exps`].
+    exps: Option<usize>,
+    forced_exp: u8,
+    all_zero: bool,
+    conversion: Conversion,
+    o: OutputPlan,
+    n: u32,
+    /// Bits per datum in L1.
+    bits: u32,
+    /// The row kernel ([`kernel`]).
+    kernel: u8,
+}
+
+impl Deferred {
+    /// The job of an instruction with these plans, if it is the contiguous
+    /// case with its counters and L1.
+    pub(super) fn of(
+        l1: &[u8],
+        s: &Settings,
+        all_zero: bool,
+        conversion: Conversion,
+        i: &InputPlan,
+        o: &OutputPlan,
+    ) -> Option<Deferred> {
+        let n = i.input_datums;
+        if !(i.datums >= 0 && i.datums % 8 == 0 && datums_in_l1(l1, i) && output_fits(o, n)) {
+            return None;
+        }
+        let exps = if s.in_format.is_bfp() && !s.force_shared_exp {
+            let e = i.exponents?;
+            if !exponents_in_l1(l1, e, n) {
+                return None;
+            }
+            Some(e as usize)
+        } else {
+            None
+        };
+        if !src_rows_fit(o, n) {
+            return None;
+        }
+        Some(Deferred {
+            start: (i.datums / 8) as usize,
+            exps,
+            forced_exp: s.forced_shared_exp,
+            all_zero,
+            conversion,
+            o: *o,
+            n,
+            bits: i.datum_bits,
+            kernel: kernel(i.datum_bits, conversion, all_zero),
+        })
+    }
+
+    /// Take in the datums of the next instruction of the same word (so of
+    /// the same settings, conversion and `AllDatumsAreZero`), with plans `i`
+    /// and `o`, where they continue this job's in L1 and in the output (the
+    /// same register, bank and addressing, the first output address the
+    /// one after this job's last). Converting the two as one then writes
+    /// what converting them one after the other writes: [`Job::run`] writes
+    /// datum after datum in order, each where its output address alone puts
+    /// it, and neither can fault (a job waits only if it may,
+    /// [`Deferred::may_wait`], and the next has its conversion). `false`,
+    /// changing nothing, otherwise.
+    #[inline]
+    pub(super) fn takes(&mut self, l1: &[u8], i: &InputPlan, o: &OutputPlan) -> bool {
+        let n = i.input_datums;
+        let end_bits = (self.start + self.n as usize * self.bits as usize / 8) as i64 * 8;
+        let o_continues = *o
+            == OutputPlan {
+                out_addr: self.o.out_addr.wrapping_add(self.n),
+                ..self.o
+            };
+        // The exponents follow the datums (both start at the instruction's
+        // first datum, from bases of the settings).
+        let exponents_in_l1 = match (self.exps, i.exponents) {
+            (None, _) => true,
+            (Some(_), Some(f)) => exponents_in_l1(l1, f, n),
+            (Some(_), None) => false,
+        };
+        let takes = i.datums == end_bits
+            && o_continues
+            && exponents_in_l1
+            && datums_in_l1(l1, i)
+            && output_fits(o, n)
+            && src_rows_fit(o, n);
+        if takes {
+            debug_assert_eq!(
+                i.exponents,
+                self.exps.map(|e| (e + self.n as usize) as i64),
+                "the exponents continue with the datums"
+            );
+            // Both are inside L1 and below `u32::MAX` in the output, and the
+            // second starts where the first ends.
+            self.n += n;
+        }
+        takes
+    }
+
+    /// Convert the datums and write them, reading them from `l1` (the L1
+    /// the job was made from, unchanged since: no `UNPACR` writes L1).
+    pub(super) fn run(&self, r: &mut Registers<'_>, l1: &[u8]) -> Result<()> {
+        let job = Job {
+            l1,
+            start: self.start,
+            exps: self.exps,
+            forced_exp: self.forced_exp,
+            all_zero: self.all_zero,
+            conversion: self.conversion,
+            o: &self.o,
+            n: self.n,
+        };
+        dispatch(&job, r, self.bits, self.kernel)
+    }
+
+    /// Whether converting its datums later, after other instructions'
+    /// plans and counter steps, changes nothing: its conversion cannot
+    /// fault ([`Conversion::can_fault`]), so it writes every datum whenever
+    /// it runs.
+    pub(super) fn may_wait(&self) -> bool {
+        self.all_zero || !self.conversion.can_fault()
+    }
+}
+
+/// Whether the `input_datums` datums of `i` (a count, not the
+/// `DecompressNumDatums` marker) lie inside L1.
+#[inline(always)]
+fn datums_in_l1(l1: &[u8], i: &InputPlan) -> bool {
+    let n = i.input_datums;
+    n != 0
+        && n != u32::MAX
+        && (i.datums + n as i64 * i.datum_bits as i64 + 7) / 8 <= l1.len() as i64
+}
+
+/// Whether the exponents of `n` datums from exponent address `e`
+/// (sixteenths of a byte) lie inside L1.
+#[inline(always)]
+fn exponents_in_l1(l1: &[u8], e: i64, n: u32) -> bool {
+    e >= 0 && (e + n as i64 - 1) / 16 < l1.len() as i64
+}
+
+/// Whether `n` output addresses from `o`'s stay below `u32::MAX`.
+#[inline(always)]
+fn output_fits(o: &OutputPlan, n: u32) -> bool {
+    (o.out_addr as u64 + n as u64) < u32::MAX as u64
+}
+
+/// Whether `n` datums from `o`'s output address go where the fast path
+/// puts them: anywhere but `SrcA`; in `SrcA`, only with `SetOvrdWithAddr`,
+/// from row 4 on, and in no burst that straddles row 63.
+#[inline(always)]
+fn src_rows_fit(o: &OutputPlan, n: u32) -> bool {
+    if o.target != Target::SrcA {
+        return true;
+    }
+    let first = o.out_addr / 16;
+    let last = (o.out_addr + n - 1) / 16;
+    o.ovrd_with_addr
+        && first >= 4
+        && !may_straddle_row_63(first - 4 + o.src_row, last - 4 + o.src_row)
+}
+
+/// The row kernel for datums of `bits` bits under `conversion`.
+fn kernel(bits: u32, conversion: Conversion, all_zero: bool) -> u8 {
     use Conversion as C;
-    match (datum_bits, job.conversion) {
-        (bits, _) if job.all_zero => match bits {
-            2 => job.run::<2, ZERO>(r),
-            4 => job.run::<4, ZERO>(r),
-            8 => job.run::<8, ZERO>(r),
-            16 => job.run::<16, ZERO>(r),
-            _ => job.run::<32, ZERO>(r),
-        },
-        (16, C::Bf16 { to_dst: false }) => job.run::<16, BF16_SRC>(r),
-        (16, C::Bf16 { to_dst: true }) => job.run::<16, BF16_DST>(r),
-        (16, C::Fp16 { to_dst: false }) => job.run::<16, FP16_SRC>(r),
-        (16, C::Fp16 { to_dst: true }) => job.run::<16, FP16_DST>(r),
-        (32, C::Dst32) => job.run::<32, FP32_DST>(r),
-        (32, C::Fp32ToTf32Src) => job.run::<32, TF32_SRC>(r),
+    match (bits, conversion) {
+        _ if all_zero => ZERO,
+        (16, C::Bf16 { to_dst: false }) => BF16_SRC,
+        (16, C::Bf16 { to_dst: true }) => BF16_DST,
+        (16, C::Fp16 { to_dst: false }) => FP16_SRC,
+        (16, C::Fp16 { to_dst: true }) => FP16_DST,
+        (32, C::Dst32) => FP32_DST,
+        (32, C::Fp32ToTf32Src) => TF32_SRC,
         (
             bits,
             C::Bfp {
@@ -104,14 +228,39 @@ fn dispatch(job: &Job<'_>, r: &mut Registers<'_>, datum_bits: u32) -> Result<()>
                 width,
                 to_dst,
             },
-        ) if bits == width.datum_bits() => match (bits, to_dst) {
-            (8, false) => job.run::<8, BFP_B_SRC>(r),
-            (8, true) => job.run::<8, BFP_B_DST>(r),
-            (4, false) => job.run::<4, BFP_B_SRC>(r),
-            (4, true) => job.run::<4, BFP_B_DST>(r),
-            (_, false) => job.run::<2, BFP_B_SRC>(r),
-            (_, true) => job.run::<2, BFP_B_DST>(r),
-        },
+        ) if bits == width.datum_bits() => {
+            if to_dst {
+                BFP_B_DST
+            } else {
+                BFP_B_SRC
+            }
+        }
+        _ => APPLY,
+    }
+}
+
+/// Run `job` with row kernel `k` ([`kernel`]) for its datum size, so that
+/// each row loop is compiled for one conversion, which the compiler can
+/// then vectorise.
+fn dispatch(job: &Job<'_>, r: &mut Registers<'_>, datum_bits: u32, k: u8) -> Result<()> {
+    match (datum_bits, k) {
+        (2, ZERO) => job.run::<2, ZERO>(r),
+        (4, ZERO) => job.run::<4, ZERO>(r),
+        (8, ZERO) => job.run::<8, ZERO>(r),
+        (16, ZERO) => job.run::<16, ZERO>(r),
+        (_, ZERO) => job.run::<32, ZERO>(r),
+        (_, BF16_SRC) => job.run::<16, BF16_SRC>(r),
+        (_, BF16_DST) => job.run::<16, BF16_DST>(r),
+        (_, FP16_SRC) => job.run::<16, FP16_SRC>(r),
+        (_, FP16_DST) => job.run::<16, FP16_DST>(r),
+        (_, FP32_DST) => job.run::<32, FP32_DST>(r),
+        (_, TF32_SRC) => job.run::<32, TF32_SRC>(r),
+        (8, BFP_B_SRC) => job.run::<8, BFP_B_SRC>(r),
+        (4, BFP_B_SRC) => job.run::<4, BFP_B_SRC>(r),
+        (_, BFP_B_SRC) => job.run::<2, BFP_B_SRC>(r),
+        (8, BFP_B_DST) => job.run::<8, BFP_B_DST>(r),
+        (4, BFP_B_DST) => job.run::<4, BFP_B_DST>(r),
+        (_, BFP_B_DST) => job.run::<2, BFP_B_DST>(r),
         (2, _) => job.run::<2, APPLY>(r),
         (4, _) => job.run::<4, APPLY>(r),
         (8, _) => job.run::<8, APPLY>(r),

@@ -142,6 +142,13 @@ impl Kept {
         m.config.has_stamp(&self.stamps.0) && m.thread_config.has_stamp(&self.stamps.1)
     }
 
+    /// Whether it was reached from an instruction word that finds it again
+    /// ([`Kept::reached_from`]): its selection does not move with the
+    /// context counter.
+    pub fn found_by_word(&self) -> bool {
+        self.word.is_some()
+    }
+
     /// Say that the operands were decoded from `word`; ignored where the
     /// selection also follows the context counter.
     pub fn reached_from(&mut self, word: u32) {

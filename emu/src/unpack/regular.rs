@@ -3,6 +3,7 @@
 //! (`UNPACR_Regular.md`, functional model).
 
 use super::context::{self, Selection};
+use super::contiguous::Deferred;
 use super::descriptor::Settings;
 use super::handshake;
 use super::input::{self, InputCounters, InputStream};
@@ -92,18 +93,30 @@ impl UnpacrOp {
 /// Execute one `UNPACR` for `thread`. Returns [`Issue::Wait`], changing
 /// nothing, while the bank it must write belongs to the matrix unit.
 pub fn unpacr(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
-    execute(m, thread, UnpacrOp::decode(i)?, None, true)
+    execute(m, thread, UnpacrOp::decode(i)?, true)
 }
 
 /// [`unpacr`] for instruction word `word`: a word issued again under the
 /// same configuration executes with the preparation it had, not decoded
 /// again ([`PreparedCache::take_word`]).
 pub fn unpacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<Issue> {
+    let kept = prepared_word(m, thread, word)?;
+    execute_kept(m, thread, kept, true)
+}
+
+/// The preparation of instruction word `word` issued by `thread`: the one
+/// its unpacker keeps for it ([`PreparedCache::take_word`]), or one made
+/// afresh, with the faults of decoding, selecting and preparing in that
+/// order. Hand it back to its unpacker's cache after use.
+fn prepared_word(m: &mut Machine, thread: usize, word: u32) -> Result<Box<Kept>> {
     if let Some(kept) = PreparedCache::take_word(m, thread, word) {
-        return execute_kept(m, thread, kept, true);
+        return Ok(kept);
     }
     let op = UnpacrOp::decode(&Unpacr::from_word(m.arch(), word))?;
-    execute(m, thread, op, Some(word), true)
+    let sel = context::select(m, thread, &op)?;
+    let mut kept = PreparedCache::take(m, thread, &op, &sel)?;
+    kept.reached_from(word);
+    Ok(kept)
 }
 
 /// Execute consecutive `UNPACR` words of `thread` as that many
@@ -114,7 +127,9 @@ pub fn unpacr_word(m: &mut Machine, thread: usize, word: u32) -> Result<Issue> {
 /// A word repeated (an LLK program issues one `UNPACR` word per face)
 /// keeps its preparation in hand from one issue to the next: an `UNPACR`
 /// stores to neither Config nor ThreadConfig, so [`PreparedCache::take_word`]
-/// would hand the same preparation back each time.
+/// would hand the same preparation back each time. Without an observer, the
+/// contiguous jobs of such a run that continue one another are converted
+/// as one ([`Run`]).
 pub fn unpacr_words(
     m: &mut Machine,
     thread: usize,
@@ -123,18 +138,29 @@ pub fn unpacr_words(
     let mut done = 0;
     let mut words = words.into_iter().peekable();
     while let Some(word) = words.next() {
-        let Some(kept) = PreparedCache::take_word(m, thread, word) else {
-            match unpacr_word(m, thread, word) {
+        let kept = match prepared_word(m, thread, word) {
+            Ok(kept) => kept,
+            Err(f) => return (done, Err(f)),
+        };
+        if !kept.found_by_word() {
+            // Its selection moves with the context counter: one at a time.
+            match execute_kept(m, thread, kept, true) {
                 Ok(Issue::Done) => done += 1,
                 Ok(Issue::Wait) => break,
                 Err(f) => return (done, Err(f)),
             }
             continue;
-        };
+        }
         let (op, sel) = (*kept.op(), *kept.selection());
+        let mut run = Run { waiting: None };
         let outcome = loop {
             debug_assert!(kept.holds_on(m), "an UNPACR stored to the configuration");
-            match execute_prepared(m, thread, op, &sel, &kept.prepared, true) {
+            let issue = if m.observer.is_none() {
+                run.execute(m, thread, op, &sel, &kept.prepared)
+            } else {
+                execute_prepared(m, thread, op, &sel, &kept.prepared, true)
+            };
+            match issue {
                 Ok(Issue::Done) => done += 1,
                 Ok(Issue::Wait) => break Ok(false),
                 Err(f) => break Err(f),
@@ -143,6 +169,7 @@ pub fn unpacr_words(
                 break Ok(true);
             }
         };
+        run.finish(m);
         m.unpackers.prepared[op.unpacker & 1].keep(kept);
         match outcome {
             Ok(true) => {}
@@ -153,25 +180,93 @@ pub fn unpacr_words(
     (done, Ok(()))
 }
 
+/// Consecutive `UNPACR`s of one word, with the conversion of the last
+/// contiguous job held back until the next instruction's job is known:
+/// where that continues it ([`Deferred::takes`]), the two are converted as
+/// one. A job waits only if converting it later changes nothing
+/// ([`Deferred::may_wait`]): its conversion cannot fault, and nothing in
+/// between reads what it writes (an `UNPACR`'s plan reads counters,
+/// handshake state and L1, and its counter steps and bank hand-over write
+/// none of the registers). An instruction that converts in the general loop
+/// does so after the waiting job is converted, as it would have; one that
+/// waits for a bank or faults leaves the waiting job to
+/// [`Run::finish`], which ends every run.
+struct Run {
+    waiting: Option<Deferred>,
+}
+
+impl Run {
+    /// [`execute_prepared`] for an instruction of the run, without an
+    /// observer.
+    #[inline(always)]
+    fn execute(
+        &mut self,
+        m: &mut Machine,
+        thread: usize,
+        op: UnpacrOp,
+        sel: &Selection,
+        prep: &Prepared,
+    ) -> Result<Issue> {
+        let s = &prep.settings;
+        let Some((in_plan, out_plan)) = plan(m, thread, &op, sel, prep)? else {
+            return Ok(Issue::Wait);
+        };
+        let l1 = m.l1.bytes();
+        let taken = prep.contiguous
+            && (self.waiting.as_mut()).is_some_and(|w| w.takes(l1, &in_plan, &out_plan));
+        if !taken {
+            let job = prep
+                .contiguous
+                .then(|| Deferred::of(l1, s, op.all_zero, prep.conversion, &in_plan, &out_plan))
+                .flatten()
+                .filter(Deferred::may_wait);
+            self.finish(m);
+            match job {
+                Some(job) => self.waiting = Some(job),
+                None => main_loop(
+                    m,
+                    &op,
+                    s,
+                    prep.conversion,
+                    in_plan,
+                    out_plan,
+                    prep.contiguous,
+                )?,
+            }
+        }
+        update_counters(m, thread, prep.unit, &op, sel, s)?;
+        Ok(Issue::Done)
+    }
+
+    /// Convert the waiting job, if any.
+    fn finish(&mut self, m: &mut Machine) {
+        let Some(job) = self.waiting.take() else {
+            return;
+        };
+        let Machine {
+            l1,
+            srca,
+            srcb,
+            dst,
+            ..
+        } = m;
+        let mut regs = Registers { srca, srcb, dst };
+        let converted = job.run(&mut regs, l1.bytes());
+        // `Deferred::may_wait`: the kernels that wait cannot fault.
+        debug_assert!(converted.is_ok(), "{converted:?}");
+    }
+}
+
 /// [`unpacr`] without the contiguous fast path (`unpack/contiguous.rs`):
 /// every datum goes through the functional model's loop. This is the
 /// definition the fast path is tested against.
 pub fn unpacr_general(m: &mut Machine, thread: usize, i: &Unpacr) -> Result<Issue> {
-    execute(m, thread, UnpacrOp::decode(i)?, None, false)
+    execute(m, thread, UnpacrOp::decode(i)?, false)
 }
 
-fn execute(
-    m: &mut Machine,
-    thread: usize,
-    op: UnpacrOp,
-    word: Option<u32>,
-    fast: bool,
-) -> Result<Issue> {
+fn execute(m: &mut Machine, thread: usize, op: UnpacrOp, fast: bool) -> Result<Issue> {
     let sel = context::select(m, thread, &op)?;
-    let mut kept = PreparedCache::take(m, thread, &op, &sel)?;
-    if let Some(word) = word {
-        kept.reached_from(word);
-    }
+    let kept = PreparedCache::take(m, thread, &op, &sel)?;
     execute_kept(m, thread, kept, fast)
 }
 
@@ -195,6 +290,50 @@ fn execute_prepared(
     prep: &Prepared,
     fast: bool,
 ) -> Result<Issue> {
+    let s = &prep.settings;
+    let Some((in_plan, out_plan)) = plan(m, thread, &op, sel, prep)? else {
+        return Ok(Issue::Wait);
+    };
+    let fast = fast && m.observer.is_none();
+    if let Some(o) = m.observer.as_deref_mut() {
+        o.unpack_plans.push(UnpackPlan {
+            instruction: m.issued,
+            unpacker: op.unpacker as u8,
+            in_format: s.in_format,
+            out_format: s.out_format,
+            first_datum_bit: in_plan.datums,
+            exponent_byte: in_plan.exponents.map(|e| e.div_euclid(16)),
+            zero_runs_bit: in_plan.deltas,
+            input_datums: in_plan.input_datums,
+            drop: in_plan.drop,
+            out_addr: out_plan.out_addr,
+            upsample_zeroes: out_plan.upsample_zeroes,
+            interleave: out_plan.interleave,
+            col_shift: out_plan.col_shift,
+            transpose: out_plan.transpose,
+            tileize: s.tileize,
+            src_row: out_plan.src_row,
+            bank: out_plan.bank as u8,
+        });
+    }
+    let contiguous = fast && prep.contiguous;
+    main_loop(m, &op, s, prep.conversion, in_plan, out_plan, contiguous)?;
+    update_counters(m, thread, prep.unit, &op, sel, s)?;
+    Ok(Issue::Done)
+}
+
+/// The input and output plans of a prepared instruction from the counters,
+/// with the modes they must not combine checked; `None`, changing nothing,
+/// where it moves data while the bank it must write belongs to the matrix
+/// unit.
+#[inline(always)]
+fn plan(
+    m: &Machine,
+    thread: usize,
+    op: &UnpacrOp,
+    sel: &Selection,
+    prep: &Prepared,
+) -> Result<Option<(input::InputPlan, output::OutputPlan)>> {
     let s = &prep.settings;
     let unit = prep.unit;
     let (Some([xy0, xy1]), Some([zw0, out1])) =
@@ -228,37 +367,11 @@ fn execute_prepared(
         prep.dst_addressing,
     )?;
     check_modes(s, &in_plan, &out_plan)?;
-
     let moves_data = in_plan.input_datums != 0 && in_plan.decompress_datums != 0;
     if moves_data && !handshake::may_write(m, op.unpacker) {
-        return Ok(Issue::Wait);
+        return Ok(None);
     }
-    let fast = fast && m.observer.is_none();
-    if let Some(o) = m.observer.as_deref_mut() {
-        o.unpack_plans.push(UnpackPlan {
-            instruction: m.issued,
-            unpacker: op.unpacker as u8,
-            in_format: s.in_format,
-            out_format: s.out_format,
-            first_datum_bit: in_plan.datums,
-            exponent_byte: in_plan.exponents.map(|e| e.div_euclid(16)),
-            zero_runs_bit: in_plan.deltas,
-            input_datums: in_plan.input_datums,
-            drop: in_plan.drop,
-            out_addr: out_plan.out_addr,
-            upsample_zeroes: out_plan.upsample_zeroes,
-            interleave: out_plan.interleave,
-            col_shift: out_plan.col_shift,
-            transpose: out_plan.transpose,
-            tileize: s.tileize,
-            src_row: out_plan.src_row,
-            bank: out_plan.bank as u8,
-        });
-    }
-    let contiguous = fast && prep.contiguous;
-    main_loop(m, &op, s, prep.conversion, in_plan, out_plan, contiguous)?;
-    update_counters(m, thread, unit, &op, sel, s)?;
-    Ok(Issue::Done)
+    Ok(Some((in_plan, out_plan)))
 }
 
 /// The mode combinations `UNPACR_Regular.md` makes undefined ("Check that

@@ -123,14 +123,14 @@ impl Deferred {
             };
         // The exponents follow the datums (both start at the instruction's
         // first datum, from bases of the settings).
-        let exponents_in_l1 = match (self.exps, i.exponents) {
+        let exps_inside = match (self.exps, i.exponents) {
             (None, _) => true,
             (Some(_), Some(f)) => exponents_in_l1(l1, f, n),
             (Some(_), None) => false,
         };
         let takes = i.datums == end_bits
             && o_continues
-            && exponents_in_l1
+            && exps_inside
             && datums_in_l1(l1, i)
             && output_fits(o, n)
             && src_rows_fit(o, n);

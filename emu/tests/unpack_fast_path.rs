@@ -555,7 +555,7 @@ fn with_unpacrs(
 /// second face (a conversion that faults, so its job never waits).
 #[test]
 fn unpacr_runs_convert_together_only_what_continues() {
-    use tensix_emu::FaultKind;
+    use tensix_emu::FaultKind::UndefinedBehavior;
     let mut seen = Endings::default();
     // Each conversion with the targets it may write: (unpacker, to Dst).
     type Targets<'a> = &'a [(usize, bool)];
@@ -571,29 +571,21 @@ fn unpacr_runs_convert_together_only_what_continues() {
     for arch in Arch::ALL {
         for (n, (input, output, targets)) in cases.into_iter().enumerate() {
             for &(unpacker, to_dst) in targets {
-                let mut seed = n as u64 * 31 + unpacker as u64 * 7 + to_dst as u64;
-                let j = TileUnpack {
+                let job = TileUnpack {
                     unpacker,
                     in_format: input,
                     out_format: output,
                     to_dst,
-                    l1_addr: 0x1_0000,
-                    faces: 4,
-                    face_rows: 16,
-                    set_dvalid: false,
-                    dst_row: 0,
+                    ..FACES
                 };
-                let mut m = Machine::new(arch);
-                let window: Vec<u8> = (0..0x2000).map(|_| splitmix(&mut seed) as u8).collect();
-                m.write_l1(0x1_0000, &window).unwrap();
-                j.configure(&mut m).unwrap();
-                let p = j.program(arch).unwrap();
+                let seed = n as u64 * 31 + unpacker as u64 * 7 + to_dst as u64;
+                let (m, p) = tile_case(arch, &job, FACES.l1_addr, &noise(seed, 0x2000));
                 let what = |case: &str| {
                     format!("{arch} {input:?} -> {output:?} unpacker {unpacker} to_dst {to_dst}: {case}")
                 };
-                let stop = runs_agree(&m, &p, &what("faces that continue"));
-                assert_eq!(stop, Stop::Completed, "{}", what("faces that continue"));
-                seen.count(&stop);
+                seen.expect(&m, &p, &what("faces that continue"), |s| {
+                    *s == Stop::Completed
+                });
                 // AddrMode: channel 0 (input) Z steps by 1, channel 1
                 // (output) Z does not; then the other way round.
                 for (mode, case) in [
@@ -601,19 +593,14 @@ fn unpacr_runs_convert_together_only_what_continues() {
                     (0b0001_0000, "input re-read"),
                 ] {
                     let q = with_unpacrs(arch, &p, |i| i.addr_mode = mode);
-                    seen.count(&runs_agree(&m, &q, &what(case)));
+                    seen.expect(&m, &q, &what(case), |_| true);
                 }
                 if !to_dst {
-                    let q = with_unpacrs(arch, &p, |i| i.set_dat_valid = 1);
-                    let stop = runs_agree(&m, &q, &what("every word flips its bank"));
                     // SETADCXY, SETADCZW, SETADCXX, then the third UNPACR.
-                    assert_eq!(
-                        stop,
-                        Stop::Waited(5),
-                        "{}",
-                        what("every word flips its bank")
-                    );
-                    seen.count(&stop);
+                    let q = with_unpacrs(arch, &p, |i| i.set_dat_valid = 1);
+                    seen.expect(&m, &q, &what("every word flips its bank"), |s| {
+                        *s == Stop::Waited(5)
+                    });
                 }
                 if output.datum_bits() >= 16 {
                     let mut bad = m.clone();
@@ -624,14 +611,9 @@ fn unpacr_runs_convert_together_only_what_continues() {
                     };
                     let stride = bad.config.get(0, zstride);
                     assert!(bad.config.set(0, zstride, stride + 1));
-                    let stop = runs_agree(&bad, &p, &what("second face misaligned"));
-                    assert_eq!(
-                        stop,
-                        Stop::Faulted(4, FaultKind::UndefinedBehavior),
-                        "{}",
-                        what("second face misaligned")
-                    );
-                    seen.count(&stop);
+                    seen.expect(&bad, &p, &what("second face misaligned"), |s| {
+                        *s == Stop::Faulted(4, UndefinedBehavior)
+                    });
                 }
             }
         }
@@ -639,94 +621,46 @@ fn unpacr_runs_convert_together_only_what_continues() {
         // face starts at row 60 and passes row 63, which no job may take
         // in (its bursts are not modelled), after five that continue one
         // another.
-        let j = TileUnpack {
-            unpacker: 0,
-            in_format: F::Float16B,
-            out_format: F::Float16B,
-            to_dst: false,
-            l1_addr: 0x1_0000,
-            faces: 4,
+        let twelve = TileUnpack {
             face_rows: 12,
-            set_dvalid: false,
-            dst_row: 0,
+            ..FACES
         };
-        let mut m = Machine::new(arch);
-        let mut seed = 7;
-        let window: Vec<u8> = (0..0x2000).map(|_| splitmix(&mut seed) as u8).collect();
-        m.write_l1(0x1_0000, &window).unwrap();
-        j.configure(&mut m).unwrap();
-        let mut p = j.program(arch).unwrap();
+        let (m, mut p) = tile_case(arch, &twelve, FACES.l1_addr, &noise(7, 0x2000));
         let word = *p.steps.last().unwrap();
         p.steps.extend([word, word]);
-        let stop = runs_agree(&m, &p, &format!("{arch} six faces past row 63"));
-        assert!(
-            matches!(stop, Stop::Faulted(8, _)),
-            "{arch} six faces: {stop:?}"
-        );
-        seen.count(&stop);
+        let what = format!("{arch} six faces past row 63");
+        seen.expect(&m, &p, &what, |s| matches!(s, Stop::Faulted(8, _)));
         // The second face's datums run out of L1 half way, with the output
         // rewritten (AddrMode: channel 1 Z does not step): the general loop
         // writes the datums before the fault over the first face's job,
-        // which must have been written first.
-        let top = m.l1.len() as u32;
-        let j = TileUnpack {
+        // which must have been written first. Then the same with the output
+        // moving on too: the second face continues the first everywhere but
+        // runs out of L1, so no job takes it in.
+        let top = Machine::new(arch).l1.len() as u32;
+        let high = TileUnpack {
             l1_addr: top - 768,
-            face_rows: 16,
-            ..j
+            ..FACES
         };
-        let mut m = Machine::new(arch);
-        let window: Vec<u8> = (0..768).map(|_| splitmix(&mut seed) as u8).collect();
-        m.write_l1(top - 768, &window).unwrap();
-        j.configure(&mut m).unwrap();
-        let p = with_unpacrs(arch, &j.program(arch).unwrap(), |i| {
-            i.addr_mode = 0b0000_0001
-        });
-        let stop = runs_agree(&m, &p, &format!("{arch} second face out of L1"));
-        assert!(
-            matches!(stop, Stop::Faulted(4, _)),
-            "{arch} out of L1: {stop:?}"
-        );
-        seen.count(&stop);
-        // The same with the output moving on too: the second face
-        // continues the first everywhere but runs out of L1, so no job
-        // takes it in.
-        let p = j.program(arch).unwrap();
-        let stop = runs_agree(&m, &p, &format!("{arch} continuing out of L1"));
-        assert!(
-            matches!(stop, Stop::Faulted(4, _)),
-            "{arch} continuing out of L1: {stop:?}"
-        );
-        seen.count(&stop);
+        let (m, p) = tile_case(arch, &high, top - 768, &noise(8, 768));
+        let rewritten = with_unpacrs(arch, &p, |i| i.addr_mode = 0b0000_0001);
+        for (q, case) in [(&rewritten, "rewritten"), (&p, "continuing")] {
+            let what = format!("{arch} second face out of L1, output {case}");
+            seen.expect(&m, q, &what, |s| matches!(s, Stop::Faulted(4, _)));
+        }
         // BFP8a into SrcA: the first face's exponents in range, the
         // second's zero, so that its small datums leave the 5-bit range.
-        let j = TileUnpack {
-            unpacker: 0,
+        let bfp8a = TileUnpack {
             in_format: F::Bfp8A,
             out_format: F::Bfp8A,
-            to_dst: false,
-            l1_addr: 0x1_0000,
-            faces: 4,
-            face_rows: 16,
-            set_dvalid: false,
-            dst_row: 0,
+            ..FACES
         };
-        let mut m = Machine::new(arch);
-        let mut seed = 99;
-        let mut window: Vec<u8> = (0..0x1000)
-            .map(|_| splitmix(&mut seed) as u8 & 0x83)
-            .collect();
-        for (k, e) in window[..64].iter_mut().enumerate() {
+        let mut bytes: Vec<u8> = noise(99, 0x1000).iter().map(|b| b & 0x83).collect();
+        for (k, e) in bytes[..64].iter_mut().enumerate() {
             *e = if (16..32).contains(&k) { 0 } else { 15 };
         }
-        m.write_l1(0x1_0000, &window).unwrap();
-        j.configure(&mut m).unwrap();
-        let p = j.program(arch).unwrap();
-        let stop = runs_agree(&m, &p, &format!("{arch} BFP8a, second face out of range"));
-        assert!(
-            matches!(stop, Stop::Faulted(4, _)),
-            "{arch} BFP8a: {stop:?}"
-        );
-        seen.count(&stop);
+        let (m, p) = tile_case(arch, &bfp8a, FACES.l1_addr, &bytes);
+        let what = format!("{arch} BFP8a, second face out of range");
+        seen.expect(&m, &p, &what, |s| matches!(s, Stop::Faulted(4, _)));
     }
     // Every case above ran, ending as it must.
     assert_eq!(
@@ -734,6 +668,33 @@ fn unpacr_runs_convert_together_only_what_continues() {
         (2 * 15 * 3, 2 * 10, 2 * 10),
         "{seen:?}"
     );
+}
+
+/// Four 16-row faces of BF16 from L1 byte `0x1_0000` into `SrcA`.
+const FACES: TileUnpack = TileUnpack {
+    unpacker: 0,
+    in_format: F::Float16B,
+    out_format: F::Float16B,
+    to_dst: false,
+    l1_addr: 0x1_0000,
+    faces: 4,
+    face_rows: 16,
+    set_dvalid: false,
+    dst_row: 0,
+};
+
+/// A machine with `bytes` in L1 at `at`, set up for `job`, and the job's
+/// program.
+fn tile_case(arch: Arch, job: &TileUnpack, at: u32, bytes: &[u8]) -> (Machine, ThreadProgram) {
+    let mut m = Machine::new(arch);
+    m.write_l1(at, bytes).unwrap();
+    job.configure(&mut m).unwrap();
+    (m, job.program(arch).unwrap())
+}
+
+/// `len` bytes drawn from `seed`.
+fn noise(mut seed: u64, len: usize) -> Vec<u8> {
+    (0..len).map(|_| splitmix(&mut seed) as u8).collect()
 }
 
 /// How many runs ended each way.
@@ -745,6 +706,13 @@ struct Endings {
 }
 
 impl Endings {
+    /// [`runs_agree`] on `m` and `p`, whose ending `want` must accept.
+    fn expect(&mut self, m: &Machine, p: &ThreadProgram, what: &str, want: impl Fn(&Stop) -> bool) {
+        let stop = runs_agree(m, p, what);
+        assert!(want(&stop), "{what}: {stop:?}");
+        self.count(&stop);
+    }
+
     fn count(&mut self, stop: &Stop) {
         match stop {
             Stop::Completed => self.completed += 1,

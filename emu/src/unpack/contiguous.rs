@@ -22,26 +22,8 @@ use crate::format::unpack::Conversion;
 use crate::state::dst::{adj16, adj32, Dst, DstAddressing};
 use std::iter::repeat_n;
 
-/// Run the main loop if this instruction, whose settings allow the
-/// contiguous case ([`Prepared::contiguous`](super::prepared::Prepared):
-/// one uncompressed stream of whole rows in a size the kernels read, no
-/// FIFO wrap, one output position per datum), is that case with its
-/// counters and L1; `None` (having done nothing) otherwise.
-pub(super) fn try_run(
-    r: &mut Registers<'_>,
-    l1: &[u8],
-    s: &Settings,
-    all_zero: bool,
-    conversion: Conversion,
-    i: &InputPlan,
-    o: &OutputPlan,
-) -> Option<Result<()>> {
-    let job = Deferred::of(l1, s, all_zero, conversion, i, o)?;
-    Some(job.run(r, l1))
-}
-
-/// An instruction that is the contiguous case ([`try_run`]), its datums not
-/// converted yet: where they are, where they go and by which row kernel,
+/// An instruction that is the contiguous case, its datums not converted
+/// yet: where they are, where they go and by which row kernel,
 /// without the L1 bytes themselves, so that the job can wait while the
 /// next instructions of a run of `UNPACR`s are planned and take their
 /// datums in ([`Deferred::takes`]).
@@ -63,8 +45,12 @@ pub(super) struct Deferred {
 }
 
 impl Deferred {
-    /// The job of an instruction with these plans, if it is the contiguous
-    /// case with its counters and L1.
+    /// The job of an instruction with these plans whose settings allow the
+    /// contiguous case ([`Prepared::contiguous`](super::prepared::Prepared):
+    /// one uncompressed stream of whole rows in a size the kernels read, no
+    /// FIFO wrap, one output position per datum), if it is that case with
+    /// its counters and L1: its datums (and their exponents) lie inside L1,
+    /// and its outputs go where the fast path puts them.
     pub(super) fn of(
         l1: &[u8],
         s: &Settings,
@@ -449,7 +435,7 @@ impl Job<'_> {
     fn group_exponents(&self, k: usize, rows: usize) -> Option<GroupExponents<'_>> {
         Some(match self.exps {
             None => GroupExponents::Forced(self.forced_exp),
-            // Inside L1: `try_run` checked the exponents of every datum.
+            // Inside L1: `Deferred::of` checked the exponents of every datum.
             Some(e) if (e + k).is_multiple_of(16) => {
                 GroupExponents::Section(self.l1.get((e + k) / 16..(e + k) / 16 + rows)?)
             }
@@ -904,7 +890,7 @@ fn store(r: &mut Registers<'_>, o: &OutputPlan, addr: u32, value: u32) {
 /// `addr` on, as far as the bank's last row (the next ones wrap to its
 /// first); `None` for `Dst`. The fast path's one account of where a datum
 /// lands in a `Src` register: `SetOvrdWithAddr` for `SrcA` (row 4 is the
-/// first), and no burst that straddles row 63 (`try_run` declines those).
+/// first), and no burst that straddles row 63 (`Deferred::of` declines those).
 #[inline(always)]
 fn src_rows<'r>(
     r: &'r mut Registers<'_>,

@@ -417,18 +417,11 @@ fn main_loop(
     } = m;
     let l1 = l1.bytes();
     let mut regs = Registers { srca, srcb, dst };
+    // The contiguous path first, where the settings allow it and this
+    // instruction, with its counters and L1, is that case.
     if contiguous {
-        let done = super::contiguous::try_run(
-            &mut regs,
-            l1,
-            s,
-            op.all_zero,
-            conversion,
-            &in_plan,
-            &out_plan,
-        );
-        if let Some(result) = done {
-            return result;
+        if let Some(job) = Deferred::of(l1, s, op.all_zero, conversion, &in_plan, &out_plan) {
+            return job.run(&mut regs, l1);
         }
     }
     let mut input = InputStream::new(in_plan, s);

@@ -31,7 +31,8 @@ use std::iter::repeat_n;
 pub(super) struct Deferred {
     /// The first datum's byte in L1.
     start: usize,
-    /// As [`Job::exps`].
+    /// The exponent section as `16 × byte address + first datum index`
+    /// (datum `k`'s exponent is byte `(exps + k) / 16`), for BFP input.
     exps: Option<usize>,
     forced_exp: u8,
     all_zero: bool,
@@ -98,7 +99,7 @@ impl Deferred {
     /// it, and neither can fault (a job waits only if it may,
     /// [`Deferred::may_wait`], and the next has its conversion). `false`,
     /// changing nothing, otherwise.
-    #[inline]
+    #[inline(always)]
     pub(super) fn takes(&mut self, l1: &[u8], i: &InputPlan, o: &OutputPlan) -> bool {
         let n = i.input_datums;
         let end_bits = (self.start + self.n as usize * self.bits as usize / 8) as i64 * 8;
@@ -109,11 +110,8 @@ impl Deferred {
             };
         // The exponents follow the datums (both start at the instruction's
         // first datum, from bases of the settings).
-        let exps_inside = match (self.exps, i.exponents) {
-            (None, _) => true,
-            (Some(_), Some(f)) => exponents_in_l1(l1, f, n),
-            (Some(_), None) => false,
-        };
+        let exps_inside =
+            self.exps.is_none() || i.exponents.is_some_and(|f| exponents_in_l1(l1, f, n));
         let takes = i.datums == end_bits
             && o_continues
             && exps_inside
@@ -136,17 +134,7 @@ impl Deferred {
     /// Convert the datums and write them, reading them from `l1` (the L1
     /// the job was made from, unchanged since: no `UNPACR` writes L1).
     pub(super) fn run(&self, r: &mut Registers<'_>, l1: &[u8]) -> Result<()> {
-        let job = Job {
-            l1,
-            start: self.start,
-            exps: self.exps,
-            forced_exp: self.forced_exp,
-            all_zero: self.all_zero,
-            conversion: self.conversion,
-            o: &self.o,
-            n: self.n,
-        };
-        dispatch(&job, r, self.bits, self.kernel)
+        dispatch(&Job { l1, d: self }, r)
     }
 
     /// Whether converting its datums later, after other instructions'
@@ -225,11 +213,11 @@ fn kernel(bits: u32, conversion: Conversion, all_zero: bool) -> u8 {
     }
 }
 
-/// Run `job` with row kernel `k` ([`kernel`]) for its datum size, so that
+/// Run `job` with its row kernel ([`kernel`]) for its datum size, so that
 /// each row loop is compiled for one conversion, which the compiler can
 /// then vectorise.
-fn dispatch(job: &Job<'_>, r: &mut Registers<'_>, datum_bits: u32, k: u8) -> Result<()> {
-    match (datum_bits, k) {
+fn dispatch(job: &Job<'_>, r: &mut Registers<'_>) -> Result<()> {
+    match (job.d.bits, job.d.kernel) {
         (2, ZERO) => job.run::<2, ZERO>(r),
         (4, ZERO) => job.run::<4, ZERO>(r),
         (8, ZERO) => job.run::<8, ZERO>(r),
@@ -277,18 +265,10 @@ const BFP_B_DST: u8 = 8;
 /// Any other conversion, datum by datum through [`Conversion::apply`].
 const APPLY: u8 = 9;
 
-/// One eligible instruction's datums: `n` of them from byte `start` of `l1`.
+/// A [`Deferred`] job with the L1 it reads: `n` datums from byte `start`.
 struct Job<'a> {
     l1: &'a [u8],
-    start: usize,
-    /// The exponent section as `16 × byte address + first datum index`
-    /// (datum `k`'s exponent is byte `(exps + k) / 16`), for BFP input.
-    exps: Option<usize>,
-    forced_exp: u8,
-    all_zero: bool,
-    conversion: Conversion,
-    o: &'a OutputPlan,
-    n: u32,
+    d: &'a Deferred,
 }
 
 /// Where rows that are each one BFP group take their shared exponents
@@ -306,20 +286,20 @@ impl Job<'_> {
     /// start on a byte of L1, then the rest one at a time.
     #[inline(always)]
     fn run<const BITS: usize, const K: u8>(&self, r: &mut Registers<'_>) -> Result<()> {
-        let n = self.n as usize;
+        let n = self.d.n as usize;
         let mut k = 0;
-        while k < n && !(self.o.out_addr as usize + k).is_multiple_of(16) {
+        while k < n && !(self.d.o.out_addr as usize + k).is_multiple_of(16) {
             self.one::<BITS>(r, k)?;
             k += 1;
         }
         // A row of 2- or 4-bit datums must start on a byte; otherwise every
         // datum goes alone.
         while k + 16 <= n && (k * BITS).is_multiple_of(8) {
-            let addr = self.o.out_addr + k as u32;
+            let addr = self.d.o.out_addr + k as u32;
             let rows = (n - k) / 16;
             // Into `SrcA`/`SrcB` in place, up to the bank's last row; into
             // `Dst` a row at a time.
-            let (want, done) = match src_rows(r, self.o, addr, rows) {
+            let (want, done) = match src_rows(r, &self.d.o, addr, rows) {
                 Some(bank_rows) => {
                     let want = bank_rows.len();
                     (
@@ -327,7 +307,7 @@ impl Job<'_> {
                         self.convert_rows::<BITS, K, _>(k, want, &mut InPlace(bank_rows)),
                     )
                 }
-                None if dst_row_kernel(K, self.o.target) => {
+                None if dst_row_kernel(K, self.d.o.target) => {
                     self.convert_dst_rows::<BITS, K>(k, rows, r.dst);
                     (rows, rows)
                 }
@@ -336,7 +316,7 @@ impl Job<'_> {
                     self.convert_rows::<BITS, K, _>(
                         k,
                         rows,
-                        &mut DstRows::new(r.dst, self.o, addr),
+                        &mut DstRows::new(r.dst, &self.d.o, addr),
                     ),
                 ),
             };
@@ -412,7 +392,7 @@ impl Job<'_> {
         rows: usize,
         out: &mut R,
     ) -> usize {
-        let at = self.start + k * BITS / 8;
+        let at = self.d.start + k * BITS / 8;
         let input = &self.l1[at..at + rows * 2 * BITS];
         if K == BFP_B_SRC {
             if let Some(done) = self.bfp_groups_to_src::<BITS, R>(k, input, out) {
@@ -433,8 +413,8 @@ impl Job<'_> {
     /// forced); `None` for rows that straddle groups.
     #[inline(always)]
     fn group_exponents(&self, k: usize, rows: usize) -> Option<GroupExponents<'_>> {
-        Some(match self.exps {
-            None => GroupExponents::Forced(self.forced_exp),
+        Some(match self.d.exps {
+            None => GroupExponents::Forced(self.d.forced_exp),
             // Inside L1: `Deferred::of` checked the exponents of every datum.
             Some(e) if (e + k).is_multiple_of(16) => {
                 GroupExponents::Section(self.l1.get((e + k) / 16..(e + k) / 16 + rows)?)
@@ -498,7 +478,7 @@ impl Job<'_> {
         } else {
             [0; 16]
         };
-        convert_datums::<BITS, K>(self.conversion, &raw_row::<BITS>(bytes), &exps, out)
+        convert_datums::<BITS, K>(self.d.conversion, &raw_row::<BITS>(bytes), &exps, out)
     }
 
     /// [`Self::convert_rows`] for the kernels whose values are `Dst16b`
@@ -558,7 +538,7 @@ impl Job<'_> {
         rows: usize,
         dst: &mut Dst,
     ) {
-        let o = self.o;
+        let o = &self.d.o;
         let (a, ovrd, wide) = (
             o.dst_addressing,
             o.ovrd_with_addr,
@@ -588,8 +568,8 @@ impl Job<'_> {
         ovrd_with_addr: bool,
     ) {
         let (plain, wrap) = (DstAddressing::default(), row_wrap(ovrd_with_addr));
-        let first = (self.o.out_addr + k as u32) / 16;
-        let at = self.start + k * BITS / 8;
+        let first = (self.d.o.out_addr + k as u32) / 16;
+        let at = self.d.start + k * BITS / 8;
         let input = &self.l1[at..at + rows * 2 * BITS];
         let mut j = 0;
         while j < rows {
@@ -617,8 +597,8 @@ impl Job<'_> {
         dst: &mut Dst,
         map: impl Fn(u32) -> usize,
     ) {
-        let first = (self.o.out_addr + k as u32) / 16;
-        let at = self.start + k * BITS / 8;
+        let first = (self.d.o.out_addr + k as u32) / 16;
+        let at = self.d.start + k * BITS / 8;
         let input = &self.l1[at..at + rows * 2 * BITS];
         for (j, bytes) in input.chunks_exact(2 * BITS).enumerate() {
             let s = map(first + j as u32);
@@ -703,7 +683,7 @@ impl Job<'_> {
     #[inline(always)]
     fn datum<const BITS: usize>(&self, k: usize) -> u32 {
         let l1 = self.l1;
-        let at = self.start + k * BITS / 8;
+        let at = self.d.start + k * BITS / 8;
         match BITS {
             2 | 4 => ((l1[at] >> ((k * BITS) % 8)) & ((1 << BITS) - 1)) as u32,
             8 => l1[at] as u32,
@@ -714,9 +694,9 @@ impl Job<'_> {
 
     #[inline(always)]
     fn exponent(&self, k: usize) -> u8 {
-        match self.exps {
+        match self.d.exps {
             Some(e) => self.l1[(e + k) >> 4],
-            None => self.forced_exp,
+            None => self.d.forced_exp,
         }
     }
 
@@ -724,7 +704,7 @@ impl Job<'_> {
     /// group.
     #[inline(always)]
     fn row_exponents(&self, k: usize) -> [u8; 16] {
-        match self.exps {
+        match self.d.exps {
             Some(e) if !(e + k).is_multiple_of(16) => std::array::from_fn(|j| self.exponent(k + j)),
             _ => [self.exponent(k); 16],
         }
@@ -732,14 +712,15 @@ impl Job<'_> {
 
     /// Datum `k` alone, converted and written.
     fn one<const BITS: usize>(&self, r: &mut Registers<'_>, k: usize) -> Result<()> {
-        let value = if self.all_zero {
+        let value = if self.d.all_zero {
             0
         } else {
-            self.conversion
+            self.d
+                .conversion
                 .apply(self.datum::<BITS>(k), self.exponent(k))?
                 .bits()
         };
-        store(r, self.o, self.o.out_addr + k as u32, value);
+        store(r, &self.d.o, self.d.o.out_addr + k as u32, value);
         Ok(())
     }
 }

@@ -152,15 +152,10 @@ pub fn unpacr_words(
             continue;
         }
         let (op, sel) = (*kept.op(), *kept.selection());
-        let mut run = Run { waiting: None };
+        let mut run = Run::default();
         let outcome = loop {
             debug_assert!(kept.holds_on(m), "an UNPACR stored to the configuration");
-            let issue = if m.observer.is_none() {
-                run.execute(m, thread, op, &sel, &kept.prepared)
-            } else {
-                execute_prepared(m, thread, op, &sel, &kept.prepared, true)
-            };
-            match issue {
+            match execute_prepared(m, thread, op, &sel, &kept.prepared, true, &mut run) {
                 Ok(Issue::Done) => done += 1,
                 Ok(Issue::Wait) => break Ok(false),
                 Err(f) => break Err(f),
@@ -187,74 +182,36 @@ pub fn unpacr_words(
 /// ([`Deferred::may_wait`]): its conversion cannot fault, and nothing in
 /// between reads what it writes (an `UNPACR`'s plan reads counters,
 /// handshake state and L1, and its counter steps and bank hand-over write
-/// none of the registers). An instruction that converts in the general loop
-/// does so after the waiting job is converted, as it would have; one that
-/// waits for a bank or faults leaves the waiting job to
-/// [`Run::finish`], which ends every run.
+/// none of the registers). An instruction that converts otherwise does so
+/// after the waiting job is converted, as it would have; one that waits
+/// for a bank or faults leaves the waiting job to [`Run::finish`], which
+/// ends every run. A single instruction is a run of one.
+#[derive(Default)]
 struct Run {
     waiting: Option<Deferred>,
 }
 
 impl Run {
-    /// [`execute_prepared`] for an instruction of the run, without an
-    /// observer.
-    #[inline(always)]
-    fn execute(
-        &mut self,
-        m: &mut Machine,
-        thread: usize,
-        op: UnpacrOp,
-        sel: &Selection,
-        prep: &Prepared,
-    ) -> Result<Issue> {
-        let s = &prep.settings;
-        let Some((in_plan, out_plan)) = plan(m, thread, &op, sel, prep)? else {
-            return Ok(Issue::Wait);
-        };
-        let l1 = m.l1.bytes();
-        let taken = prep.contiguous
-            && (self.waiting.as_mut()).is_some_and(|w| w.takes(l1, &in_plan, &out_plan));
-        if !taken {
-            let job = prep
-                .contiguous
-                .then(|| Deferred::of(l1, s, op.all_zero, prep.conversion, &in_plan, &out_plan))
-                .flatten()
-                .filter(Deferred::may_wait);
-            self.finish(m);
-            match job {
-                Some(job) => self.waiting = Some(job),
-                None => main_loop(
-                    m,
-                    &op,
-                    s,
-                    prep.conversion,
-                    in_plan,
-                    out_plan,
-                    prep.contiguous,
-                )?,
-            }
-        }
-        update_counters(m, thread, prep.unit, &op, sel, s)?;
-        Ok(Issue::Done)
-    }
-
     /// Convert the waiting job, if any.
     fn finish(&mut self, m: &mut Machine) {
-        let Some(job) = self.waiting.take() else {
-            return;
-        };
-        let Machine {
-            l1,
-            srca,
-            srcb,
-            dst,
-            ..
-        } = m;
-        let mut regs = Registers { srca, srcb, dst };
-        let converted = job.run(&mut regs, l1.bytes());
-        // `Deferred::may_wait`: the kernels that wait cannot fault.
-        debug_assert!(converted.is_ok(), "{converted:?}");
+        if let Some(job) = self.waiting.take() {
+            let converted = convert(m, &job);
+            // `Deferred::may_wait`: the jobs that wait cannot fault.
+            debug_assert!(converted.is_ok(), "{converted:?}");
+        }
     }
+}
+
+/// Convert `job`'s datums into the registers.
+fn convert(m: &mut Machine, job: &Deferred) -> Result<()> {
+    let Machine {
+        l1,
+        srca,
+        srcb,
+        dst,
+        ..
+    } = m;
+    job.run(&mut Registers { srca, srcb, dst }, l1.bytes())
 }
 
 /// [`unpacr`] without the contiguous fast path (`unpack/contiguous.rs`):
@@ -275,12 +232,16 @@ fn execute(m: &mut Machine, thread: usize, op: UnpacrOp, fast: bool) -> Result<I
 #[inline(always)]
 fn execute_kept(m: &mut Machine, thread: usize, kept: Box<Kept>, fast: bool) -> Result<Issue> {
     let (op, sel) = (*kept.op(), *kept.selection());
-    let issue = execute_prepared(m, thread, op, &sel, &kept.prepared, fast);
+    let mut run = Run::default();
+    let issue = execute_prepared(m, thread, op, &sel, &kept.prepared, fast, &mut run);
+    run.finish(m);
     m.unpackers.prepared[op.unpacker & 1].keep(kept);
     issue
 }
 
-/// [`execute`] once the instruction is prepared.
+/// [`execute`] once the instruction is prepared, as the next instruction
+/// of `run`. With `fast` and no observer, a contiguous job joins the one
+/// waiting in `run` where it continues it, or waits itself where it may.
 #[inline(always)]
 fn execute_prepared(
     m: &mut Machine,
@@ -289,6 +250,7 @@ fn execute_prepared(
     sel: &Selection,
     prep: &Prepared,
     fast: bool,
+    run: &mut Run,
 ) -> Result<Issue> {
     let s = &prep.settings;
     let Some((in_plan, out_plan)) = plan(m, thread, &op, sel, prep)? else {
@@ -317,7 +279,24 @@ fn execute_prepared(
         });
     }
     let contiguous = fast && prep.contiguous;
-    main_loop(m, &op, s, prep.conversion, in_plan, out_plan, contiguous)?;
+    let l1 = m.l1.bytes();
+    let taken = match &mut run.waiting {
+        Some(waiting) if contiguous => waiting.takes(l1, &in_plan, &out_plan),
+        _ => false,
+    };
+    if !taken {
+        let job = if contiguous {
+            Deferred::of(l1, s, op.all_zero, prep.conversion, &in_plan, &out_plan)
+        } else {
+            None
+        };
+        run.finish(m);
+        match job {
+            Some(job) if job.may_wait() => run.waiting = Some(job),
+            Some(job) => convert(m, &job)?,
+            None => main_loop(m, &op, s, prep.conversion, in_plan, out_plan)?,
+        }
+    }
     update_counters(m, thread, prep.unit, &op, sel, s)?;
     Ok(Issue::Done)
 }
@@ -395,8 +374,9 @@ fn check_modes(s: &Settings, i: &input::InputPlan, o: &output::OutputPlan) -> Re
 }
 
 /// The main unpack loop: read, convert, then write the datum with its
-/// decompression and upsampling zeroes; the contiguous path first where
-/// `contiguous` says the settings allow it.
+/// decompression and upsampling zeroes, datum by datum (the functional
+/// model's loop; [`execute_prepared`] takes the contiguous path first where
+/// it can).
 fn main_loop(
     m: &mut Machine,
     op: &UnpacrOp,
@@ -404,7 +384,6 @@ fn main_loop(
     conversion: Conversion,
     in_plan: input::InputPlan,
     out_plan: output::OutputPlan,
-    contiguous: bool,
 ) -> Result<()> {
     let issued = m.issued;
     let Machine {
@@ -417,13 +396,6 @@ fn main_loop(
     } = m;
     let l1 = l1.bytes();
     let mut regs = Registers { srca, srcb, dst };
-    // The contiguous path first, where the settings allow it and this
-    // instruction, with its counters and L1, is that case.
-    if contiguous {
-        if let Some(job) = Deferred::of(l1, s, op.all_zero, conversion, &in_plan, &out_plan) {
-            return job.run(&mut regs, l1);
-        }
-    }
     let mut input = InputStream::new(in_plan, s);
     let mut output = OutputStream::new(out_plan);
     let mut drop = in_plan.drop;

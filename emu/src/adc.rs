@@ -609,8 +609,12 @@ impl Adcs {
         check_width(NAME, "x_start", f.x_start, 10)?;
         check_width(NAME, "x_end2", f.x_end2, 10)?;
         let mask = Dim::X.mask(self.arch);
-        for unit in selected_units(f.cnt_set_mask) {
-            let channels = &mut self.sets[thread][unit.index()].channels;
+        let set = &mut self.sets[thread];
+        for unit in Unit::ALL {
+            if f.cnt_set_mask & unit.cnt_set_mask_bit() == 0 {
+                continue;
+            }
+            let channels = &mut set[unit.index()].channels;
             step(
                 &mut channels[0].counters[Dim::X.index()],
                 CounterOp::Set(f.x_start),
@@ -691,18 +695,14 @@ impl Adcs {
         kind: PairKind,
     ) -> Result<()> {
         check_thread(name, thread)?;
-        // Every field's width in one test; the fault, where one is too
-        // wide, names the first in the order `pair_fields_fault` checks.
-        let bit_mask_excess = match kind {
-            PairKind::Increment => 0,
-            _ => f.bit_mask >> 4,
-        };
-        let excess = f.cnt_set_mask >> 3
-            | f.thread_override >> 2
-            | (f.ch0_x | f.ch0_y | f.ch1_x | f.ch1_y) >> 3
-            | bit_mask_excess;
-        if excess != 0 {
-            return Err(pair_fields_fault(name, f, kind));
+        check_width(name, "cnt_set_mask", f.cnt_set_mask, 3)?;
+        check_width(name, "thread_override", f.thread_override, 2)?;
+        check_width(name, "ch0_x", f.ch0_x, 3)?;
+        check_width(name, "ch0_y", f.ch0_y, 3)?;
+        check_width(name, "ch1_x", f.ch1_x, 3)?;
+        check_width(name, "ch1_y", f.ch1_y, 3)?;
+        if kind != PairKind::Increment {
+            check_width(name, "bit_mask", f.bit_mask, 4)?;
         }
         check_thread_override(name, f.thread_override)?;
 
@@ -720,9 +720,7 @@ impl Adcs {
             PairKind::Increment => 0b1111,
             _ => f.bit_mask,
         };
-        let Some(set) = self.sets.get_mut(thread) else {
-            return Err(no_such_set(thread));
-        };
+        let set = &mut self.sets[thread];
         for unit in Unit::ALL {
             if f.cnt_set_mask & unit.cnt_set_mask_bit() == 0 {
                 continue;
@@ -848,30 +846,6 @@ fn check_width(name: &str, field: &str, value: u32, width: u32) -> Result<()> {
         Ok(())
     } else {
         Err(field_too_wide(name, field, value, width))
-    }
-}
-
-/// The fault of an XY/ZW instruction with a field wider than its encoding:
-/// the first such field, in the order the fields are checked.
-#[cold]
-fn pair_fields_fault(name: &str, f: AdcPairFields, kind: PairKind) -> Fault {
-    let mut fields = vec![
-        ("cnt_set_mask", f.cnt_set_mask, 3),
-        ("thread_override", f.thread_override, 2),
-        ("ch0_x", f.ch0_x, 3),
-        ("ch0_y", f.ch0_y, 3),
-        ("ch1_x", f.ch1_x, 3),
-        ("ch1_y", f.ch1_y, 3),
-    ];
-    if kind != PairKind::Increment {
-        fields.push(("bit_mask", f.bit_mask, 4));
-    }
-    let wide = fields
-        .into_iter()
-        .find(|&(_, value, width)| value >> width != 0);
-    match wide {
-        Some((field, value, width)) => field_too_wide(name, field, value, width),
-        None => Fault::undefined(format!("{name}: no field is too wide")),
     }
 }
 

@@ -1069,3 +1069,152 @@ fn compiled_runs_serve_later_runs_alike() {
     );
     assert!(stopped > 10, "only {stopped} episodes stopped at a fault");
 }
+
+/// A plan keeps the rows its words read from the start it last worked
+/// them out from, and must serve them again only from that same start, for
+/// the same words and configuration. One machine per case, packed episode
+/// after episode from the last episode's start with none or one thing
+/// changed: channel 0's `X` (a row on), `W` (a tile on), `Y`, `Y`'s
+/// carriage-return copy alone, `Z`, whether a read may leave its group of
+/// four rows, the words (another sequence), or an address modifier (a
+/// store to ThreadConfig). A sequence without `Last` also starts each
+/// episode where the last left the tile position; now and then a step
+/// budget ends the run before its `Last`. Each episode is checked against
+/// a copy of the machine taking the per-datum path.
+#[test]
+fn run_rows_are_served_again_only_from_the_same_start() {
+    use tensix_emu::adc::Dim;
+    use tensix_emu::regs::ThreadCfgField as T;
+    use tensix_emu::{Limits, Step, ThreadProgram};
+    let arch = Arch::Blackhole;
+    let mut rng = Lcg(0x5EED_0008);
+    let mut changes = [0; 9];
+    let (mut again, mut cut, mut stopped) = (0, 0, 0);
+    for k in 0..40 {
+        let case = [BF16_TO_BF16, FP32_TO_BF16, BF16_TO_BFP8B][k % 3];
+        let bytes = case.3;
+        let mut m = tile_machine(arch, case);
+        set(
+            &mut m,
+            C::THCON_SEC0_REG1_L1_Dest_addr,
+            0x100 + rng.below(64),
+        );
+        set(&mut m, C::PCK0_ADDR_CTRL_XY_REG_0_Xstride, bytes);
+        set(&mut m, C::PCK0_ADDR_CTRL_ZW_REG_0_Wstride, 4 * 256 * bytes);
+        face_addr_mods(&mut m);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC2_YsrcCR, 1);
+        set_t(&mut m, T::ADDR_MOD_PACK_SEC2_YsrcIncr, 4 + 4 * rng.below(2));
+        for row in 0..192 {
+            let vals: [u32; 16] = std::array::from_fn(|_| rng.datum32());
+            write_row(&mut m, case.0, row, &vals);
+        }
+        let with_last = k % 2 == 0;
+        // Two sequences that step the counters and the tile position alike
+        // (as many read interfaces each) and read other rows.
+        let modes: Vec<u32> = (0..4 + rng.below(12)).map(|_| rng.below(3)).collect();
+        let alike: &[u32] =
+            [&[1, 2, 4, 8][..], &[3, 5, 6, 9, 10, 12], &[7, 11, 13, 14]][rng.below(3) as usize];
+        let first = rng.below(alike.len() as u32) as usize;
+        let other = (first + 1 + rng.below(alike.len() as u32 - 1) as usize) % alike.len();
+        let programs: Vec<[ThreadProgram; 1]> = [alike[first], alike[other]]
+            .map(|sel| {
+                let steps = (modes.iter().enumerate())
+                    .map(|(i, &addr_mode)| {
+                        let p = Pacr {
+                            read_intf_sel: sel,
+                            addr_mode,
+                            last: (with_last && i + 1 == modes.len()) as u32,
+                            ..Pacr::default()
+                        };
+                        Step::Instruction(pacr_word(arch, p))
+                    })
+                    .collect();
+                [ThreadProgram {
+                    thread: PACK,
+                    steps,
+                }]
+            })
+            .into();
+        let mut program = 0;
+        // Channel 0's X, W, Y and its copy, Z and its copy; crossing.
+        let mut start = [0, 0, 0, 0, 0, 0, 0];
+        for episode in 0..30 {
+            // Both sequences first (so that all their words are prepared);
+            // then half of the episodes start as the last did.
+            let change = match rng.below(16) {
+                _ if episode == 0 => 0,
+                _ if episode == 1 => 7,
+                c @ 1..=8 => c as usize,
+                _ => 0,
+            };
+            match change {
+                0 => {}
+                1 => start[0] ^= 16,
+                2 => start[1] = (start[1] + 1 + rng.below(2)) % 3,
+                3 => start[2] = (start[2] + 1 + rng.below(15)) % 16,
+                4 => start[3] = (start[3] + 1 + rng.below(15)) % 16,
+                5 => start[4] = (start[4] + 1 + rng.below(3)) % 4,
+                6 => start[6] ^= 1,
+                7 => program ^= 1,
+                _ => set_t(
+                    &mut m,
+                    T::ADDR_MOD_PACK_SEC0_YsrcIncr,
+                    [2, 4, 8][rng.below(3) as usize],
+                ),
+            }
+            changes[change] += 1;
+            let [x, w, y, y_cr, z, z_cr, crossing] = start;
+            let loads = [
+                (0, Dim::X, x, x),
+                (1, Dim::X, x + 15, x + 15),
+                (0, Dim::W, w, w),
+                (0, Dim::Y, y, y_cr),
+                (0, Dim::Z, z, z_cr),
+            ];
+            for (ch, dim, value, cr) in loads {
+                m.adcs
+                    .load(PACK, Unit::Packers, ch, dim, value, cr)
+                    .unwrap();
+            }
+            m.packer.allow_read_interface_group_crossing = crossing == 1;
+            let program = &programs[program];
+            let mut limits = Limits::default();
+            if with_last && rng.below(8) == 0 {
+                limits.max_steps = program[0].steps.len() as u64 - 1;
+                cut += 1;
+            }
+            let mut general = m.clone();
+            general.packer.force_general_path = true;
+            let a = m.run(program, limits).map(|_| ());
+            let b = general.run(program, limits).map(|_| ());
+            let case = format!("case {k}, episode {episode} (change {change})");
+            assert_eq!(
+                a.as_ref().map_err(|f| f.kind),
+                b.as_ref().map_err(|f| f.kind),
+                "{case}: the endings differ"
+            );
+            assert!(m.l1.bytes() == general.l1.bytes(), "{case}: L1 differs");
+            assert_eq!(m.adcs, general.adcs, "{case}: the ADCs differ");
+            for p in 0..4 {
+                assert_eq!(
+                    m.packer.unit(p),
+                    general.packer.unit(p),
+                    "{case} packer {p}"
+                );
+            }
+            if a.is_err() {
+                stopped += 1;
+            } else if change == 0 && with_last && episode > 0 {
+                again += 1;
+            }
+        }
+    }
+    assert!(
+        changes.iter().all(|&c| c > 50),
+        "each change made often: {changes:?}"
+    );
+    assert!(again > 100, "only {again} episodes started as the last did");
+    assert!(cut > 30, "only {cut} runs were cut before their Last");
+    // Out of steps, or reads leaving their group of four rows.
+    assert!((100..600).contains(&stopped), "{stopped} episodes faulted");
+}

@@ -12,6 +12,7 @@
 //! the same writes before it.
 
 use super::config::{Decoded, PackerConfig, Shared};
+use super::edge_mask::TilePosition;
 use super::fast::{self, BfpRows, Kernel};
 use super::input::{self, ReadInterfaces, Source};
 use super::late::Late;
@@ -19,7 +20,7 @@ use super::output::{self, OutputInputs};
 use super::prepared::{Prepared, PreparedWords};
 use super::stream::{OutStream, Streams};
 use super::{Context, PacrFields, Parts};
-use crate::adc::{Unit, YzEffect};
+use crate::adc::{Counter, Unit, YzEffect};
 use crate::arch::Arch;
 use crate::fault::Result;
 use crate::state::L1;
@@ -316,8 +317,10 @@ impl Express {
 /// streams' buffers, which can fault: as [`Express::defer`] does, that
 /// leaves its counters unstepped. The words are compiled once into a
 /// [`RunPlan`], kept with the configuration while the same words come
-/// again; each execution works out every instruction's rows from the
-/// counters at its start and the plan.
+/// again. Every instruction's rows follow from the plan and the counters
+/// and tile position at the run's start ([`RunStart`]); the plan keeps
+/// those it last worked out, and a run from the same start (as each tile
+/// of a kernel's loop is) takes them as they are.
 pub(super) fn follow(
     parts: &mut Parts<'_>,
     decoded: &mut Decoded,
@@ -347,35 +350,32 @@ pub(super) fn follow(
     ) else {
         return (0, Ok(()));
     };
-    // Channel 0's `X` and `W` stay as they are through the run.
-    let at_xw = input::addr(shared, [x, 0, 0, w]);
-    let dst_start = input::DstStart::new(pk, x);
     let unit = &parts.units[0];
+    let start = RunStart {
+        x,
+        w,
+        y,
+        z,
+        masks: [y_mask, z_mask],
+        strict_groups: parts.strict_groups,
+        tile: unit.tile_position,
+    };
+    if plan.from != Some(start) {
+        plan.work_out(start, shared, pk);
+    }
     let room = pending.room(run.to, &unit.streams, parts.l1);
-    let mut tile_position = unit.tile_position;
     // The run's `Last` follows the plan's words, where `words` holds it
     // (it is the plan's `next`, since the plan serves them).
     let last = plan.last.as_ref().filter(|_| words.len() > plan.len);
-    let rows = plan.rows[..plan.len].iter().chain(last.map(|(r, _)| r));
-    let mut taken = 0;
-    for (rows, before) in rows.zip(&plan.before) {
-        let [y_effect, z_effect] = before.0[0];
-        let addr = input::addr_yz(
-            shared,
-            at_xw,
-            y_effect.value(y, y_mask),
-            z_effect.value(z, z_mask),
-        );
-        let Some(read) = rows.from(parts.strict_groups, dst_start.of(addr)) else {
-            break;
-        };
-        let n = rows.count as usize;
-        if pending.len + n > room {
-            break;
-        }
-        pending.add(run.to, read, n);
-        tile_position.advance_rows(n as u32, pk.reads_per_xy_plane);
-        taken += 1;
+    let given = plan.len + usize::from(last.is_some());
+    // `room` counts the rows waiting, and each word's rows join them.
+    let free = room.saturating_sub(pending.len);
+    let ends = &plan.ends[..plan.worked.min(given)];
+    let taken = ends.partition_point(|&end| usize::from(end) <= free);
+    let mut tile_position = start.tile;
+    if let Some(k) = taken.checked_sub(1) {
+        pending.extend(run.to, &plan.read[..usize::from(plan.ends[k])]);
+        tile_position = plan.tiles[k];
     }
     // The words before the `Last` executed, and the `Last`'s rows wait if
     // it was taken too.
@@ -436,6 +436,36 @@ pub(super) struct RunPlan {
     rows: [RowsRead; PLAN_WORDS],
     /// Entry `k`: the packer `Y` and `Z` counters' effect of words `0..k`.
     before: [YzEffect; PLAN_WORDS + 1],
+    /// The start the rows below were worked out from (`None`: not yet for
+    /// these words).
+    from: Option<RunStart>,
+    /// How many of the words, the `Last` after them included, read whole
+    /// rows from `from`, up to the first that does not or that would have
+    /// more than [`PENDING_ROWS`] rows wait: no more than these can be
+    /// taken from that start.
+    worked: usize,
+    /// The rows those words read, back to back (and room for a fixed-size
+    /// copy of four after them).
+    read: [u32; PENDING_ROWS + 4],
+    /// Entry `k`: how many rows words `0..=k` read.
+    ends: [u8; PLAN_WORDS + 1],
+    /// Entry `k`: the tile position after word `k`.
+    tiles: [TilePosition; PLAN_WORDS + 1],
+}
+
+/// What the rows a run's words read depend on besides the configuration
+/// and the words: channel 0's counters at the run's start (`X` and `W`
+/// stay as they are through it), their widths, whether an instruction's
+/// interfaces may leave their group of four rows, and the tile position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RunStart {
+    x: u32,
+    w: u32,
+    y: Counter,
+    z: Counter,
+    masks: [u32; 2],
+    strict_groups: bool,
+    tile: TilePosition,
 }
 
 impl RunPlan {
@@ -457,6 +487,11 @@ impl RunPlan {
             last: None,
             rows: [none; PLAN_WORDS],
             before: [YzEffect::NONE; PLAN_WORDS + 1],
+            from: None,
+            worked: 0,
+            read: [0; PENDING_ROWS + 4],
+            ends: [0; PLAN_WORDS + 1],
+            tiles: [TilePosition::default(); PLAN_WORDS + 1],
         })
     }
 
@@ -482,6 +517,7 @@ impl RunPlan {
     fn compile(&mut self, words: &[u32], prepared: &PreparedWords, thread: usize, run: Run) {
         self.thread = thread;
         self.run = run;
+        self.from = None;
         self.len = 0;
         self.next = None;
         self.last = None;
@@ -510,6 +546,45 @@ impl RunPlan {
             }
         }
         self.before[self.len] = effect;
+    }
+
+    /// Work out which rows each word reads from `start`, and where it
+    /// leaves the tile position, as each would execute after the one
+    /// before it: `StartRow` from channel 0's `Y` and `Z` after the steps
+    /// of the words before it ([`RunPlan::before`]), the read as
+    /// [`RowsRead::from`] takes it.
+    fn work_out(&mut self, start: RunStart, shared: &Shared, pk: &PackerConfig) {
+        let at_xw = input::addr(shared, [start.x, 0, 0, start.w]);
+        let dst_start = input::DstStart::new(pk, start.x);
+        let [y_mask, z_mask] = start.masks;
+        let words = self.rows[..self.len]
+            .iter()
+            .chain(self.last.as_ref().map(|(r, _)| r));
+        let (mut total, mut tile) = (0, start.tile);
+        self.worked = 0;
+        for (k, (rows, before)) in words.zip(&self.before).enumerate() {
+            let [y_effect, z_effect] = before.0[0];
+            let addr = input::addr_yz(
+                shared,
+                at_xw,
+                y_effect.value(start.y, y_mask),
+                z_effect.value(start.z, z_mask),
+            );
+            let n = usize::from(rows.count);
+            let Some(read) = rows.from(start.strict_groups, dst_start.of(addr)) else {
+                break;
+            };
+            if total + n > PENDING_ROWS {
+                break;
+            }
+            self.read[total..total + 4].copy_from_slice(&read);
+            total += n;
+            tile.advance_rows(n as u32, pk.reads_per_xy_plane);
+            self.ends[k] = total as u8;
+            self.tiles[k] = tile;
+            self.worked = k + 1;
+        }
+        self.from = Some(start);
     }
 }
 
@@ -626,6 +701,14 @@ impl Pending {
     fn add(&mut self, to: RowsTo, rows: [u32; 4], n: usize) {
         self.rows[self.len..self.len + 4].copy_from_slice(&rows);
         self.len += n;
+        self.to = Some(to);
+    }
+
+    /// Add `rows`, read by instructions each checked as for
+    /// [`Pending::add`].
+    fn extend(&mut self, to: RowsTo, rows: &[u32]) {
+        self.rows[self.len..self.len + rows.len()].copy_from_slice(rows);
+        self.len += rows.len();
         self.to = Some(to);
     }
 

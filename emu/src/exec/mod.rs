@@ -384,14 +384,16 @@ impl Machine {
             let done = match opcode {
                 Opcode::Pacr | Opcode::Unpacr => {
                     let budget = limits.max_steps.saturating_sub(stats.steps);
-                    // The words with this one's top byte, which alone decides
-                    // the opcode (`isa::opcode_of`).
-                    let words = (ahead.iter())
-                        .take(usize::try_from(budget).unwrap_or(usize::MAX))
-                        .map_while(|s| match *s {
-                            Step::Instruction(w) if w >> 24 == word >> 24 => Some(w),
-                            _ => None,
-                        });
+                    let within =
+                        usize::try_from(budget).map_or(ahead.len(), |b| b.min(ahead.len()));
+                    // The words within the budget with this one's top byte,
+                    // which alone decides the opcode (`isa::opcode_of`). (A
+                    // slice cut to the budget, rather than `take`, whose
+                    // count cost each word about three instructions.)
+                    let words = ahead[..within].iter().map_while(|s| match *s {
+                        Step::Instruction(w) if w >> 24 == word >> 24 => Some(w),
+                        _ => None,
+                    });
                     let (done, outcome) = match opcode {
                         Opcode::Pacr => crate::pack::pacr_words(self, t, words),
                         _ => crate::unpack::unpacr_words(self, t, words),

@@ -129,7 +129,7 @@ fn prepared_word(m: &mut Machine, thread: usize, word: u32) -> Result<Box<Kept>>
 /// stores to neither Config nor ThreadConfig, so [`PreparedCache::take_word`]
 /// would hand the same preparation back each time. Without an observer, the
 /// contiguous jobs of such a run that continue one another are converted
-/// as one ([`Run`]).
+/// as one (`Run`, below).
 pub fn unpacr_words(
     m: &mut Machine,
     thread: usize,

@@ -721,3 +721,67 @@ impl Endings {
         }
     }
 }
+
+/// Faces of 2- and 4-bit BFP datums whose count does not fill their last
+/// byte (65 datums each), the output moving on by 65 and the input by 64:
+/// each face after the first starts inside the byte where the one before
+/// ends, and re-reads that face's last datum. The faces' outputs continue
+/// one another, but their datums do not, so no face may join the job
+/// before it; a face that starts one datum past the last one's end (the
+/// input moving on by 65 too) continues it bit for bit, and may.
+#[test]
+fn unpacr_runs_join_faces_by_the_bit() {
+    let mut seen = Endings::default();
+    for arch in Arch::ALL {
+        for format in [F::Bfp4B, F::Bfp2B] {
+            for to_dst in [false, true] {
+                let job = TileUnpack {
+                    in_format: format,
+                    out_format: format,
+                    to_dst,
+                    face_rows: 4,
+                    ..FACES
+                };
+                let (mut m, p) = tile_case(arch, &job, FACES.l1_addr, &noise(5, 0x1000));
+                // Output Z stride: 65 datums rather than 64.
+                let stride = m.config.get(0, C::UNP0_ADDR_CTRL_ZW_REG_1_Zstride);
+                assert!(m
+                    .config
+                    .set(0, C::UNP0_ADDR_CTRL_ZW_REG_1_Zstride, stride / 64 * 65));
+                let steps = p.steps.iter().map(|s| match s {
+                    Step::Instruction(w) => match decode(arch, *w) {
+                        Ok(Instruction::Setadcxx(mut i)) => {
+                            i.x_end2 = 64;
+                            Step::Instruction(encode(arch, &Instruction::Setadcxx(i)).unwrap())
+                        }
+                        _ => *s,
+                    },
+                    _ => *s,
+                });
+                let p = ThreadProgram {
+                    thread: p.thread,
+                    steps: steps.collect(),
+                };
+                let what = format!("{arch} {format:?} to_dst {to_dst}");
+                seen.expect(
+                    &m,
+                    &p,
+                    &format!("{what}: each face re-reads a datum"),
+                    |s| *s == Stop::Completed,
+                );
+                // Input X dimension (a face's datums in L1) 65 too: the
+                // faces follow one another.
+                let mut apart = m.clone();
+                assert!(apart.config.set(0, C::THCON_SEC0_REG5_Tile_x_dim_cntx0, 65));
+                seen.expect(&apart, &p, &format!("{what}: faces follow"), |s| {
+                    *s == Stop::Completed
+                });
+            }
+        }
+    }
+    assert_eq!(
+        (seen.completed, seen.waited, seen.faulted),
+        (2 * 2 * 2 * 2, 0, 0),
+        "{seen:?}"
+    );
+}

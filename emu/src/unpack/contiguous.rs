@@ -102,7 +102,8 @@ impl Deferred {
     #[inline(always)]
     pub(super) fn takes(&mut self, l1: &[u8], i: &InputPlan, o: &OutputPlan) -> bool {
         let n = i.input_datums;
-        let end_bits = (self.start + self.n as usize * self.bits as usize / 8) as i64 * 8;
+        // In bits: a job of 2- or 4-bit datums can end inside a byte.
+        let end_bits = self.start as i64 * 8 + self.n as i64 * self.bits as i64;
         let o_continues = *o
             == OutputPlan {
                 out_addr: self.o.out_addr.wrapping_add(self.n),

@@ -23,7 +23,7 @@ use crate::state::dst::{adj16, adj32, Dst, DstAddressing};
 use std::iter::repeat_n;
 
 /// An instruction that is the contiguous case, its datums not converted
-/// yet: where they are, where they go and by which row kernel,
+/// yet: where they are, where they go and how they convert,
 /// without the L1 bytes themselves, so that the job can wait while the
 /// next instructions of a run of `UNPACR`s are planned and take their
 /// datums in ([`Deferred::takes`]).
@@ -41,8 +41,6 @@ pub(super) struct Deferred {
     n: u32,
     /// Bits per datum in L1.
     bits: u32,
-    /// The row kernel ([`kernel`]).
-    kernel: u8,
 }
 
 impl Deferred {
@@ -85,7 +83,6 @@ impl Deferred {
             o: *o,
             n,
             bits: i.datum_bits,
-            kernel: kernel(i.datum_bits, conversion, all_zero),
         })
     }
 
@@ -185,17 +182,25 @@ fn src_rows_fit(o: &OutputPlan, n: u32) -> bool {
         && !may_straddle_row_63(first - 4 + o.src_row, last - 4 + o.src_row)
 }
 
-/// The row kernel for datums of `bits` bits under `conversion`.
-fn kernel(bits: u32, conversion: Conversion, all_zero: bool) -> u8 {
+/// Run `job` with the row kernel its datum size and conversion call for,
+/// chosen once per job so that each row loop is compiled for one
+/// conversion, which the compiler can then vectorise.
+fn dispatch(job: &Job<'_>, r: &mut Registers<'_>) -> Result<()> {
     use Conversion as C;
-    match (bits, conversion) {
-        _ if all_zero => ZERO,
-        (16, C::Bf16 { to_dst: false }) => BF16_SRC,
-        (16, C::Bf16 { to_dst: true }) => BF16_DST,
-        (16, C::Fp16 { to_dst: false }) => FP16_SRC,
-        (16, C::Fp16 { to_dst: true }) => FP16_DST,
-        (32, C::Dst32) => FP32_DST,
-        (32, C::Fp32ToTf32Src) => TF32_SRC,
+    match (job.d.bits, job.d.conversion) {
+        (bits, _) if job.d.all_zero => match bits {
+            2 => job.run::<2, ZERO>(r),
+            4 => job.run::<4, ZERO>(r),
+            8 => job.run::<8, ZERO>(r),
+            16 => job.run::<16, ZERO>(r),
+            _ => job.run::<32, ZERO>(r),
+        },
+        (16, C::Bf16 { to_dst: false }) => job.run::<16, BF16_SRC>(r),
+        (16, C::Bf16 { to_dst: true }) => job.run::<16, BF16_DST>(r),
+        (16, C::Fp16 { to_dst: false }) => job.run::<16, FP16_SRC>(r),
+        (16, C::Fp16 { to_dst: true }) => job.run::<16, FP16_DST>(r),
+        (32, C::Dst32) => job.run::<32, FP32_DST>(r),
+        (32, C::Fp32ToTf32Src) => job.run::<32, TF32_SRC>(r),
         (
             bits,
             C::Bfp {
@@ -203,39 +208,14 @@ fn kernel(bits: u32, conversion: Conversion, all_zero: bool) -> u8 {
                 width,
                 to_dst,
             },
-        ) if bits == width.datum_bits() => {
-            if to_dst {
-                BFP_B_DST
-            } else {
-                BFP_B_SRC
-            }
-        }
-        _ => APPLY,
-    }
-}
-
-/// Run `job` with its row kernel ([`kernel`]) for its datum size, so that
-/// each row loop is compiled for one conversion, which the compiler can
-/// then vectorise.
-fn dispatch(job: &Job<'_>, r: &mut Registers<'_>) -> Result<()> {
-    match (job.d.bits, job.d.kernel) {
-        (2, ZERO) => job.run::<2, ZERO>(r),
-        (4, ZERO) => job.run::<4, ZERO>(r),
-        (8, ZERO) => job.run::<8, ZERO>(r),
-        (16, ZERO) => job.run::<16, ZERO>(r),
-        (_, ZERO) => job.run::<32, ZERO>(r),
-        (_, BF16_SRC) => job.run::<16, BF16_SRC>(r),
-        (_, BF16_DST) => job.run::<16, BF16_DST>(r),
-        (_, FP16_SRC) => job.run::<16, FP16_SRC>(r),
-        (_, FP16_DST) => job.run::<16, FP16_DST>(r),
-        (_, FP32_DST) => job.run::<32, FP32_DST>(r),
-        (_, TF32_SRC) => job.run::<32, TF32_SRC>(r),
-        (8, BFP_B_SRC) => job.run::<8, BFP_B_SRC>(r),
-        (4, BFP_B_SRC) => job.run::<4, BFP_B_SRC>(r),
-        (_, BFP_B_SRC) => job.run::<2, BFP_B_SRC>(r),
-        (8, BFP_B_DST) => job.run::<8, BFP_B_DST>(r),
-        (4, BFP_B_DST) => job.run::<4, BFP_B_DST>(r),
-        (_, BFP_B_DST) => job.run::<2, BFP_B_DST>(r),
+        ) if bits == width.datum_bits() => match (bits, to_dst) {
+            (8, false) => job.run::<8, BFP_B_SRC>(r),
+            (8, true) => job.run::<8, BFP_B_DST>(r),
+            (4, false) => job.run::<4, BFP_B_SRC>(r),
+            (4, true) => job.run::<4, BFP_B_DST>(r),
+            (_, false) => job.run::<2, BFP_B_SRC>(r),
+            (_, true) => job.run::<2, BFP_B_DST>(r),
+        },
         (2, _) => job.run::<2, APPLY>(r),
         (4, _) => job.run::<4, APPLY>(r),
         (8, _) => job.run::<8, APPLY>(r),

@@ -590,11 +590,11 @@ impl Adcs {
         };
         let channel = f.channel_index as usize;
         let mask = dim.mask(self.arch);
-        for unit in selected_units(f.cnt_set_mask) {
-            let counter =
-                &mut self.sets[thread][unit.index()].channels[channel].counters[dim.index()];
+        let set = &mut self.sets[thread];
+        each_selected_unit(f.cnt_set_mask, |unit| {
+            let counter = &mut set[unit.index()].channels[channel].counters[dim.index()];
             step(counter, CounterOp::Set(f.value), mask);
-        }
+        });
         Ok(())
     }
 
@@ -610,10 +610,7 @@ impl Adcs {
         check_width(NAME, "x_end2", f.x_end2, 10)?;
         let mask = Dim::X.mask(self.arch);
         let set = &mut self.sets[thread];
-        for unit in Unit::ALL {
-            if f.cnt_set_mask & unit.cnt_set_mask_bit() == 0 {
-                continue;
-            }
+        each_selected_unit(f.cnt_set_mask, |unit| {
             let channels = &mut set[unit.index()].channels;
             step(
                 &mut channels[0].counters[Dim::X.index()],
@@ -625,7 +622,7 @@ impl Adcs {
                 CounterOp::Set(f.x_end2),
                 mask,
             );
-        }
+        });
         Ok(())
     }
 
@@ -721,10 +718,7 @@ impl Adcs {
             _ => f.bit_mask,
         };
         let set = &mut self.sets[thread];
-        for unit in Unit::ALL {
-            if f.cnt_set_mask & unit.cnt_set_mask_bit() == 0 {
-                continue;
-            }
+        each_selected_unit(f.cnt_set_mask, |unit| {
             let channels = &mut set[unit.index()].channels;
             for (k, (channel, dim, operand, mask)) in operands.into_iter().enumerate() {
                 if selected >> k & 1 == 0 {
@@ -737,7 +731,7 @@ impl Adcs {
                 };
                 step(&mut channels[channel].counters[dim], op, mask);
             }
-        }
+        });
         Ok(())
     }
 
@@ -796,10 +790,16 @@ fn step(counter: &mut Counter, op: CounterOp, mask: u32) {
     }
 }
 
-fn selected_units(cnt_set_mask: u32) -> impl Iterator<Item = Unit> {
-    Unit::ALL
-        .into_iter()
-        .filter(move |u| cnt_set_mask & u.cnt_set_mask_bit() != 0)
+/// `f` on each unit `cnt_set_mask` selects, in `Unit::ALL`'s order. (A
+/// plain loop: as a `filter` iterator it cost the pack tile's three ADC
+/// instructions about 70 instructions more.)
+#[inline(always)]
+fn each_selected_unit(cnt_set_mask: u32, mut f: impl FnMut(Unit)) {
+    for unit in Unit::ALL {
+        if cnt_set_mask & unit.cnt_set_mask_bit() != 0 {
+            f(unit);
+        }
+    }
 }
 
 #[inline]

@@ -64,10 +64,17 @@ impl RowsRead {
         }
     }
 
-    /// The rows read from `Dst` datum `start`, where that starts a row and
-    /// the rows stay within their group of four (or `!strict_groups`).
+    /// The rows read with channel 0's counters at `ch0`, where they start
+    /// a row and stay within their group of four (or `!strict_groups`).
     #[inline(always)]
-    fn from(&self, strict_groups: bool, start: u32) -> Option<[u32; 4]> {
+    fn at(
+        &self,
+        strict_groups: bool,
+        shared: &Shared,
+        pk: &PackerConfig,
+        ch0: [u32; 4],
+    ) -> Option<[u32; 4]> {
+        let start = input::dst_start(pk, input::addr(shared, ch0), ch0[0]);
         let start_row = start >> 4;
         if start & 0xF != 0 || (strict_groups && (self.mask as u32) << (start_row & 3) > 0b1111) {
             return None;
@@ -158,22 +165,7 @@ impl Express {
         if ch1[0].wrapping_sub(ch0[0]) != 15 || parts.units[0].bfp.pending() > 0 {
             return None;
         }
-        Some((self.rows_at(parts.strict_groups, shared, pk, ch0)?, ch1))
-    }
-
-    /// The `Dst` rows the enabled read interfaces read with channel 0's
-    /// counters at `ch0`, where they start a row and stay within their
-    /// group of four rows (or `!strict_groups`).
-    #[inline(always)]
-    fn rows_at(
-        &self,
-        strict_groups: bool,
-        shared: &Shared,
-        pk: &PackerConfig,
-        ch0: [u32; 4],
-    ) -> Option<[u32; 4]> {
-        let start = input::dst_start(pk, input::addr(shared, ch0), ch0[0]);
-        self.rows.from(strict_groups, start)
+        Some((self.rows.at(parts.strict_groups, shared, pk, ch0)?, ch1))
     }
 
     /// As the general path, before the rows are read: fresh stream
@@ -552,10 +544,8 @@ impl RunPlan {
     /// leaves the tile position, as each would execute after the one
     /// before it: `StartRow` from channel 0's `Y` and `Z` after the steps
     /// of the words before it ([`RunPlan::before`]), the read as
-    /// [`RowsRead::from`] takes it.
+    /// [`RowsRead::at`] takes it.
     fn work_out(&mut self, start: RunStart, shared: &Shared, pk: &PackerConfig) {
-        let at_xw = input::addr(shared, [start.x, 0, 0, start.w]);
-        let dst_start = input::DstStart::new(pk, start.x);
         let [y_mask, z_mask] = start.masks;
         let words = self.rows[..self.len]
             .iter()
@@ -564,16 +554,15 @@ impl RunPlan {
         self.worked = 0;
         for (k, (rows, before)) in words.zip(&self.before).enumerate() {
             let [y_effect, z_effect] = before.0[0];
-            let addr = input::addr_yz(
-                shared,
-                at_xw,
+            let (y, z) = (
                 y_effect.value(start.y, y_mask),
                 z_effect.value(start.z, z_mask),
             );
-            let n = usize::from(rows.count);
-            let Some(read) = rows.from(start.strict_groups, dst_start.of(addr)) else {
+            let ch0 = [start.x, y, z, start.w];
+            let Some(read) = rows.at(start.strict_groups, shared, pk, ch0) else {
                 break;
             };
+            let n = usize::from(rows.count);
             if total + n > PENDING_ROWS {
                 break;
             }

@@ -129,21 +129,11 @@ pub fn plan_from(
 #[inline]
 pub fn addr(shared: &Shared, [x, y, z, w]: [u32; 4]) -> u32 {
     let s = &shared.ch0;
-    let at_xw = s
-        .base
+    s.base
         .wrapping_add(x.wrapping_mul(s.x & 0xF))
-        .wrapping_add(w.wrapping_mul(s.w));
-    addr_yz(shared, at_xw, y, z)
-}
-
-/// [`addr`] from its value `at_xw` with `Y` and `Z` zero: a run of `PACR`s
-/// steps only those two counters.
-#[inline(always)]
-pub fn addr_yz(shared: &Shared, at_xw: u32, y: u32, z: u32) -> u32 {
-    let s = &shared.ch0;
-    at_xw
         .wrapping_add(y.wrapping_mul(s.y))
         .wrapping_add(z.wrapping_mul(s.z))
+        .wrapping_add(w.wrapping_mul(s.w))
 }
 
 /// The `Dst` datum index reading starts at: `Addr` in datums, its low bits
@@ -151,37 +141,13 @@ pub fn addr_yz(shared: &Shared, at_xw: u32, y: u32, z: u32) -> u32 {
 /// `DEST_TARGET_REG_CFG_PACK_SEC` offset in rows, `& 0x3fff`.
 #[inline]
 pub fn dst_start(pk: &PackerConfig, addr: u32, x: u32) -> u32 {
-    DstStart::new(pk, x).of(addr)
-}
-
-/// [`dst_start`] for one packer and one channel 0 `X`, as a function of
-/// `Addr`.
-#[derive(Clone, Copy, Debug)]
-pub struct DstStart {
-    /// `log2(BytesPerDatum)`.
-    shift: u32,
-    /// `ADC_X_Mask`.
-    x_mask: u32,
-    /// `X & ADC_X_Mask`, plus the `Dst` offset in datums.
-    low: u32,
-}
-
-impl DstStart {
-    #[inline(always)]
-    pub fn new(pk: &PackerConfig, x: u32) -> DstStart {
-        let (bpd, x_mask) = bytes_per_datum(pk.in_format_code);
-        DstStart {
-            // BytesPerDatum is a power of two: the division is a shift.
-            shift: bpd.trailing_zeros(),
-            x_mask,
-            low: (x & x_mask).wrapping_add(pk.dest_offset << 4),
-        }
-    }
-
-    #[inline(always)]
-    pub fn of(&self, addr: u32) -> u32 {
-        ((addr >> self.shift) & !self.x_mask).wrapping_add(self.low) & 0x3FFF
-    }
+    let (bpd, x_mask) = bytes_per_datum(pk.in_format_code);
+    // BytesPerDatum is a power of two: the division is a shift.
+    let datums = addr >> bpd.trailing_zeros();
+    ((datums & !x_mask)
+        .wrapping_add(x & x_mask)
+        .wrapping_add(pk.dest_offset << 4))
+        & 0x3FFF
 }
 
 /// The fault for an ADC set index outside `ADCs[3]`.

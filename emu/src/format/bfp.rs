@@ -202,100 +202,200 @@ pub(crate) fn assemble_lanes_avx512(
     });
 }
 
-/// Two groups at once, their elements in `x` (the first group's in the low
-/// 256 bits), by the rule of [`assemble_lanes_avx512`], written as they go
-/// to L1: the two shared exponents to `exps`, the two groups' datums packed
-/// to their width ([`bfp_pack_datums`]) to the start of `out`, the first
-/// group's first. Each half's largest exponent comes from a butterfly of
-/// maxima that leaves it in every lane of the half, and the datums are
-/// narrowed in the register (16-bit lanes to bytes, then for BFP4 and BFP2
-/// the neighbouring lanes of a 32- or 64-bit lane joined into one byte).
+/// Groups four at a time, by the rule of [`bfp8_datum`] and
+/// [`bfp8_truncate`], written as they go to L1: each group's shared
+/// exponent to `exps` (one byte a group, as many as there are groups) and
+/// its datums, packed to the width as [`bfp_pack_datums`] packs them, to
+/// `data`, group after group. `quad(q)` gives the elements of groups
+/// `4q .. 4q + 4`: groups `4q` and `4q + 1` in its first register, the
+/// others in its second, the first of each pair in the low 256 bits. A last
+/// quad of fewer groups is filled out with anything; only its groups are
+/// written.
+///
+/// Written for the two vector ports that take 512-bit operations:
+///
+/// - the exponent fields are compared where they lie in the element, so
+///   the shift to the shared exponent is their difference moved down once;
+/// - the four groups' largest fields come from one butterfly of maxima,
+///   each group's two 128-bit halves set side by side first;
+/// - the rule's `(m + 2^s) >> (s + 1)` is `((m >> s) + 1) >> 1` (the bits
+///   shifted out of `m >> s` add less than one to the halved sum), the
+///   average of `m >> s` and 0, and a shift of 16 or more, like one of 8
+///   to 15, leaves nothing, so the shift needs no clamp;
+/// - a carry to 128 clamps by a minimum;
+/// - whether the magnitude at the width is 0, which drops the sign, is
+///   read from `m >> s` before the rounding;
+/// - the datums of two registers are narrowed together.
+///
+/// The form is the "a" one if `A_FORM`, and the width `BITS` (8, 4 or 2)
+/// bits: constants, so that each form's loop is its own whether or not the
+/// compiler inlines it. The loop is here, with `quad` inlined into it,
+/// rather than in the callers: the four groups' code is too large for the
+/// compiler to inline as a function of its own, and calling it, its
+/// registers passed through memory, cost a tenth of a BFP8 tile.
 /// `lane_assembler_is_the_portable_one` holds it to the portable assembler.
 ///
 /// # Panics
-/// If `out` is shorter than two groups' bytes.
+/// If `data` is shorter than the groups' bytes.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 #[inline]
-pub(crate) fn assemble_pair_avx512(
-    exp: BfpExp,
-    width: BfpWidth,
-    x: std::arch::x86_64::__m512i,
-    exps: &mut [u8; 2],
-    out: &mut [u8],
+pub(crate) fn assemble_quads_avx512<const A_FORM: bool, const BITS: u32>(
+    exps: &mut [u8],
+    data: &mut [u8],
+    mut quad: impl FnMut(usize) -> [std::arch::x86_64::__m512i; 2],
 ) {
     use std::arch::x86_64::*;
-    let out = &mut out[..2 * width.group_bytes()];
+    let exp = if A_FORM { BfpExp::A } else { BfpExp::B };
+    let width = const {
+        match BITS {
+            8 => BfpWidth::Bits8,
+            4 => BfpWidth::Bits4,
+            2 => BfpWidth::Bits2,
+            _ => panic!("BFP datums are 8, 4 or 2 bits"),
+        }
+    };
+    let n = width.group_bytes();
+    let data = &mut data[..exps.len() * n];
     let splat = |v: u16| _mm512_set1_epi16(v as i16);
-    let (own, man) = match exp {
-        BfpExp::B => (
-            _mm512_and_si512(_mm512_srli_epi16::<7>(x), splat(0xFF)),
-            _mm512_and_si512(x, splat(0x7F)),
-        ),
-        BfpExp::A => (
-            _mm512_and_si512(_mm512_srli_epi16::<10>(x), splat(0x1F)),
-            _mm512_and_si512(_mm512_srli_epi16::<3>(x), splat(0x7F)),
-        ),
+    // The exponent field where it lies: bits 14:7 ("b"), 14:10 ("a").
+    let field = match exp {
+        BfpExp::B => splat(0x7F80),
+        BfpExp::A => splat(0x7C00),
     };
-    // Exchange 128-bit lanes within each half, then 64-bit, 32-bit and
-    // 16-bit neighbours: after the four maxima every lane of a half holds
-    // the half's largest exponent.
-    let mut shared = _mm512_max_epu16(own, _mm512_shuffle_i64x2::<0b10_11_00_01>(own, own));
-    shared = _mm512_max_epu16(shared, _mm512_shuffle_epi32::<0b01_00_11_10>(shared));
-    shared = _mm512_max_epu16(shared, _mm512_shuffle_epi32::<0b10_11_00_01>(shared));
-    shared = _mm512_max_epu16(shared, _mm512_rol_epi32::<16>(shared));
-    let hidden = _mm512_maskz_mov_epi16(_mm512_test_epi16_mask(own, own), splat(0x80));
-    let m = _mm512_or_si512(man, hidden);
-    let s = _mm512_min_epu16(_mm512_sub_epi16(shared, own), splat(8));
-    let one = splat(1);
-    // At most 255 + 2^8 before the shift: it fits 16 bits.
-    let r = _mm512_srlv_epi16(
-        _mm512_add_epi16(m, _mm512_sllv_epi16(one, s)),
-        _mm512_add_epi16(s, one),
-    );
-    // A carry to 128 clamps to 127; a zero magnitude drops its sign.
-    let mag = _mm512_sub_epi16(r, _mm512_srli_epi16::<7>(r));
-    let sign = _mm512_and_si512(_mm512_srli_epi16::<8>(x), splat(0x80));
-    let (mag, sign) = match width {
-        BfpWidth::Bits8 => (mag, sign),
-        BfpWidth::Bits4 => (_mm512_srli_epi16::<4>(mag), _mm512_srli_epi16::<4>(sign)),
-        BfpWidth::Bits2 => (_mm512_srli_epi16::<6>(mag), _mm512_srli_epi16::<6>(sign)),
+    let least = match width {
+        BfpWidth::Bits8 => splat(0),
+        BfpWidth::Bits4 => splat(30),
+        BfpWidth::Bits2 => splat(126),
     };
-    let sign = _mm512_maskz_mov_epi16(_mm512_test_epi16_mask(mag, mag), sign);
-    // Each datum in the low bits of its 16-bit lane, nothing above them.
-    let datums = _mm512_or_si512(sign, mag);
-    // SAFETY: each store is of `out`'s length, two groups' bytes.
-    unsafe {
-        match width {
+    for (q, (exps, out)) in exps.chunks_mut(4).zip(data.chunks_mut(4 * n)).enumerate() {
+        let x = quad(q);
+        let own = x.map(|x| _mm512_and_si512(x, field));
+        // 128-bit lane g of `lo` and `hi` holds the two halves of group g.
+        let lo = _mm512_shuffle_i64x2::<0b10_00_10_00>(own[0], own[1]);
+        let hi = _mm512_shuffle_i64x2::<0b11_01_11_01>(own[0], own[1]);
+        let mut most = _mm512_max_epu16(lo, hi);
+        most = _mm512_max_epu16(most, _mm512_shuffle_epi32::<0b01_00_11_10>(most));
+        most = _mm512_max_epu16(most, _mm512_shuffle_epi32::<0b10_11_00_01>(most));
+        most = _mm512_max_epu16(most, _mm512_rol_epi32::<16>(most));
+        // Every lane of 128-bit lane g now holds group g's largest field;
+        // back to each element's place.
+        let shared = [
+            _mm512_shuffle_i64x2::<0b01_01_00_00>(most, most),
+            _mm512_shuffle_i64x2::<0b11_11_10_10>(most, most),
+        ];
+        let datums = [0, 1].map(|i| {
+            let (x, own) = (x[i], own[i]);
+            let (s, man) = match exp {
+                BfpExp::B => (_mm512_srli_epi16::<7>(_mm512_sub_epi16(shared[i], own)), x),
+                BfpExp::A => (
+                    _mm512_srli_epi16::<10>(_mm512_sub_epi16(shared[i], own)),
+                    _mm512_srli_epi16::<3>(x),
+                ),
+            };
+            // The hidden bit, 0x80 where the field is not 0.
+            let hidden = _mm512_min_epu16(own, splat(0x80));
+            // `hidden | man & 0x7F` in one ternary-logic operation. Written
+            // as AND and OR, the compiler sees that `m` fits a byte and
+            // narrows the rounding to bytes and back, three operations more.
+            let m = _mm512_ternarylogic_epi64::<0xF8>(hidden, man, splat(0x7F));
+            let q = _mm512_srlv_epi16(m, s);
+            // The sign, where the magnitude at the width is not 0: where
+            // `(q + 1) >> 1` is at least 1, 16 or 64.
+            let signed = _mm512_mask_cmpgt_epu16_mask(_mm512_movepi16_mask(x), q, least);
+            let mag = _mm512_min_epu16(_mm512_avg_epu16(q, _mm512_setzero_si512()), splat(0x7F));
+            // The sign bit is clear in `mag`.
+            let datum = _mm512_mask_add_epi16(mag, signed, mag, splat(0x80));
+            match width {
+                BfpWidth::Bits8 => datum,
+                BfpWidth::Bits4 => _mm512_srli_epi16::<4>(datum),
+                BfpWidth::Bits2 => _mm512_srli_epi16::<6>(datum),
+            }
+        });
+        // Each datum is in the low bits of its 16-bit lane, nothing above
+        // it; the four groups' bytes, narrowed, go to the low `4n` bytes.
+        let bytes = match width {
             BfpWidth::Bits8 => {
-                let bytes = _mm512_cvtepi16_epi8(datums);
-                _mm256_storeu_si256(out.as_mut_ptr().cast(), bytes);
+                // 128-bit lane i: lane i of `datums[0]`, then of
+                // `datums[1]`, 8 bytes each.
+                let bytes = _mm512_packus_epi16(datums[0], datums[1]);
+                _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), bytes)
             }
             BfpWidth::Bits4 => {
-                // Datum 2k+1 (bits 19:16 of a 32-bit lane) beside 2k.
-                let pairs = _mm512_or_si512(datums, _mm512_srli_epi32::<12>(datums));
-                _mm_storeu_si128(out.as_mut_ptr().cast(), _mm512_cvtepi32_epi8(pairs));
+                // `datums[1]` in the high byte of each 16-bit lane; then
+                // datum 2k + 1 (bits 19:16 and 27:24 of a 32-bit lane)
+                // beside 2k: 16-bit lane 0 of 32-bit lane k holds the
+                // pairs of both.
+                let both = _mm512_or_si512(datums[0], _mm512_slli_epi16::<8>(datums[1]));
+                let pairs =
+                    _mm512_cvtepi32_epi16(_mm512_or_si512(both, _mm512_srli_epi32::<12>(both)));
+                // `datums[0]`'s bytes, then `datums[1]`'s, in each 128-bit
+                // lane; then the lanes' halves in order.
+                let apart = _mm256_shuffle_epi8(pairs, _mm256_broadcastsi128_si256(unzip_bytes()));
+                _mm512_castsi256_si512(_mm256_permute4x64_epi64::<0b11_01_10_00>(apart))
             }
             BfpWidth::Bits2 => {
-                // Datums 4k+1, 4k+2, 4k+3 (bits 17:16, 33:32, 49:48 of a
-                // 64-bit lane) beside 4k.
+                // As for BFP4, with datums 4k + 1, 4k + 2, 4k + 3 (bits
+                // 17:16, 33:32, 49:48 of a 64-bit lane, and 8 above) beside
+                // 4k: 16-bit lane 0 of 64-bit lane k.
+                let both = _mm512_or_si512(datums[0], _mm512_slli_epi16::<8>(datums[1]));
                 let quads = _mm512_or_si512(
-                    _mm512_or_si512(datums, _mm512_srli_epi64::<14>(datums)),
-                    _mm512_or_si512(
-                        _mm512_srli_epi64::<28>(datums),
-                        _mm512_srli_epi64::<42>(datums),
-                    ),
+                    _mm512_or_si512(both, _mm512_srli_epi64::<14>(both)),
+                    _mm512_or_si512(_mm512_srli_epi64::<28>(both), _mm512_srli_epi64::<42>(both)),
                 );
-                _mm_storel_epi64(out.as_mut_ptr().cast(), _mm512_cvtepi64_epi8(quads));
+                let apart = _mm_shuffle_epi8(_mm512_cvtepi64_epi16(quads), unzip_bytes());
+                _mm512_castsi128_si512(apart)
+            }
+        };
+        // Word 0 of each 128-bit lane, the field moved down to a byte.
+        #[rustfmt::skip]
+        let firsts = _mm512_set_epi16(
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 24, 16, 8, 0,
+        );
+        let words = _mm512_castsi512_si128(_mm512_permutexvar_epi16(firsts, most));
+        let words = match exp {
+            BfpExp::B => _mm_srli_epi16::<7>(words),
+            BfpExp::A => _mm_srli_epi16::<10>(words),
+        };
+        let four = _mm_cvtsi128_si32(_mm_packus_epi16(words, words)).to_le_bytes();
+        // A whole quad's `out` is four groups' bytes: 64, 32 or 16, the
+        // width of its store.
+        match (<&mut [u8; 4]>::try_from(&mut *exps).ok(), width) {
+            (Some(e), BfpWidth::Bits8) => {
+                *e = four;
+                // SAFETY: 64 bytes, as above.
+                unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), bytes) };
+            }
+            (Some(e), BfpWidth::Bits4) => {
+                *e = four;
+                let low = _mm512_castsi512_si256(bytes);
+                // SAFETY: 32 bytes, as above.
+                unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), low) };
+            }
+            (Some(e), BfpWidth::Bits2) => {
+                *e = four;
+                let low = _mm512_castsi512_si128(bytes);
+                // SAFETY: 16 bytes, as above.
+                unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), low) };
+            }
+            (None, _) => {
+                let mut all = [0u8; 64];
+                // SAFETY: `all` is 64 bytes, the width of the store.
+                unsafe { _mm512_storeu_si512(all.as_mut_ptr().cast(), bytes) };
+                exps.copy_from_slice(&four[..exps.len()]);
+                out.copy_from_slice(&all[..out.len()]);
             }
         }
     }
-    let first = _mm512_castsi512_si128(shared);
-    let second = _mm512_extracti32x4_epi32::<2>(shared);
-    *exps = [
-        _mm_cvtsi128_si32(first) as u8,
-        _mm_cvtsi128_si32(second) as u8,
-    ];
+}
+
+/// The even bytes of a 128-bit register, then the odd ones.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn unzip_bytes() -> std::arch::x86_64::__m128i {
+    std::arch::x86_64::_mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15)
 }
 
 /// The body of [`assemble_lanes`] and [`assemble_lanes_avx512`], inlined
@@ -1132,6 +1232,31 @@ mod tests {
 
     use proptest::prelude::*;
 
+    /// [`assemble_quads_avx512`] of one quad `x`, in form `e` and width `w`.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512BW and AVX-512VL.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn quads(
+        e: BfpExp,
+        w: BfpWidth,
+        exps: &mut [u8],
+        data: &mut [u8],
+        x: [std::arch::x86_64::__m512i; 2],
+    ) {
+        use BfpExp::{A, B};
+        use BfpWidth::{Bits2, Bits4, Bits8};
+        let quad = |_| x;
+        match (e, w) {
+            (B, Bits8) => assemble_quads_avx512::<false, 8>(exps, data, quad),
+            (B, Bits4) => assemble_quads_avx512::<false, 4>(exps, data, quad),
+            (B, Bits2) => assemble_quads_avx512::<false, 2>(exps, data, quad),
+            (A, Bits8) => assemble_quads_avx512::<true, 8>(exps, data, quad),
+            (A, Bits4) => assemble_quads_avx512::<true, 4>(exps, data, quad),
+            (A, Bits2) => assemble_quads_avx512::<true, 2>(exps, data, quad),
+        }
+    }
+
     /// The lane assembler against the portable rule, where the CPU has
     /// AVX2: every 16-bit pattern in every lane position, beside groups
     /// whose other elements make it the largest exponent, one exponent
@@ -1181,38 +1306,74 @@ mod tests {
                     // above.
                     unsafe { assemble_lanes_avx512(e, w, &elems, &mut got) };
                     assert_eq!(got, want, "AVX-512: {e:?} {w:?} {elems:04x?}");
-                    // In a pair, first and second, beside a group whose
+                    // In each of a quad's four places, beside groups whose
                     // elements are the same in another order and with
-                    // another exponent spread.
-                    let mut other = elems;
-                    other.reverse();
-                    other[lane] = x.rotate_left(7);
-                    let mut want_other = BfpGroup::default();
-                    assemble_portable(e, w, &other, &mut want_other);
+                    // other exponent spreads.
+                    let mut others = [elems; 3];
+                    for (k, other) in others.iter_mut().enumerate() {
+                        other.rotate_left(5 * k + 1);
+                        other.reverse();
+                        other[lane] = x.rotate_left(7 + 3 * k as u32);
+                    }
                     let n = w.group_bytes();
-                    for (pair, wants) in [
-                        ([&elems, &other], [&want, &want_other]),
-                        ([&other, &elems], [&want_other, &want]),
-                    ] {
-                        let mut want_bytes = [0u8; 32];
-                        for (g, out) in wants.iter().zip(want_bytes.chunks_exact_mut(n)) {
-                            bfp_pack_datums(w, &g.datums, out);
+                    for place in 0..4 {
+                        let mut quad = [&others[0], &others[1], &others[2], &others[2]];
+                        let mut rest = others.iter();
+                        for (q, slot) in quad.iter_mut().enumerate() {
+                            *slot = if q == place {
+                                &elems
+                            } else {
+                                rest.next().unwrap()
+                            };
                         }
-                        let mut exps = [0u8; 2];
-                        let mut bytes = [0u8; 32];
+                        let mut want_exps = [0u8; 4];
+                        let mut want_bytes = [0u8; 64];
+                        for ((g, shared), out) in quad
+                            .iter()
+                            .zip(&mut want_exps)
+                            .zip(want_bytes.chunks_exact_mut(n))
+                        {
+                            let mut want = BfpGroup::default();
+                            assemble_portable(e, w, g, &mut want);
+                            *shared = want.shared_exp;
+                            bfp_pack_datums(w, &want.datums, out);
+                        }
+                        let mut exps = [0u8; 4];
+                        let mut bytes = [0u8; 64];
                         // SAFETY: the CPU has AVX-512BW and AVX-512VL,
                         // checked above; each load is of a group's 32 bytes.
                         unsafe {
                             use std::arch::x86_64::*;
-                            let [a, b] = pair.map(|g| _mm256_loadu_si256(g.as_ptr().cast()));
-                            let x = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
-                            assemble_pair_avx512(e, w, x, &mut exps, &mut bytes);
+                            let [a, b, c, d] = quad.map(|g| _mm256_loadu_si256(g.as_ptr().cast()));
+                            let join = |a, b| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
+                            let x = [join(a, b), join(c, d)];
+                            quads(e, w, &mut exps, &mut bytes, x);
                         }
                         assert_eq!(
                             (exps, bytes),
-                            ([wants[0].shared_exp, wants[1].shared_exp], want_bytes),
-                            "AVX-512 pair: {e:?} {w:?} {:04x?}",
-                            pair
+                            (want_exps, want_bytes),
+                            "AVX-512 quad, place {place}: {e:?} {w:?} {:04x?}",
+                            quad
+                        );
+                        // A last quad of fewer groups writes theirs only.
+                        let k = 1 + place % 3;
+                        let mut exps = [0u8; 4];
+                        let mut bytes = [0u8; 64];
+                        // SAFETY: as above.
+                        unsafe {
+                            use std::arch::x86_64::*;
+                            let [a, b, c, d] = quad.map(|g| _mm256_loadu_si256(g.as_ptr().cast()));
+                            let join = |a, b| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
+                            let x = [join(a, b), join(c, d)];
+                            quads(e, w, &mut exps[..k], &mut bytes, x);
+                        }
+                        want_exps[k..].fill(0);
+                        want_bytes[k * n..].fill(0);
+                        assert_eq!(
+                            (exps, bytes),
+                            (want_exps, want_bytes),
+                            "AVX-512, {k} of a quad: {e:?} {w:?} {:04x?}",
+                            quad
                         );
                     }
                 }

@@ -19,7 +19,7 @@ use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::arch::Arch;
 use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
-use crate::format::bfp::{assemble_lanes, assemble_lanes_avx512, assemble_pair_avx512};
+use crate::format::bfp::{assemble_lanes, assemble_lanes_avx512, assemble_quads_avx512};
 use crate::format::bfp::{assemble_portable, bfp_pack_datums, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
@@ -527,8 +527,8 @@ fn each_row_elements<'c, O>(
     }
 }
 
-/// [`BfpRows::tile_bytes`] compiled for AVX-512: the groups two at a time
-/// in one register ([`groups_in_pairs_avx512`]). A "b" form whose early
+/// [`BfpRows::tile_bytes`] compiled for AVX-512: the groups four at a time,
+/// two to a register ([`groups_in_quads_avx512`]). A "b" form whose early
 /// conversion has a lane form brings its rows there two at a time through
 /// it (`pair_avx512`); any other form has every row's elements worked out
 /// first. The forms and width are chosen once for the whole loop.
@@ -544,14 +544,13 @@ fn tile_bytes_avx512(
 ) {
     use BfpExp::B;
     use BfpWidth::{Bits2, Bits4, Bits8};
-    // Each arm binds its own width, known in its loop.
+    // Each arm passes its own width, a constant in its loop.
     macro_rules! widths {
         ($read:expr, $pair:expr) => {{
-            let w = |width| (B, width);
             return match form.width {
-                Bits8 => groups_in_pairs_avx512(w(Bits8), rows, exps, data, $read, $pair),
-                Bits4 => groups_in_pairs_avx512(w(Bits4), rows, exps, data, $read, $pair),
-                Bits2 => groups_in_pairs_avx512(w(Bits2), rows, exps, data, $read, $pair),
+                Bits8 => groups_in_quads_avx512::<false, 8, _, _>(rows, exps, data, $read, $pair),
+                Bits4 => groups_in_quads_avx512::<false, 4, _, _>(rows, exps, data, $read, $pair),
+                Bits2 => groups_in_quads_avx512::<false, 2, _, _>(rows, exps, data, $read, $pair),
             };
         }};
     }
@@ -560,15 +559,19 @@ fn tile_bytes_avx512(
         let (arch, addressing) = (sh.arch, sh.dst_addressing);
         let r16 = |row: &u32| dst_row16(dst, arch, addressing, *row);
         let r32 = |row: &u32| dst_row32(dst, arch, addressing, *row);
-        // Each arm binds its own lane form too.
+        // Each arm names its own lane form too, a constant in its loop.
         match (L16::of(form.early), L32::of(form.early)) {
-            (Some(k @ L16::Identity), _) => widths!(r16, |a, b| k.pair_avx512(a, b)),
-            (Some(k @ L16::Round), _) => widths!(r16, |a, b| k.pair_avx512(a, b)),
-            (Some(k @ L16::E8m6), _) => widths!(r16, |a, b| k.pair_avx512(a, b)),
-            (_, Some(k @ L32::Truncate)) => widths!(r32, |a, b| k.pair_avx512(a, b)),
-            (_, Some(k @ L32::Narrow)) => widths!(r32, |a, b| k.pair_avx512(a, b)),
-            (_, Some(k @ L32::RoundToBf16)) => widths!(r32, |a, b| k.pair_avx512(a, b)),
-            (_, Some(k @ L32::RoundToE8m6)) => widths!(r32, |a, b| k.pair_avx512(a, b)),
+            (Some(L16::Identity), _) => widths!(r16, |a, b| L16::Identity.pair_avx512(a, b)),
+            (Some(L16::Round), _) => widths!(r16, |a, b| L16::Round.pair_avx512(a, b)),
+            (Some(L16::E8m6), _) => widths!(r16, |a, b| L16::E8m6.pair_avx512(a, b)),
+            (_, Some(L32::Truncate)) => widths!(r32, |a, b| L32::Truncate.pair_avx512(a, b)),
+            (_, Some(L32::Narrow)) => widths!(r32, |a, b| L32::Narrow.pair_avx512(a, b)),
+            (_, Some(L32::RoundToBf16)) => {
+                widths!(r32, |a, b| L32::RoundToBf16.pair_avx512(a, b))
+            }
+            (_, Some(L32::RoundToE8m6)) => {
+                widths!(r32, |a, b| L32::RoundToE8m6.pair_avx512(a, b))
+            }
             _ => {}
         }
     }
@@ -577,7 +580,7 @@ fn tile_bytes_avx512(
 }
 
 /// [`tile_bytes_avx512`] for a form without a lane form in pairs: every
-/// row's elements first, then their groups two at a time.
+/// row's elements first, then their groups four at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 fn elements_then_pairs_avx512<'c>(
@@ -596,59 +599,45 @@ fn elements_then_pairs_avx512<'c>(
     });
     let elems = &all[..len];
     let two = |a, b| two_rows_avx512(a, b);
-    // Each arm passes its own form and width, known in the loop.
-    macro_rules! in_pairs {
-        ($f:expr) => {
-            groups_in_pairs_avx512($f, elems, exps, data, |e| e, two)
+    // Each arm passes its own form and width, constants in the loop.
+    macro_rules! in_quads {
+        ($a_form:literal, $bits:literal) => {
+            groups_in_quads_avx512::<$a_form, $bits, _, _>(elems, exps, data, |e| e, two)
         };
     }
     match (form.exp, form.width) {
-        (B, Bits8) => in_pairs!((B, Bits8)),
-        (B, Bits4) => in_pairs!((B, Bits4)),
-        (B, Bits2) => in_pairs!((B, Bits2)),
-        (A, Bits8) => in_pairs!((A, Bits8)),
-        (A, Bits4) => in_pairs!((A, Bits4)),
-        (A, Bits2) => in_pairs!((A, Bits2)),
+        (B, Bits8) => in_quads!(false, 8),
+        (B, Bits4) => in_quads!(false, 4),
+        (B, Bits2) => in_quads!(false, 2),
+        (A, Bits8) => in_quads!(true, 8),
+        (A, Bits4) => in_quads!(true, 4),
+        (A, Bits2) => in_quads!(true, 2),
     }
 }
 
 /// The groups of `items` (`Dst` rows, or rows of elements) into `exps`
-/// and `data`, two at a time read (`read`) and made elements (`pair`) in
-/// one 512-bit register, then assembled there; an odd last one paired with
-/// itself, its half kept. Inlined into [`tile_bytes_avx512`] once per form
-/// and width.
+/// and `data`, four at a time ([`assemble_quads_avx512`]), read (`read`)
+/// and made elements (`pair`) two to a 512-bit register; a last quad of
+/// fewer is filled out with the last item. The form ("a" if `A_FORM`) and
+/// width (`BITS`) are [`assemble_quads_avx512`]'s.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 #[inline]
-fn groups_in_pairs_avx512<'a, T, R: Copy>(
-    (exp, width): (BfpExp, BfpWidth),
+fn groups_in_quads_avx512<'a, const A_FORM: bool, const BITS: u32, T, R: Copy>(
     items: &'a [T],
     exps: &mut [u8],
     data: &mut [u8],
     read: impl Fn(&'a T) -> R,
     pair: impl Fn(R, R) -> std::arch::x86_64::__m512i,
 ) {
-    let n = width.group_bytes();
-    let (pairs, odd) = items.as_chunks::<2>();
-    let (exp_pairs, _) = exps.as_chunks_mut::<2>();
-    for ((p, e), out) in pairs
-        .iter()
-        .zip(exp_pairs)
-        .zip(data.chunks_exact_mut(2 * n))
-    {
-        let x = pair(read(&p[0]), read(&p[1]));
-        assemble_pair_avx512(exp, width, x, e, out);
-    }
-    if let [last] = odd {
-        let at = items.len() - 1;
-        if let (Some(e), Some(out)) = (exps.get_mut(at), data.get_mut(at * n..(at + 1) * n)) {
-            let (mut both, mut bytes) = ([0u8; 2], [0u8; 32]);
-            let r = read(last);
-            assemble_pair_avx512(exp, width, pair(r, r), &mut both, &mut bytes);
-            *e = both[0];
-            out.copy_from_slice(&bytes[..n]);
-        }
-    }
+    let Some(last) = items.last() else {
+        return;
+    };
+    let count = items.len().min(exps.len());
+    assemble_quads_avx512::<A_FORM, BITS>(&mut exps[..count], data, |q| {
+        let at = |i: usize| read(items.get(4 * q + i).unwrap_or(last));
+        [pair(at(0), at(1)), pair(at(2), at(3))]
+    });
 }
 
 /// [`BfpRows::groups`] with the portable assembler.

@@ -738,11 +738,30 @@ fn convert_rows_avx2(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: 
 }
 
 /// [`convert_rows`] compiled for AVX-512BW/VL: the same row kernels, with
-/// its masked blends and three-input logic.
+/// its masked blends and three-input logic; BF16 rows that lie one after
+/// another in `Dst` ([`consecutive_rows16`]) two at a time in one register.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 fn convert_rows_avx512(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out: &mut [u8]) {
-    convert_rows_portable(kernel, sh, dst, rows, out);
+    use std::arch::x86_64::_mm512_storeu_si512;
+    let consecutive = match kernel {
+        Kernel::Bf16RoundToBf16 => consecutive_rows16(dst, (sh.arch, sh.dst_addressing), rows),
+        _ => None,
+    };
+    let Some(cells) = consecutive else {
+        return convert_rows_portable(kernel, sh, dst, rows, out);
+    };
+    let (pairs, odd) = cells.as_chunks::<2>();
+    let (outs, _) = out.as_chunks_mut::<64>();
+    for (two, out) in pairs.iter().zip(outs) {
+        let bf16 = Dst16Lanes::Round.pair_avx512(&two[0], &two[1]);
+        // SAFETY: `out` is 64 bytes, the width of the store.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), bf16) };
+    }
+    let at = 64 * pairs.len();
+    if let ([cells], Some(out)) = (odd, out.get_mut(at..at + 32)) {
+        put_u16(out, &Dst16Lanes::Round.row(cells));
+    }
 }
 
 #[inline(always)]
@@ -790,6 +809,28 @@ fn convert_mapped_rows(
         }
         Kernel::Generic | Kernel::Bfp => {}
     }
+}
+
+/// The storage rows of `Dst16b` rows `rows` when they are consecutive, all
+/// valid, and mapped as they are (`Adj16` the identity under `a`): one
+/// slice, read with no row-by-row mapping and test. The usual case: a
+/// `PACR` run through a tile's faces reads `Dst` in order.
+#[inline(always)]
+fn consecutive_rows16<'d>(
+    dst: &'d Dst,
+    (arch, a): (Arch, DstAddressing),
+    rows: &[u32],
+) -> Option<&'d [[u16; 16]]> {
+    let first = rows.first()? & 0x3FF;
+    // Every row compared, with no early exit, so that the test vectorises.
+    let consecutive = rows
+        .iter()
+        .zip(first..)
+        .fold(a.is_plain(arch), |all, (row, want)| {
+            all & (row & 0x3FF == want)
+        });
+    consecutive.then_some(())?;
+    dst.valid_rows(first as usize, rows.len())
 }
 
 /// One row's datums through the early conversion, BFP element conversion and

@@ -135,43 +135,58 @@ mod pairs {
         _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b)
     }
 
-    /// `decode_bf16` in every lane: exponent from bits 7:0 to 14:7,
-    /// mantissa from bits 14:8 to 6:0.
+    /// `decode_bf16` in every lane with the sign left out: exponent from
+    /// bits 7:0 to 14:7, mantissa from bits 14:8 to 6:0, bit 15 clear. One
+    /// select of `x << 7` and `x >> 8` by the exponent's field: the sign,
+    /// bit 7 of `x >> 8`, lies inside the field, and bit 15 of `x << 7`
+    /// outside it, where `x >> 8` is clear.
     #[target_feature(enable = "avx512bw,avx512vl")]
     #[inline]
-    fn decode_bf16(x: __m512i) -> __m512i {
-        let sign = _mm512_and_si512(x, splat(0x8000));
-        let exp = _mm512_and_si512(_mm512_slli_epi16::<7>(x), splat(0x7F80));
-        let man = _mm512_and_si512(_mm512_srli_epi16::<8>(x), splat(0x7F));
-        _mm512_or_si512(sign, _mm512_or_si512(exp, man))
+    fn decode_magnitude(x: __m512i) -> __m512i {
+        let (exp, man) = (_mm512_slli_epi16::<7>(x), _mm512_srli_epi16::<8>(x));
+        _mm512_ternarylogic_epi64::<SELECT>(splat(0x7F80), exp, man)
     }
 
-    /// Zero where the exponent field (14:7) of `x` is 0, else `r`.
+    /// `m | x & 0x8000`: magnitude `m` with the sign of stored cell `x`.
     #[target_feature(enable = "avx512bw,avx512vl")]
     #[inline]
-    fn zero_where_exponent_zero(x: __m512i, r: __m512i) -> __m512i {
-        _mm512_maskz_mov_epi16(_mm512_test_epi16_mask(x, splat(0x7F80)), r)
+    fn with_sign(m: __m512i, x: __m512i) -> __m512i {
+        _mm512_ternarylogic_epi64::<A_OR_B_AND_C>(m, x, splat(0x8000))
     }
+
+    /// The lanes whose stored cell `x` has a non-zero exponent (bits 7:0).
+    #[target_feature(enable = "avx512bw,avx512vl")]
+    #[inline]
+    fn exponent_not_zero(x: __m512i) -> __mmask32 {
+        _mm512_test_epi16_mask(x, splat(0x00FF))
+    }
+
+    /// Ternary-logic tables (`a`, `b`, `c` the three operands in order):
+    /// `a ? b : c`, and `a | b & c`. Written as ternary logic, not as AND
+    /// and OR, so that the compiler keeps them one operation each.
+    const SELECT: i32 = 0xCA;
+    const A_OR_B_AND_C: i32 = 0xF8;
 
     impl Dst16Lanes {
-        /// [`Dst16Lanes::row`] of rows `a` and `b`.
+        /// [`Dst16Lanes::row`] of rows `a` and `b`. Infinity is the largest
+        /// magnitude a result keeps, so a NaN's becomes it by a minimum.
         #[target_feature(enable = "avx512bw,avx512vl")]
         #[inline]
         pub fn pair_avx512(self, a: &[u16; 16], b: &[u16; 16]) -> __m512i {
-            let x = decode_bf16(two_rows_avx512(a, b));
-            let sign = _mm512_and_si512(x, splat(0x8000));
-            let mag = _mm512_and_si512(x, splat(0x7FFF));
-            let nan = _mm512_cmpgt_epu16_mask(mag, splat(0x7F80));
+            let x = two_rows_avx512(a, b);
+            let mag = decode_magnitude(x);
             match self {
-                Dst16Lanes::Identity => x,
+                Dst16Lanes::Identity => with_sign(mag, x),
                 Dst16Lanes::Round => {
-                    let r = _mm512_mask_mov_epi16(x, nan, _mm512_or_si512(sign, splat(0x7F80)));
-                    zero_where_exponent_zero(x, r)
+                    let r = _mm512_min_epu16(mag, splat(0x7F80));
+                    _mm512_maskz_mov_epi16(exponent_not_zero(x), with_sign(r, x))
                 }
                 Dst16Lanes::E8m6 => {
+                    // Past infinity only from a NaN: the largest finite
+                    // magnitude rounds up to infinity's 0x7F80 exactly.
                     let up = _mm512_andnot_si512(splat(1), _mm512_add_epi16(mag, splat(1)));
-                    let r = _mm512_mask_mov_epi16(up, nan, splat(0x7F80));
-                    zero_where_exponent_zero(x, _mm512_or_si512(r, sign))
+                    let r = _mm512_min_epu16(up, splat(0x7F80));
+                    _mm512_maskz_mov_epi16(exponent_not_zero(x), with_sign(r, x))
                 }
             }
         }
@@ -183,16 +198,15 @@ mod pairs {
         #[target_feature(enable = "avx512bw,avx512vl")]
         #[inline]
         pub fn pair_avx512(self, a: [&[u16; 16]; 2], b: [&[u16; 16]; 2]) -> __m512i {
-            let h = decode_bf16(two_rows_avx512(a[0], b[0]));
+            let h = two_rows_avx512(a[0], b[0]);
+            let mag = decode_magnitude(h);
             match self {
-                Dst32Lanes::Truncate => h,
+                Dst32Lanes::Truncate => with_sign(mag, h),
                 Dst32Lanes::Narrow => {
-                    let sign = _mm512_and_si512(h, splat(0x8000));
-                    _mm512_mask_mov_epi16(sign, _mm512_test_epi16_mask(h, splat(0x7F80)), h)
+                    with_sign(_mm512_maskz_mov_epi16(exponent_not_zero(h), mag), h)
                 }
                 Dst32Lanes::RoundToBf16 | Dst32Lanes::RoundToE8m6 => {
                     let l = two_rows_avx512(a[1], b[1]);
-                    let mag = _mm512_and_si512(h, splat(0x7FFF));
                     let r = match self {
                         Dst32Lanes::RoundToBf16 => {
                             _mm512_add_epi16(mag, _mm512_srli_epi16::<15>(l))
@@ -205,8 +219,9 @@ mod pairs {
                         | (_mm512_cmpeq_epi16_mask(mag, splat(0x7F80))
                             & _mm512_test_epi16_mask(l, l));
                     let r = _mm512_mask_mov_epi16(r, nan, splat(0x7F80));
-                    let signed = _mm512_or_si512(r, _mm512_and_si512(h, splat(0x8000)));
-                    zero_where_exponent_zero(r, signed)
+                    // Zero where the rounded exponent (14:7) is 0.
+                    let kept = _mm512_test_epi16_mask(r, splat(0x7F80));
+                    _mm512_maskz_mov_epi16(kept, with_sign(r, h))
                 }
             }
         }

@@ -115,6 +115,21 @@ impl Dst {
         self.valid[row % ROWS]
     }
 
+    /// Storage rows `from .. from + n`, if all of them are valid (and none
+    /// is past the last).
+    #[inline]
+    pub fn valid_rows(&self, from: usize, n: usize) -> Option<&[[u16; COLS]]> {
+        let range = from..from.checked_add(n)?;
+        // Every flag read, with no early exit, so that the test is a few
+        // vector comparisons.
+        let all = self
+            .valid
+            .get(range.clone())?
+            .iter()
+            .fold(true, |all, v| all & v);
+        all.then(|| &self.bits[range])
+    }
+
     pub fn set_valid(&mut self, row: usize, valid: bool) {
         self.valid[row % ROWS] = valid;
     }

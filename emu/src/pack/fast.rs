@@ -530,7 +530,8 @@ fn each_row_elements<'c, O>(
 /// [`BfpRows::tile_bytes`] compiled for AVX-512: the groups four at a time,
 /// two to a register ([`groups_in_quads_avx512`]). A "b" form whose early
 /// conversion has a lane form brings its rows there two at a time through
-/// it (`pair_avx512`); any other form has every row's elements worked out
+/// it (`pair_avx512`), `Dst16b` rows that lie one after another read as one
+/// slice; any other form has every row's elements worked out
 /// first. The forms and width are chosen once for the whole loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
@@ -546,31 +547,45 @@ fn tile_bytes_avx512(
     use BfpWidth::{Bits2, Bits4, Bits8};
     // Each arm passes its own width, a constant in its loop.
     macro_rules! widths {
-        ($read:expr, $pair:expr) => {{
+        ($items:expr, $read:expr, $pair:expr) => {{
+            let items = $items;
             return match form.width {
-                Bits8 => groups_in_quads_avx512::<false, 8, _, _>(rows, exps, data, $read, $pair),
-                Bits4 => groups_in_quads_avx512::<false, 4, _, _>(rows, exps, data, $read, $pair),
-                Bits2 => groups_in_quads_avx512::<false, 2, _, _>(rows, exps, data, $read, $pair),
+                Bits8 => groups_in_quads_avx512::<false, 8, _, _>(items, exps, data, $read, $pair),
+                Bits4 => groups_in_quads_avx512::<false, 4, _, _>(items, exps, data, $read, $pair),
+                Bits2 => groups_in_quads_avx512::<false, 2, _, _>(items, exps, data, $read, $pair),
             };
+        }};
+    }
+    // `Dst16b` rows, read in place: as one slice when they lie one after
+    // another ([`consecutive_rows16`]), else row by row.
+    macro_rules! rows16 {
+        ($lanes:expr) => {{
+            let (arch, addressing) = (sh.arch, sh.dst_addressing);
+            if let Some(cells) = consecutive_rows16(dst, (arch, addressing), rows) {
+                widths!(cells, |c| c, |a, b| $lanes.pair_avx512(a, b))
+            }
+            let r16 = |row: &u32| dst_row16(dst, arch, addressing, *row);
+            widths!(rows, r16, |a, b| $lanes.pair_avx512(a, b))
         }};
     }
     if form.exp == B {
         use {Dst16Lanes as L16, Dst32Lanes as L32};
         let (arch, addressing) = (sh.arch, sh.dst_addressing);
-        let r16 = |row: &u32| dst_row16(dst, arch, addressing, *row);
         let r32 = |row: &u32| dst_row32(dst, arch, addressing, *row);
         // Each arm names its own lane form too, a constant in its loop.
         match (L16::of(form.early), L32::of(form.early)) {
-            (Some(L16::Identity), _) => widths!(r16, |a, b| L16::Identity.pair_avx512(a, b)),
-            (Some(L16::Round), _) => widths!(r16, |a, b| L16::Round.pair_avx512(a, b)),
-            (Some(L16::E8m6), _) => widths!(r16, |a, b| L16::E8m6.pair_avx512(a, b)),
-            (_, Some(L32::Truncate)) => widths!(r32, |a, b| L32::Truncate.pair_avx512(a, b)),
-            (_, Some(L32::Narrow)) => widths!(r32, |a, b| L32::Narrow.pair_avx512(a, b)),
+            (Some(L16::Identity), _) => rows16!(L16::Identity),
+            (Some(L16::Round), _) => rows16!(L16::Round),
+            (Some(L16::E8m6), _) => rows16!(L16::E8m6),
+            (_, Some(L32::Truncate)) => {
+                widths!(rows, r32, |a, b| L32::Truncate.pair_avx512(a, b))
+            }
+            (_, Some(L32::Narrow)) => widths!(rows, r32, |a, b| L32::Narrow.pair_avx512(a, b)),
             (_, Some(L32::RoundToBf16)) => {
-                widths!(r32, |a, b| L32::RoundToBf16.pair_avx512(a, b))
+                widths!(rows, r32, |a, b| L32::RoundToBf16.pair_avx512(a, b))
             }
             (_, Some(L32::RoundToE8m6)) => {
-                widths!(r32, |a, b| L32::RoundToE8m6.pair_avx512(a, b))
+                widths!(rows, r32, |a, b| L32::RoundToE8m6.pair_avx512(a, b))
             }
             _ => {}
         }

@@ -830,6 +830,7 @@ fn convert_mapped_rows(
 /// valid, and mapped as they are (`Adj16` the identity under `a`): one
 /// slice, read with no row-by-row mapping and test. The usual case: a
 /// `PACR` run through a tile's faces reads `Dst` in order.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn consecutive_rows16<'d>(
     dst: &'d Dst,

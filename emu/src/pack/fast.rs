@@ -591,14 +591,14 @@ fn tile_bytes_avx512(
         }
     }
     let cells = rows.iter().map(|row| form.row_cells(sh, dst, *row));
-    elements_then_pairs_avx512(form, cells, exps, data);
+    elements_then_quads_avx512(form, cells, exps, data);
 }
 
 /// [`tile_bytes_avx512`] for a form without a lane form in pairs: every
 /// row's elements first, then their groups four at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
-fn elements_then_pairs_avx512<'c>(
+fn elements_then_quads_avx512<'c>(
     form: BfpRows,
     cells: impl Iterator<Item = Cells<'c>>,
     exps: &mut [u8],

@@ -109,9 +109,10 @@ impl Dst32Lanes {
 
 /// Two rows' lane rules at once in AVX-512's 32 16-bit lanes, the first
 /// row in the low half: [`Dst16Lanes::row`] and [`Dst32Lanes::row`] written
-/// with AVX-512BW's lane masks, for the BFP assembler's pairs of groups
-/// ([`crate::format::bfp`]). `pair_rules_are_the_row_rules` holds them to
-/// the row rules for every cell.
+/// with AVX-512BW's lane masks and ternary logic, for the BFP assembler's
+/// groups, two to a register ([`crate::format::bfp`]), and for whole BF16
+/// rows. `pair_rules_are_the_row_rules` holds them to the row rules for
+/// every cell.
 #[cfg(target_arch = "x86_64")]
 pub(super) use pairs::two_rows_avx512;
 

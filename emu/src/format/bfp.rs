@@ -666,7 +666,11 @@ unsafe fn bfp_groups_to_src_avx512<const BITS: usize>(
 }
 
 /// [`bfp_group_to_src_avx2`] in AVX-512's sixteen 32-bit lanes: the whole
-/// group in one register, the zero datums picked out by a lane mask.
+/// group in one register. BFP8 datums are expanded lane by lane, the zero
+/// datums picked out by a lane mask. A BFP4 or BFP2 datum has only 16 or 4
+/// values, so the group's 16 possible cells are made once, from its
+/// exponent ([`SrcLookup`]), and each datum picks its own (`vpermd`, which
+/// reads the low four bits of its lane).
 ///
 /// # Safety
 /// The CPU must have AVX-512F. `bytes` is `2 × BITS` long (checked by the
@@ -676,46 +680,106 @@ unsafe fn bfp_groups_to_src_avx512<const BITS: usize>(
 #[inline]
 unsafe fn bfp_group_to_src_avx512<const BITS: usize>(bytes: &[u8], exp: u8) -> [u32; 16] {
     use std::arch::x86_64::*;
-    // Each datum sign-extended from bit 7 of its lane.
-    let signed = match BITS {
-        8 => _mm512_cvtepi8_epi32(_mm_loadu_si128(bytes.as_ptr().cast())),
-        4 => {
-            let low = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-            let high = i32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
-            let words = _mm512_inserti64x4::<1>(_mm512_set1_epi32(low), _mm256_set1_epi32(high));
-            let at = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
-            _mm512_srai_epi32::<24>(_mm512_slli_epi32::<28>(_mm512_srlv_epi32(words, at)))
+    let rebase = _mm512_set1_epi32(((exp as u32).wrapping_sub(133) << 10) as i32);
+    let rebased_mask = _mm512_set1_epi32(0x3_FFF8);
+    let cells = match BITS {
+        8 => {
+            // Each datum sign-extended from bit 7 of its lane.
+            let signed = _mm512_cvtepi8_epi32(_mm_loadu_si128(bytes.as_ptr().cast()));
+            let magnitude = _mm512_and_si512(signed, _mm512_set1_epi32(0x7F));
+            let normalised =
+                _mm512_srli_epi32::<13>(_mm512_castps_si512(_mm512_cvtepi32_ps(magnitude)));
+            let rebased = _mm512_and_si512(_mm512_add_epi32(normalised, rebase), rebased_mask);
+            let value = _mm512_or_si512(
+                _mm512_and_si512(signed, _mm512_set1_epi32(0x4_0000)),
+                rebased,
+            );
+            // Magnitude 0: 0, or −infinity for sign 1 (`bfp8_to_src_arith`).
+            let zero = _mm512_testn_epi32_mask(signed, _mm512_set1_epi32(0x7F));
+            _mm512_mask_blend_epi32(
+                zero,
+                value,
+                _mm512_and_si512(signed, _mm512_set1_epi32(0x7_FC00)),
+            )
         }
         _ => {
-            let word = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-            let at = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-            _mm512_srai_epi32::<24>(_mm512_slli_epi32::<30>(_mm512_srlv_epi32(
-                _mm512_set1_epi32(word),
-                at,
-            )))
+            // Each lane's datum in its low bits (bits above it ignored).
+            let at_datum = match BITS {
+                4 => {
+                    let low = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+                    let high = i32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
+                    let words =
+                        _mm512_inserti64x4::<1>(_mm512_set1_epi32(low), _mm256_set1_epi32(high));
+                    let at =
+                        _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
+                    _mm512_srlv_epi32(words, at)
+                }
+                _ => {
+                    let word = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+                    let at = _mm512_setr_epi32(
+                        0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
+                    );
+                    _mm512_srlv_epi32(_mm512_set1_epi32(word), at)
+                }
+            };
+            let lookup = const { SrcLookup::of(BITS) };
+            let load = |v: &[u32; 16]| _mm512_loadu_si512(v.as_ptr().cast());
+            // `(normalised + rebase) & 0x3_FFF8 | sign`, as for BFP8.
+            let value = _mm512_ternarylogic_epi32::<0xEA>(
+                _mm512_add_epi32(load(&lookup.normalised), rebase),
+                rebased_mask,
+                load(&lookup.sign),
+            );
+            let table = _mm512_mask_blend_epi32(lookup.zero, value, load(&lookup.zero_cells));
+            _mm512_permutexvar_epi32(at_datum, table)
         }
     };
-    let rebase = _mm512_set1_epi32(((exp as u32).wrapping_sub(133) << 10) as i32);
-    let magnitude = _mm512_and_si512(signed, _mm512_set1_epi32(0x7F));
-    let normalised = _mm512_srli_epi32::<13>(_mm512_castps_si512(_mm512_cvtepi32_ps(magnitude)));
-    let rebased = _mm512_and_si512(
-        _mm512_add_epi32(normalised, rebase),
-        _mm512_set1_epi32(0x3_FFF8),
-    );
-    let value = _mm512_or_si512(
-        _mm512_and_si512(signed, _mm512_set1_epi32(0x4_0000)),
-        rebased,
-    );
-    // Magnitude 0: 0, or −infinity for sign 1 (`bfp8_to_src_arith`).
-    let zero = _mm512_testn_epi32_mask(signed, _mm512_set1_epi32(0x7F));
-    let cells = _mm512_mask_blend_epi32(
-        zero,
-        value,
-        _mm512_and_si512(signed, _mm512_set1_epi32(0x7_FC00)),
-    );
     let mut out = [0u32; 16];
     _mm512_storeu_si512(out.as_mut_ptr().cast(), cells);
     out
+}
+
+/// For BFP4 or BFP2 datum value `i` (the low `BITS` bits of `i`, so that
+/// the BFP2 values repeat four times): the parts of its `SrcA`/`SrcB` cell
+/// that do not depend on the shared exponent, as [`bfp8_to_src_arith`]
+/// computes them. A non-zero magnitude's cell is
+/// `(normalised + rebase) & 0x3_FFF8 | sign`; a zero magnitude's is
+/// `zero_cells`, whatever the exponent.
+#[cfg(target_arch = "x86_64")]
+struct SrcLookup {
+    normalised: [u32; 16],
+    sign: [u32; 16],
+    zero_cells: [u32; 16],
+    /// Bit `i` set where value `i`'s magnitude is 0.
+    zero: u16,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl SrcLookup {
+    const fn of(bits: usize) -> SrcLookup {
+        let mut t = SrcLookup {
+            normalised: [0; 16],
+            sign: [0; 16],
+            zero_cells: [0; 16],
+            zero: 0,
+        };
+        let mut i = 0;
+        while i < 16 {
+            let datum = (i & ((1 << bits) - 1)) as u8;
+            // The BFP8 datum the unpacker expands, sign-extended.
+            let signed = ((datum << (8 - bits)) as i8) as i32 as u32;
+            let magnitude = signed & 0x7F;
+            if magnitude == 0 {
+                t.zero |= 1 << i;
+                t.zero_cells[i] = signed & 0x7_FC00;
+            } else {
+                t.normalised[i] = (magnitude as f32).to_bits() >> 13;
+                t.sign[i] = signed & 0x4_0000;
+            }
+            i += 1;
+        }
+        t
+    }
 }
 
 /// [`bfp_groups_to_src`] with each group by [`bfp_group_to_src_avx2`].

@@ -722,7 +722,11 @@ unsafe fn bfp_group_to_src_avx512<const BITS: usize>(bytes: &[u8], exp: u8) -> [
                     _mm512_srlv_epi32(_mm512_set1_epi32(word), at)
                 }
             };
-            let lookup = const { SrcLookup::of(BITS) };
+            let lookup = if BITS == 4 {
+                &SrcLookup::BFP4
+            } else {
+                &SrcLookup::BFP2
+            };
             let load = |v: &[u32; 16]| _mm512_loadu_si512(v.as_ptr().cast());
             // `(normalised + rebase) & 0x3_FFF8 | sign`, as for BFP8.
             let value = _mm512_ternarylogic_epi32::<0xEA>(
@@ -756,6 +760,10 @@ struct SrcLookup {
 
 #[cfg(target_arch = "x86_64")]
 impl SrcLookup {
+    const BFP4: SrcLookup = SrcLookup::of(4);
+    const BFP2: SrcLookup = SrcLookup::of(2);
+
+    /// The lookup of `bits`-bit datums (4 or 2).
     const fn of(bits: usize) -> SrcLookup {
         let mut t = SrcLookup {
             normalised: [0; 16],

@@ -1304,7 +1304,8 @@ mod tests {
 
     use proptest::prelude::*;
 
-    /// [`assemble_quads_avx512`] of one quad `x`, in form `e` and width `w`.
+    /// [`assemble_quads_avx512`] of the four groups of elements `groups`,
+    /// in form `e` and width `w`.
     ///
     /// # Safety
     /// The CPU must have AVX-512BW and AVX-512VL.
@@ -1312,12 +1313,17 @@ mod tests {
     unsafe fn quads(
         e: BfpExp,
         w: BfpWidth,
+        groups: [&[u16; 16]; 4],
         exps: &mut [u8],
         data: &mut [u8],
-        x: [std::arch::x86_64::__m512i; 2],
     ) {
+        use std::arch::x86_64::*;
         use BfpExp::{A, B};
         use BfpWidth::{Bits2, Bits4, Bits8};
+        // SAFETY: each load is of a group's 32 bytes.
+        let [a, b, c, d] = groups.map(|g| unsafe { _mm256_loadu_si256(g.as_ptr().cast()) });
+        let join = |a, b| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
+        let x = [join(a, b), join(c, d)];
         let quad = |_| x;
         match (e, w) {
             (B, Bits8) => assemble_quads_avx512::<false, 8>(exps, data, quad),
@@ -1413,14 +1419,8 @@ mod tests {
                         let mut exps = [0u8; 4];
                         let mut bytes = [0u8; 64];
                         // SAFETY: the CPU has AVX-512BW and AVX-512VL,
-                        // checked above; each load is of a group's 32 bytes.
-                        unsafe {
-                            use std::arch::x86_64::*;
-                            let [a, b, c, d] = quad.map(|g| _mm256_loadu_si256(g.as_ptr().cast()));
-                            let join = |a, b| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
-                            let x = [join(a, b), join(c, d)];
-                            quads(e, w, &mut exps, &mut bytes, x);
-                        }
+                        // checked above.
+                        unsafe { quads(e, w, quad, &mut exps, &mut bytes) };
                         assert_eq!(
                             (exps, bytes),
                             (want_exps, want_bytes),
@@ -1432,13 +1432,7 @@ mod tests {
                         let mut exps = [0u8; 4];
                         let mut bytes = [0u8; 64];
                         // SAFETY: as above.
-                        unsafe {
-                            use std::arch::x86_64::*;
-                            let [a, b, c, d] = quad.map(|g| _mm256_loadu_si256(g.as_ptr().cast()));
-                            let join = |a, b| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
-                            let x = [join(a, b), join(c, d)];
-                            quads(e, w, &mut exps[..k], &mut bytes, x);
-                        }
+                        unsafe { quads(e, w, quad, &mut exps[..k], &mut bytes) };
                         want_exps[k..].fill(0);
                         want_bytes[k * n..].fill(0);
                         assert_eq!(

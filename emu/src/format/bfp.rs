@@ -604,7 +604,7 @@ pub fn bfp8_to_bf16_arith(datum: u8, exp: u8) -> u16 {
 /// is rebased in the same 8-bit wrapping arithmetic. A row of these
 /// vectorises with no narrowing to 16 bits and widening back.
 #[inline(always)]
-pub fn bfp8_to_src_arith(datum: u8, exp: u8) -> u32 {
+pub const fn bfp8_to_src_arith(datum: u8, exp: u8) -> u32 {
     let magnitude = (datum & 0x7F) as i32;
     // Bits 31:7 are all the sign.
     let signed = datum as i8 as i32 as u32;
@@ -612,7 +612,7 @@ pub fn bfp8_to_src_arith(datum: u8, exp: u8) -> u32 {
     let rebased = normalised.wrapping_add((exp as u32).wrapping_sub(133) << 10) & 0x3_FFF8;
     // Magnitude 0 gives 0, or −infinity (BF16 0xFF80) for sign 1. Chosen
     // by a mask, not a branch, so that a row of these vectorises.
-    let zero = u32::from(magnitude == 0).wrapping_neg();
+    let zero = ((magnitude == 0) as u32).wrapping_neg();
     (signed & 0x7_FC00 & zero) | (((signed & 0x4_0000) | rebased) & !zero)
 }
 
@@ -743,12 +743,12 @@ unsafe fn bfp_group_to_src_avx512<const BITS: usize>(bytes: &[u8], exp: u8) -> [
     out
 }
 
-/// For BFP4 or BFP2 datum value `i` (the low `BITS` bits of `i`, so that
-/// the BFP2 values repeat four times): the parts of its `SrcA`/`SrcB` cell
-/// that do not depend on the shared exponent, as [`bfp8_to_src_arith`]
-/// computes them. A non-zero magnitude's cell is
-/// `(normalised + rebase) & 0x3_FFF8 | sign`; a zero magnitude's is
-/// `zero_cells`, whatever the exponent.
+/// For BFP4 or BFP2 datum value `i` (the low bits of `i`, so that the
+/// BFP2 values repeat four times): the parts of its `SrcA`/`SrcB` cell
+/// ([`bfp8_to_src_arith`]) that do not depend on the shared exponent. A
+/// non-zero magnitude's cell is `(normalised + rebase) & 0x3_FFF8 | sign`,
+/// with `rebase = (exp - 133) << 10`; a zero magnitude's is `zero_cells`,
+/// whatever the exponent.
 #[cfg(target_arch = "x86_64")]
 struct SrcLookup {
     normalised: [u32; 16],
@@ -760,11 +760,12 @@ struct SrcLookup {
 
 #[cfg(target_arch = "x86_64")]
 impl SrcLookup {
-    const BFP4: SrcLookup = SrcLookup::of(4);
-    const BFP2: SrcLookup = SrcLookup::of(2);
+    const BFP4: SrcLookup = SrcLookup::of(BfpWidth::Bits4);
+    const BFP2: SrcLookup = SrcLookup::of(BfpWidth::Bits2);
 
-    /// The lookup of `bits`-bit datums (4 or 2).
-    const fn of(bits: usize) -> SrcLookup {
+    /// Each value's cell at exponent 133, where the rebase is 0, taken
+    /// apart.
+    const fn of(width: BfpWidth) -> SrcLookup {
         let mut t = SrcLookup {
             normalised: [0; 16],
             sign: [0; 16],
@@ -773,16 +774,15 @@ impl SrcLookup {
         };
         let mut i = 0;
         while i < 16 {
-            let datum = (i & ((1 << bits) - 1)) as u8;
-            // The BFP8 datum the unpacker expands, sign-extended.
-            let signed = ((datum << (8 - bits)) as i8) as i32 as u32;
-            let magnitude = signed & 0x7F;
-            if magnitude == 0 {
+            let datum = (i as u32 & ((1 << width.datum_bits()) - 1)) as u8;
+            let bfp8 = bfp_datum_to_bfp8(datum, width);
+            let cell = bfp8_to_src_arith(bfp8, 133);
+            if bfp8 & 0x7F == 0 {
                 t.zero |= 1 << i;
-                t.zero_cells[i] = signed & 0x7_FC00;
+                t.zero_cells[i] = cell;
             } else {
-                t.normalised[i] = (magnitude as f32).to_bits() >> 13;
-                t.sign[i] = signed & 0x4_0000;
+                t.normalised[i] = cell & 0x3_FFF8;
+                t.sign[i] = cell & 0x4_0000;
             }
             i += 1;
         }

@@ -621,9 +621,10 @@ pub const fn bfp8_to_src_arith(datum: u8, exp: u8) -> u32 {
 /// BITS` bytes (least significant bits first), sharing its exponent from
 /// `exps`, each datum widened to the BFP8 datum the unpacker expands
 /// ([`bfp_datum_to_bfp8`]) and expanded ([`bfp8_to_src_arith`]). Group
-/// `j`'s cells go to `out(j, cells)`. By AVX2 where the CPU has it (checked
-/// once for all the groups), which takes each datum straight from the
-/// packed bytes into its lane (`bfp_group_to_src_avx2`).
+/// `j`'s cells go to `out(j, cells)`. By AVX-512 or AVX2 where the CPU has
+/// it (checked once for all the groups), which takes each datum straight
+/// from the packed bytes into its lane (`bfp_group_to_src_avx512`,
+/// `bfp_group_to_src_avx2`).
 #[inline(always)]
 pub fn bfp_groups_to_src<const BITS: usize>(
     bytes: &[u8],
@@ -632,6 +633,10 @@ pub fn bfp_groups_to_src<const BITS: usize>(
 ) {
     #[cfg(target_arch = "x86_64")]
     {
+        if BITS == 4 && has_avx512_vbmi() {
+            // SAFETY: the CPU has AVX-512F and VBMI, checked just above.
+            return unsafe { bfp_groups_to_src_avx512_vbmi::<BITS>(bytes, exps, out) };
+        }
         if std::arch::is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has AVX-512F, checked just above.
             return unsafe { bfp_groups_to_src_avx512::<BITS>(bytes, exps, out) };
@@ -656,31 +661,94 @@ pub fn bfp_groups_to_src<const BITS: usize>(
 unsafe fn bfp_groups_to_src_avx512<const BITS: usize>(
     bytes: &[u8],
     exps: impl Iterator<Item = u8>,
+    out: impl FnMut(usize, [u32; 16]),
+) {
+    // SAFETY: the CPU has AVX-512F (this function's contract).
+    unsafe { groups_to_src_avx512::<BITS, false>(bytes, exps, out) }
+}
+
+/// [`bfp_groups_to_src_avx512`] with each BFP4 group's datums put in
+/// their lanes by one byte shuffle (`vpmultishiftqb`).
+///
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512 VBMI.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vbmi")]
+#[inline]
+unsafe fn bfp_groups_to_src_avx512_vbmi<const BITS: usize>(
+    bytes: &[u8],
+    exps: impl Iterator<Item = u8>,
+    out: impl FnMut(usize, [u32; 16]),
+) {
+    // SAFETY: the CPU has both (this function's contract).
+    unsafe { groups_to_src_avx512::<BITS, true>(bytes, exps, out) }
+}
+
+/// Whether the CPU has AVX-512F and AVX-512 VBMI.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx512_vbmi() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vbmi")
+}
+
+/// The groups sixteen at a time: the sixteen exponents' rebases
+/// `(exp - 133) << 10` ([`bfp8_to_src_arith`]) are worked out first and
+/// kept in memory, where each group's kernel reads its own as a broadcast
+/// operand, with no move from a general register to a vector one.
+///
+/// # Safety
+/// The CPU must have AVX-512F, and AVX-512 VBMI with `VBMI`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn groups_to_src_avx512<const BITS: usize, const VBMI: bool>(
+    bytes: &[u8],
+    mut exps: impl Iterator<Item = u8>,
     mut out: impl FnMut(usize, [u32; 16]),
 ) {
-    for ((j, group), exp) in bytes.chunks_exact(2 * BITS).enumerate().zip(exps) {
-        // SAFETY: the CPU has AVX-512F (this function's contract); `group`
-        // is `2 × BITS` bytes long.
-        out(j, unsafe { bfp_group_to_src_avx512::<BITS>(group, exp) });
+    let mut first = 0;
+    for chunk in bytes.chunks(16 * 2 * BITS) {
+        let mut rebases = [0u32; 16];
+        let mut n = 0;
+        // The group count bounds the exponents taken, as `zip` would.
+        let groups = chunk.len() / (2 * BITS);
+        for (r, e) in rebases.iter_mut().take(groups).zip(&mut exps) {
+            *r = (e as u32).wrapping_sub(133) << 10;
+            n += 1;
+        }
+        for ((g, group), rebase) in chunk.chunks_exact(2 * BITS).enumerate().zip(&rebases[..n]) {
+            // SAFETY: as above; `group` is `2 × BITS` bytes long.
+            out(first + g, unsafe {
+                bfp_group_to_src_avx512::<BITS, VBMI>(group, rebase)
+            });
+        }
+        if n < 16 {
+            return;
+        }
+        first += 16;
     }
 }
 
 /// [`bfp_group_to_src_avx2`] in AVX-512's sixteen 32-bit lanes: the whole
-/// group in one register. BFP8 datums are expanded lane by lane, the zero
-/// datums picked out by a lane mask. A BFP4 or BFP2 datum has only 16 or 4
-/// values, so the group's 16 possible cells are made once, from its
-/// exponent ([`SrcLookup`]), and each datum picks its own (`vpermd`, which
-/// reads the low four bits of its lane).
+/// group in one register, `rebase` its exponent's `(exp - 133) << 10`.
+/// BFP8 datums are expanded lane by lane, the zero datums picked out by a
+/// lane mask. A BFP4 or BFP2 datum has only 16 or 4 values, so the group's
+/// 16 possible cells are made once, from its exponent ([`SrcLookup`]), and
+/// each datum picks its own (`vpermd`, which reads the low four bits of its
+/// lane).
 ///
 /// # Safety
-/// The CPU must have AVX-512F. `bytes` is `2 × BITS` long (checked by the
-/// caller); nothing else is read, and the store is of the array's own size.
+/// The CPU must have AVX-512F, and AVX-512 VBMI with `VBMI`. `bytes` is
+/// `2 × BITS` long (checked by the caller); nothing else is read, and the
+/// store is of the array's own size.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-#[inline]
-unsafe fn bfp_group_to_src_avx512<const BITS: usize>(bytes: &[u8], exp: u8) -> [u32; 16] {
+#[inline(always)]
+unsafe fn bfp_group_to_src_avx512<const BITS: usize, const VBMI: bool>(
+    bytes: &[u8],
+    rebase: &u32,
+) -> [u32; 16] {
     use std::arch::x86_64::*;
-    let rebase = _mm512_set1_epi32(((exp as u32).wrapping_sub(133) << 10) as i32);
+    let rebase = _mm512_set1_epi32(*rebase as i32);
     let rebased_mask = _mm512_set1_epi32(0x3_FFF8);
     let cells = match BITS {
         8 => {
@@ -705,6 +773,14 @@ unsafe fn bfp_group_to_src_avx512<const BITS: usize>(bytes: &[u8], exp: u8) -> [
         _ => {
             // Each lane's datum in its low bits (bits above it ignored).
             let at_datum = match BITS {
+                4 if VBMI => {
+                    // Byte 0 of lane `i` is bits `4i..4i + 8` of the group.
+                    let group = u64::from_le_bytes(std::array::from_fn(|i| bytes[i]));
+                    let at = _mm512_setr_epi32(
+                        0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60,
+                    );
+                    _mm512_multishift_epi64_epi8(at, _mm512_set1_epi64(group as i64))
+                }
                 4 => {
                     let low = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
                     let high = i32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
@@ -728,13 +804,12 @@ unsafe fn bfp_group_to_src_avx512<const BITS: usize>(bytes: &[u8], exp: u8) -> [
                 &SrcLookup::BFP2
             };
             let load = |v: &[u32; 16]| _mm512_loadu_si512(v.as_ptr().cast());
-            // `(normalised + rebase) & 0x3_FFF8 | sign`, as for BFP8.
-            let value = _mm512_ternarylogic_epi32::<0xEA>(
+            // `(normalised + rebase) & rebased | fixed`.
+            let table = _mm512_ternarylogic_epi32::<0xEA>(
                 _mm512_add_epi32(load(&lookup.normalised), rebase),
-                rebased_mask,
-                load(&lookup.sign),
+                load(&lookup.rebased),
+                load(&lookup.fixed),
             );
-            let table = _mm512_mask_blend_epi32(lookup.zero, value, load(&lookup.zero_cells));
             _mm512_permutexvar_epi32(at_datum, table)
         }
     };
@@ -744,18 +819,16 @@ unsafe fn bfp_group_to_src_avx512<const BITS: usize>(bytes: &[u8], exp: u8) -> [
 }
 
 /// For BFP4 or BFP2 datum value `i` (the low bits of `i`, so that the
-/// BFP2 values repeat four times): the parts of its `SrcA`/`SrcB` cell
-/// ([`bfp8_to_src_arith`]) that do not depend on the shared exponent. A
-/// non-zero magnitude's cell is `(normalised + rebase) & 0x3_FFF8 | sign`,
-/// with `rebase = (exp - 133) << 10`; a zero magnitude's is `zero_cells`,
-/// whatever the exponent.
+/// BFP2 values repeat four times): its `SrcA`/`SrcB` cell
+/// ([`bfp8_to_src_arith`]) as `(normalised + rebase) & rebased | fixed`,
+/// with `rebase = (exp - 133) << 10`. A non-zero magnitude keeps the
+/// rebased bits `0x3_FFF8` and has its sign fixed; a zero magnitude keeps
+/// none and has its whole cell fixed, whatever the exponent.
 #[cfg(target_arch = "x86_64")]
 struct SrcLookup {
     normalised: [u32; 16],
-    sign: [u32; 16],
-    zero_cells: [u32; 16],
-    /// Bit `i` set where value `i`'s magnitude is 0.
-    zero: u16,
+    rebased: [u32; 16],
+    fixed: [u32; 16],
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -768,9 +841,8 @@ impl SrcLookup {
     const fn of(width: BfpWidth) -> SrcLookup {
         let mut t = SrcLookup {
             normalised: [0; 16],
-            sign: [0; 16],
-            zero_cells: [0; 16],
-            zero: 0,
+            rebased: [0; 16],
+            fixed: [0; 16],
         };
         let mut i = 0;
         while i < 16 {
@@ -778,11 +850,11 @@ impl SrcLookup {
             let bfp8 = bfp_datum_to_bfp8(datum, width);
             let cell = bfp8_to_src_arith(bfp8, 133);
             if bfp8 & 0x7F == 0 {
-                t.zero |= 1 << i;
-                t.zero_cells[i] = cell;
+                t.fixed[i] = cell;
             } else {
                 t.normalised[i] = cell & 0x3_FFF8;
-                t.sign[i] = cell & 0x4_0000;
+                t.rebased[i] = 0x3_FFF8;
+                t.fixed[i] = cell & 0x4_0000;
             }
             i += 1;
         }
@@ -1196,6 +1268,12 @@ mod tests {
                         unsafe { bfp_groups_to_src_avx512::<BITS>(b, e.into_iter(), out) }
                     }));
                 }
+                if has_avx512_vbmi() {
+                    kernels.push(("AVX-512 VBMI", |b, e, out| {
+                        // SAFETY: the CPU has AVX-512F and VBMI, checked above.
+                        unsafe { bfp_groups_to_src_avx512_vbmi::<BITS>(b, e.into_iter(), out) }
+                    }));
+                }
                 if std::arch::is_x86_feature_detected!("avx2") {
                     kernels.push(("AVX2", |b, e, out| {
                         // SAFETY: the CPU has AVX2, checked above.
@@ -1240,6 +1318,68 @@ mod tests {
         check::<8>(BfpWidth::Bits8);
         check::<4>(BfpWidth::Bits4);
         check::<2>(BfpWidth::Bits2);
+    }
+
+    /// Runs of groups longer than the sixteen whose exponents the AVX-512
+    /// forms take together: each group is expanded with its own exponent,
+    /// and only as many groups as there are exponents.
+    #[test]
+    fn src_cell_expansion_takes_each_group_its_exponent() {
+        type Groups<'a> = &'a mut dyn FnMut(usize, [u32; 16]);
+        fn check<const BITS: usize>() {
+            #[allow(clippy::type_complexity)]
+            let mut kernels: Vec<(&str, fn(&[u8], &[u8], Groups))> =
+                vec![("dispatched", |b, e, out| {
+                    bfp_groups_to_src::<BITS>(b, e.iter().copied(), out)
+                })];
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    kernels.push(("AVX-512", |b, e, out| {
+                        // SAFETY: the CPU has AVX-512F, checked above.
+                        unsafe { bfp_groups_to_src_avx512::<BITS>(b, e.iter().copied(), out) }
+                    }));
+                }
+                if has_avx512_vbmi() {
+                    kernels.push(("AVX-512 VBMI", |b, e, out| {
+                        // SAFETY: the CPU has AVX-512F and VBMI, checked above.
+                        unsafe { bfp_groups_to_src_avx512_vbmi::<BITS>(b, e.iter().copied(), out) }
+                    }));
+                }
+            }
+            let mut x = 0x9E37_79B9u32;
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x as u8
+            };
+            let bytes: Vec<u8> = (0..37 * 2 * BITS).map(|_| next()).collect();
+            let exps: Vec<u8> = (0..37).map(|_| next()).collect();
+            for (groups, n_exps) in [(37, 37), (37, 20), (37, 16), (16, 16), (33, 40), (5, 0)] {
+                let bytes = &bytes[..groups * 2 * BITS];
+                let exps = &exps[..n_exps.min(exps.len())];
+                let want: Vec<[u32; 16]> = bytes
+                    .chunks_exact(2 * BITS)
+                    .zip(exps)
+                    .map(|(g, &e)| bfp_group_to_src_portable::<BITS>(g, e))
+                    .collect();
+                for (name, kernel) in &kernels {
+                    let mut got = Vec::new();
+                    kernel(bytes, exps, &mut |j, g| {
+                        assert_eq!(j, got.len(), "{name}: groups in order");
+                        got.push(g);
+                    });
+                    assert_eq!(
+                        got, want,
+                        "{name}: BFP{BITS}, {groups} groups, {n_exps} exponents"
+                    );
+                }
+            }
+        }
+        check::<8>();
+        check::<4>();
+        check::<2>();
     }
 
     /// The `Dst16b` row forms (AVX2 where the CPU has it, and the portable

@@ -332,6 +332,13 @@ impl Job<'_> {
         // BFP "b" groups into `SrcA`/`SrcB` cells take a whole group to an
         // AVX-512 register (`bfp_groups_to_src`), with the rows' loop compiled
         // for it too, so that the group kernel and the row stores inline.
+        // BFP4's with VBMI too, for its one-shuffle datum spread.
+        #[cfg(target_arch = "x86_64")]
+        if K == BFP_B_SRC && BITS == 4 && crate::format::bfp::has_avx512_vbmi() {
+            // SAFETY: the CPU has AVX-512F and VBMI, checked just above; the
+            // callee is the same safe code compiled with them enabled.
+            return unsafe { self.convert_rows_avx512_vbmi::<BITS, K, R>(k, rows, out) };
+        }
         #[cfg(target_arch = "x86_64")]
         if K == BFP_B_SRC && std::arch::is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has AVX-512F, checked just above; the callee is
@@ -358,6 +365,17 @@ impl Job<'_> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     fn convert_rows_avx512<const BITS: usize, const K: u8, R: RowSink>(
+        &self,
+        k: usize,
+        rows: usize,
+        out: &mut R,
+    ) -> usize {
+        self.convert_rows_portable::<BITS, K, R>(k, rows, out)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vbmi")]
+    fn convert_rows_avx512_vbmi<const BITS: usize, const K: u8, R: RowSink>(
         &self,
         k: usize,
         rows: usize,

@@ -616,6 +616,16 @@ pub const fn bfp8_to_src_arith(datum: u8, exp: u8) -> u32 {
     (signed & 0x7_FC00 & zero) | (((signed & 0x4_0000) | rebased) & !zero)
 }
 
+/// Where consecutive BFP groups take their shared exponents.
+#[derive(Clone, Copy, Debug)]
+pub enum GroupExps<'a> {
+    /// The forced shared exponent, for every group.
+    Forced(u8),
+    /// The exponent section's bytes, one per group: as many groups as
+    /// there are bytes.
+    Section(&'a [u8]),
+}
+
 /// BFP "b" groups as `SrcA`/`SrcB` cells, `bytes` holding them back to
 /// back: each group 16 datums of `BITS` bits (8, 4 or 2) packed in `2 ×
 /// BITS` bytes (least significant bits first), sharing its exponent from
@@ -628,7 +638,7 @@ pub const fn bfp8_to_src_arith(datum: u8, exp: u8) -> u32 {
 #[inline(always)]
 pub fn bfp_groups_to_src<const BITS: usize>(
     bytes: &[u8],
-    exps: impl Iterator<Item = u8>,
+    exps: GroupExps<'_>,
     mut out: impl FnMut(usize, [u32; 16]),
 ) {
     #[cfg(target_arch = "x86_64")]
@@ -646,8 +656,20 @@ pub fn bfp_groups_to_src<const BITS: usize>(
             return unsafe { bfp_groups_to_src_avx2::<BITS>(bytes, exps, out) };
         }
     }
-    for ((j, group), exp) in bytes.chunks_exact(2 * BITS).enumerate().zip(exps) {
-        out(j, bfp_group_to_src_portable::<BITS>(group, exp));
+    // A loop for each kind of exponent: one loop over either kind measured
+    // 2-6% more instructions per BFP tile.
+    let groups = bytes.chunks_exact(2 * BITS).enumerate();
+    match exps {
+        GroupExps::Forced(e) => {
+            for (j, group) in groups {
+                out(j, bfp_group_to_src_portable::<BITS>(group, e));
+            }
+        }
+        GroupExps::Section(s) => {
+            for ((j, group), &e) in groups.zip(s) {
+                out(j, bfp_group_to_src_portable::<BITS>(group, e));
+            }
+        }
     }
 }
 
@@ -660,7 +682,7 @@ pub fn bfp_groups_to_src<const BITS: usize>(
 #[inline]
 unsafe fn bfp_groups_to_src_avx512<const BITS: usize>(
     bytes: &[u8],
-    exps: impl Iterator<Item = u8>,
+    exps: GroupExps<'_>,
     out: impl FnMut(usize, [u32; 16]),
 ) {
     // SAFETY: the CPU has AVX-512F (this function's contract).
@@ -677,7 +699,7 @@ unsafe fn bfp_groups_to_src_avx512<const BITS: usize>(
 #[inline]
 unsafe fn bfp_groups_to_src_avx512_vbmi<const BITS: usize>(
     bytes: &[u8],
-    exps: impl Iterator<Item = u8>,
+    exps: GroupExps<'_>,
     out: impl FnMut(usize, [u32; 16]),
 ) {
     // SAFETY: the CPU has both (this function's contract).
@@ -693,9 +715,10 @@ pub(crate) fn has_avx512_vbmi() -> bool {
 }
 
 /// The groups sixteen at a time: the sixteen exponents' rebases
-/// `(exp - 133) << 10` ([`bfp8_to_src_arith`]) are worked out first and
-/// kept in memory, where each group's kernel reads its own as a broadcast
-/// operand, with no move from a general register to a vector one.
+/// `(exp - 133) << 10` ([`bfp8_to_src_arith`]) are worked out together,
+/// from the exponent bytes where they lie, and kept in memory, where each
+/// group's kernel reads its own as a broadcast operand, with no move from
+/// a general register to a vector one.
 ///
 /// # Safety
 /// The CPU must have AVX-512F, and AVX-512 VBMI with `VBMI`.
@@ -703,18 +726,38 @@ pub(crate) fn has_avx512_vbmi() -> bool {
 #[inline(always)]
 unsafe fn groups_to_src_avx512<const BITS: usize, const VBMI: bool>(
     bytes: &[u8],
-    mut exps: impl Iterator<Item = u8>,
+    exps: GroupExps<'_>,
     mut out: impl FnMut(usize, [u32; 16]),
 ) {
-    let mut first = 0;
-    for chunk in bytes.chunks(16 * 2 * BITS) {
-        let mut rebases = [0u32; 16];
-        let mut n = 0;
-        // The group count bounds the exponents taken, as `zip` would.
+    use std::arch::x86_64::*;
+    for (c, chunk) in bytes.chunks(16 * 2 * BITS).enumerate() {
+        let first = 16 * c;
         let groups = chunk.len() / (2 * BITS);
-        for (r, e) in rebases.iter_mut().take(groups).zip(&mut exps) {
-            *r = (e as u32).wrapping_sub(133) << 10;
-            n += 1;
+        // SAFETY: the CPU has AVX-512F (this function's contract); every
+        // load and store is inside its slice or array.
+        let (exps16, n) = unsafe {
+            match exps {
+                GroupExps::Forced(e) => (_mm512_set1_epi32(e as i32), groups),
+                GroupExps::Section(s) => {
+                    let s = s.get(first..).unwrap_or_default();
+                    let n = groups.min(s.len());
+                    let bytes16 = match s.get(..16) {
+                        Some(s) => _mm_loadu_si128(s.as_ptr().cast()),
+                        None => {
+                            let mut b = [0u8; 16];
+                            b[..n].copy_from_slice(&s[..n]);
+                            _mm_loadu_si128(b.as_ptr().cast())
+                        }
+                    };
+                    (_mm512_cvtepu8_epi32(bytes16), n)
+                }
+            }
+        };
+        let mut rebases = [0u32; 16];
+        // SAFETY: as above.
+        unsafe {
+            let r = _mm512_slli_epi32::<10>(_mm512_sub_epi32(exps16, _mm512_set1_epi32(133)));
+            _mm512_storeu_si512(rebases.as_mut_ptr().cast(), r);
         }
         for ((g, group), rebase) in chunk.chunks_exact(2 * BITS).enumerate().zip(&rebases[..n]) {
             // SAFETY: as above; `group` is `2 × BITS` bytes long.
@@ -725,7 +768,6 @@ unsafe fn groups_to_src_avx512<const BITS: usize, const VBMI: bool>(
         if n < 16 {
             return;
         }
-        first += 16;
     }
 }
 
@@ -871,13 +913,23 @@ impl SrcLookup {
 #[inline]
 unsafe fn bfp_groups_to_src_avx2<const BITS: usize>(
     bytes: &[u8],
-    exps: impl Iterator<Item = u8>,
+    exps: GroupExps<'_>,
     mut out: impl FnMut(usize, [u32; 16]),
 ) {
-    for ((j, group), exp) in bytes.chunks_exact(2 * BITS).enumerate().zip(exps) {
-        // SAFETY: the CPU has AVX2 (this function's contract); `group` is
-        // `2 × BITS` bytes long.
-        out(j, unsafe { bfp_group_to_src_avx2::<BITS>(group, exp) });
+    let groups = bytes.chunks_exact(2 * BITS).enumerate();
+    // SAFETY (both loops): the CPU has AVX2 (this function's contract);
+    // `group` is `2 × BITS` bytes long.
+    match exps {
+        GroupExps::Forced(e) => {
+            for (j, group) in groups {
+                out(j, unsafe { bfp_group_to_src_avx2::<BITS>(group, e) });
+            }
+        }
+        GroupExps::Section(s) => {
+            for ((j, group), &e) in groups.zip(s) {
+                out(j, unsafe { bfp_group_to_src_avx2::<BITS>(group, e) });
+            }
+        }
     }
 }
 
@@ -1258,26 +1310,28 @@ mod tests {
             #[allow(clippy::type_complexity)]
             let mut kernels: Vec<(&str, fn(&[u8], [u8; 2], Groups))> =
                 vec![("dispatched", |b, e, out| {
-                    bfp_groups_to_src::<BITS>(b, e.into_iter(), out)
+                    bfp_groups_to_src::<BITS>(b, GroupExps::Section(&e), out)
                 })];
             #[cfg(target_arch = "x86_64")]
             {
                 if std::arch::is_x86_feature_detected!("avx512f") {
                     kernels.push(("AVX-512", |b, e, out| {
                         // SAFETY: the CPU has AVX-512F, checked above.
-                        unsafe { bfp_groups_to_src_avx512::<BITS>(b, e.into_iter(), out) }
+                        unsafe { bfp_groups_to_src_avx512::<BITS>(b, GroupExps::Section(&e), out) }
                     }));
                 }
                 if has_avx512_vbmi() {
                     kernels.push(("AVX-512 VBMI", |b, e, out| {
                         // SAFETY: the CPU has AVX-512F and VBMI, checked above.
-                        unsafe { bfp_groups_to_src_avx512_vbmi::<BITS>(b, e.into_iter(), out) }
+                        unsafe {
+                            bfp_groups_to_src_avx512_vbmi::<BITS>(b, GroupExps::Section(&e), out)
+                        }
                     }));
                 }
                 if std::arch::is_x86_feature_detected!("avx2") {
                     kernels.push(("AVX2", |b, e, out| {
                         // SAFETY: the CPU has AVX2, checked above.
-                        unsafe { bfp_groups_to_src_avx2::<BITS>(b, e.into_iter(), out) }
+                        unsafe { bfp_groups_to_src_avx2::<BITS>(b, GroupExps::Section(&e), out) }
                     }));
                 }
             }
@@ -1321,29 +1375,36 @@ mod tests {
     }
 
     /// Runs of groups longer than the sixteen whose exponents the AVX-512
-    /// forms take together: each group is expanded with its own exponent,
-    /// and only as many groups as there are exponents.
+    /// forms take together: each group is expanded with its own exponent
+    /// (from a section, or forced), and from a section only as many groups
+    /// as it has exponents.
     #[test]
     fn src_cell_expansion_takes_each_group_its_exponent() {
         type Groups<'a> = &'a mut dyn FnMut(usize, [u32; 16]);
         fn check<const BITS: usize>() {
             #[allow(clippy::type_complexity)]
-            let mut kernels: Vec<(&str, fn(&[u8], &[u8], Groups))> =
+            let mut kernels: Vec<(&str, fn(&[u8], GroupExps, Groups))> =
                 vec![("dispatched", |b, e, out| {
-                    bfp_groups_to_src::<BITS>(b, e.iter().copied(), out)
+                    bfp_groups_to_src::<BITS>(b, e, out)
                 })];
             #[cfg(target_arch = "x86_64")]
             {
                 if std::arch::is_x86_feature_detected!("avx512f") {
                     kernels.push(("AVX-512", |b, e, out| {
                         // SAFETY: the CPU has AVX-512F, checked above.
-                        unsafe { bfp_groups_to_src_avx512::<BITS>(b, e.iter().copied(), out) }
+                        unsafe { bfp_groups_to_src_avx512::<BITS>(b, e, out) }
                     }));
                 }
                 if has_avx512_vbmi() {
                     kernels.push(("AVX-512 VBMI", |b, e, out| {
                         // SAFETY: the CPU has AVX-512F and VBMI, checked above.
-                        unsafe { bfp_groups_to_src_avx512_vbmi::<BITS>(b, e.iter().copied(), out) }
+                        unsafe { bfp_groups_to_src_avx512_vbmi::<BITS>(b, e, out) }
+                    }));
+                }
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    kernels.push(("AVX2", |b, e, out| {
+                        // SAFETY: the CPU has AVX2, checked above.
+                        unsafe { bfp_groups_to_src_avx2::<BITS>(b, e, out) }
                     }));
                 }
             }
@@ -1355,25 +1416,41 @@ mod tests {
                 x as u8
             };
             let bytes: Vec<u8> = (0..37 * 2 * BITS).map(|_| next()).collect();
-            let exps: Vec<u8> = (0..37).map(|_| next()).collect();
-            for (groups, n_exps) in [(37, 37), (37, 20), (37, 16), (16, 16), (33, 40), (5, 0)] {
+            let section: Vec<u8> = (0..40).map(|_| next()).collect();
+            let runs = [
+                (37, 37),
+                (37, 20),
+                (37, 16),
+                (16, 16),
+                (33, 40),
+                (5, 0),
+                (17, 3),
+            ];
+            for (groups, n_exps) in runs {
                 let bytes = &bytes[..groups * 2 * BITS];
-                let exps = &exps[..n_exps.min(exps.len())];
-                let want: Vec<[u32; 16]> = bytes
-                    .chunks_exact(2 * BITS)
-                    .zip(exps)
-                    .map(|(g, &e)| bfp_group_to_src_portable::<BITS>(g, e))
-                    .collect();
-                for (name, kernel) in &kernels {
-                    let mut got = Vec::new();
-                    kernel(bytes, exps, &mut |j, g| {
-                        assert_eq!(j, got.len(), "{name}: groups in order");
-                        got.push(g);
-                    });
-                    assert_eq!(
-                        got, want,
-                        "{name}: BFP{BITS}, {groups} groups, {n_exps} exponents"
-                    );
+                for exps in [
+                    GroupExps::Section(&section[..n_exps]),
+                    GroupExps::Forced(section[n_exps % 40]),
+                ] {
+                    let want: Vec<[u32; 16]> = match exps {
+                        GroupExps::Section(s) => bytes
+                            .chunks_exact(2 * BITS)
+                            .zip(s)
+                            .map(|(g, &e)| bfp_group_to_src_portable::<BITS>(g, e))
+                            .collect(),
+                        GroupExps::Forced(e) => bytes
+                            .chunks_exact(2 * BITS)
+                            .map(|g| bfp_group_to_src_portable::<BITS>(g, e))
+                            .collect(),
+                    };
+                    for (name, kernel) in &kernels {
+                        let mut got = Vec::new();
+                        kernel(bytes, exps, &mut |j, g| {
+                            assert_eq!(j, got.len(), "{name}: groups in order");
+                            got.push(g);
+                        });
+                        assert_eq!(got, want, "{name}: BFP{BITS}, {groups} groups, {exps:?}");
+                    }
                 }
             }
         }

@@ -13,7 +13,7 @@ use super::output::{may_straddle_row_63, OutputPlan, Registers, Target};
 use crate::arch::Arch;
 use crate::fault::Result;
 use crate::format::bfp::{
-    bfp8_groups_to_dst16, bfp8_row_to_dst16, bfp8_to_src_arith, bfp_groups_to_src,
+    bfp8_groups_to_dst16, bfp8_row_to_dst16, bfp8_to_src_arith, bfp_groups_to_src, GroupExps,
 };
 use crate::format::data_format::BfpExp;
 use crate::format::dst::{encode16_rows, encode_bf16};
@@ -252,15 +252,6 @@ struct Job<'a> {
     d: &'a Deferred,
 }
 
-/// Where rows that are each one BFP group take their shared exponents
-/// ([`Job::group_exponents`]).
-enum GroupExponents<'a> {
-    /// The forced shared exponent, for every row.
-    Forced(u8),
-    /// The exponent section's bytes, one per row.
-    Section(&'a [u8]),
-}
-
 impl Job<'_> {
     /// Datums one at a time up to the first register row boundary, then a
     /// whole row (16 datums) at a time through row kernel `K` while rows
@@ -411,12 +402,12 @@ impl Job<'_> {
     /// row is one group (every row starts a group, or the exponent is
     /// forced); `None` for rows that straddle groups.
     #[inline(always)]
-    fn group_exponents(&self, k: usize, rows: usize) -> Option<GroupExponents<'_>> {
+    fn group_exponents(&self, k: usize, rows: usize) -> Option<GroupExps<'_>> {
         Some(match self.d.exps {
-            None => GroupExponents::Forced(self.d.forced_exp),
+            None => GroupExps::Forced(self.d.forced_exp),
             // Inside L1: `Deferred::of` checked the exponents of every datum.
             Some(e) if (e + k).is_multiple_of(16) => {
-                GroupExponents::Section(self.l1.get((e + k) / 16..(e + k) / 16 + rows)?)
+                GroupExps::Section(self.l1.get((e + k) / 16..(e + k) / 16 + rows)?)
             }
             Some(_) => return None,
         })
@@ -433,24 +424,12 @@ impl Job<'_> {
         input: &[u8],
         out: &mut R,
     ) -> Option<usize> {
-        #[inline(always)]
-        fn convert<const BITS: usize, R: RowSink>(
-            input: &[u8],
-            exps: impl Iterator<Item = u8>,
-            out: &mut R,
-        ) {
-            bfp_groups_to_src::<BITS>(input, exps, |j, cells| {
-                *out.row(j) = cells;
-                out.commit(j);
-            });
-        }
         let rows = input.len() / (2 * BITS);
-        // A loop for each kind of exponent: one loop over either kind
-        // measured 2-6% more instructions per BFP tile.
-        match self.group_exponents(k, rows)? {
-            GroupExponents::Forced(e) => convert::<BITS, R>(input, repeat_n(e, rows), out),
-            GroupExponents::Section(s) => convert::<BITS, R>(input, s.iter().copied(), out),
-        }
+        let exps = self.group_exponents(k, rows)?;
+        bfp_groups_to_src::<BITS>(input, exps, |j, cells| {
+            *out.row(j) = cells;
+            out.commit(j);
+        });
         Some(rows)
     }
 
@@ -672,8 +651,8 @@ impl Job<'_> {
         }
         let rows = out.len();
         match self.group_exponents(k, rows)? {
-            GroupExponents::Forced(e) => sized::<BITS>(bytes, repeat_n(e, rows), out),
-            GroupExponents::Section(s) => sized::<BITS>(bytes, s.iter().copied(), out),
+            GroupExps::Forced(e) => sized::<BITS>(bytes, repeat_n(e, rows), out),
+            GroupExps::Section(s) => sized::<BITS>(bytes, s.iter().copied(), out),
         }
         Some(())
     }

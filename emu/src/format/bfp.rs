@@ -1415,8 +1415,21 @@ mod tests {
                 x ^= x << 5;
                 x as u8
             };
-            let bytes: Vec<u8> = (0..37 * 2 * BITS).map(|_| next()).collect();
-            let section: Vec<u8> = (0..40).map(|_| next()).collect();
+            // Every exponent at every place in a section, over the bases.
+            for base in 0..=255u8 {
+                let bytes: Vec<u8> = (0..37 * 2 * BITS).map(|_| next()).collect();
+                let section: Vec<u8> = (0..40u8)
+                    .map(|i| base.wrapping_add(i.wrapping_mul(97)))
+                    .collect();
+                runs::<BITS>(&kernels, &bytes, &section);
+            }
+        }
+        #[allow(clippy::type_complexity)]
+        fn runs<const BITS: usize>(
+            kernels: &[(&str, fn(&[u8], GroupExps, Groups))],
+            bytes: &[u8],
+            section: &[u8],
+        ) {
             let runs = [
                 (37, 37),
                 (37, 20),
@@ -1443,7 +1456,7 @@ mod tests {
                             .map(|g| bfp_group_to_src_portable::<BITS>(g, e))
                             .collect(),
                     };
-                    for (name, kernel) in &kernels {
+                    for (name, kernel) in kernels {
                         let mut got = Vec::new();
                         kernel(bytes, exps, &mut |j, g| {
                             assert_eq!(j, got.len(), "{name}: groups in order");

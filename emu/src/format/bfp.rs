@@ -730,6 +730,24 @@ unsafe fn groups_to_src_avx512<const BITS: usize, const VBMI: bool>(
     mut out: impl FnMut(usize, [u32; 16]),
 ) {
     use std::arch::x86_64::*;
+    if BITS == 2 {
+        let groups = bytes.chunks_exact(4).enumerate();
+        // SAFETY (both loops): the CPU has AVX-512F (this function's
+        // contract); `group` is 4 bytes long.
+        match exps {
+            GroupExps::Forced(e) => {
+                for (j, group) in groups {
+                    out(j, unsafe { bfp2_group_to_src_avx512(group, e) });
+                }
+            }
+            GroupExps::Section(s) => {
+                for ((j, group), &e) in groups.zip(s) {
+                    out(j, unsafe { bfp2_group_to_src_avx512(group, e) });
+                }
+            }
+        }
+        return;
+    }
     for (c, chunk) in bytes.chunks(16 * 2 * BITS).enumerate() {
         let first = 16 * c;
         let groups = chunk.len() / (2 * BITS);
@@ -774,10 +792,10 @@ unsafe fn groups_to_src_avx512<const BITS: usize, const VBMI: bool>(
 /// [`bfp_group_to_src_avx2`] in AVX-512's sixteen 32-bit lanes: the whole
 /// group in one register, `rebase` its exponent's `(exp - 133) << 10`.
 /// BFP8 datums are expanded lane by lane, the zero datums picked out by a
-/// lane mask. A BFP4 or BFP2 datum has only 16 or 4 values, so the group's
-/// 16 possible cells are made once, from its exponent ([`SrcLookup`]), and
-/// each datum picks its own (`vpermd`, which reads the low four bits of its
-/// lane).
+/// lane mask. A BFP4 datum has only 16 values, so the group's 16 possible
+/// cells are made once, from its exponent ([`SrcLookup`]), and each datum
+/// picks its own (`vpermd`, which reads the low four bits of its lane).
+/// (BFP2 groups take [`bfp2_group_to_src_avx512`].)
 ///
 /// # Safety
 /// The CPU must have AVX-512F, and AVX-512 VBMI with `VBMI`. `bytes` is
@@ -813,38 +831,24 @@ unsafe fn bfp_group_to_src_avx512<const BITS: usize, const VBMI: bool>(
             )
         }
         _ => {
-            // Each lane's datum in its low bits (bits above it ignored).
-            let at_datum = match BITS {
-                4 if VBMI => {
-                    // Byte 0 of lane `i` is bits `4i..4i + 8` of the group.
-                    let group = u64::from_le_bytes(std::array::from_fn(|i| bytes[i]));
-                    let at = _mm512_setr_epi32(
-                        0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60,
-                    );
-                    _mm512_multishift_epi64_epi8(at, _mm512_set1_epi64(group as i64))
-                }
-                4 => {
-                    let low = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-                    let high = i32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
-                    let words =
-                        _mm512_inserti64x4::<1>(_mm512_set1_epi32(low), _mm256_set1_epi32(high));
-                    let at =
-                        _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
-                    _mm512_srlv_epi32(words, at)
-                }
-                _ => {
-                    let word = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-                    let at = _mm512_setr_epi32(
-                        0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
-                    );
-                    _mm512_srlv_epi32(_mm512_set1_epi32(word), at)
-                }
-            };
-            let lookup = if BITS == 4 {
-                &SrcLookup::BFP4
+            // BFP4 (BFP2 groups take `bfp2_group_to_src_avx512`). Each
+            // lane's datum in its low bits (bits above it ignored).
+            let at_datum = if VBMI {
+                // Byte 0 of lane `i` is bits `4i..4i + 8` of the group.
+                let group = u64::from_le_bytes(std::array::from_fn(|i| bytes[i]));
+                let at =
+                    _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60);
+                _mm512_multishift_epi64_epi8(at, _mm512_set1_epi64(group as i64))
             } else {
-                &SrcLookup::BFP2
+                let low = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+                let high = i32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
+                let words =
+                    _mm512_inserti64x4::<1>(_mm512_set1_epi32(low), _mm256_set1_epi32(high));
+                let at =
+                    _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
+                _mm512_srlv_epi32(words, at)
             };
+            let lookup = &SrcLookup::BFP4;
             let load = |v: &[u32; 16]| _mm512_loadu_si512(v.as_ptr().cast());
             // `(normalised + rebase) & rebased | fixed`.
             let table = _mm512_ternarylogic_epi32::<0xEA>(
@@ -860,8 +864,8 @@ unsafe fn bfp_group_to_src_avx512<const BITS: usize, const VBMI: bool>(
     out
 }
 
-/// For BFP4 or BFP2 datum value `i` (the low bits of `i`, so that the
-/// BFP2 values repeat four times): its `SrcA`/`SrcB` cell
+/// For BFP4 datum value `i` (or the value in the low bits of `i`, for a
+/// narrower width): its `SrcA`/`SrcB` cell
 /// ([`bfp8_to_src_arith`]) as `(normalised + rebase) & rebased | fixed`,
 /// with `rebase = (exp - 133) << 10`. A non-zero magnitude keeps the
 /// rebased bits `0x3_FFF8` and has its sign fixed; a zero magnitude keeps
@@ -876,7 +880,6 @@ struct SrcLookup {
 #[cfg(target_arch = "x86_64")]
 impl SrcLookup {
     const BFP4: SrcLookup = SrcLookup::of(BfpWidth::Bits4);
-    const BFP2: SrcLookup = SrcLookup::of(BfpWidth::Bits2);
 
     /// Each value's cell at exponent 133, where the rebase is 0, taken
     /// apart.
@@ -903,6 +906,54 @@ impl SrcLookup {
         t
     }
 }
+
+/// A BFP2 group of [`bfp_groups_to_src`] in AVX-512's sixteen 32-bit
+/// lanes. A BFP2 datum has four values, so its exponent's four cells
+/// ([`BFP2_CELLS`]) fill each 128-bit quarter of a register, and each datum
+/// picks its own within its quarter (`vpermilps`, which reads the low two
+/// bits of its lane): one shift and one shuffle a group, the group's bytes
+/// and its cells loaded as they are used.
+///
+/// # Safety
+/// The CPU must have AVX-512F. `bytes` is 4 long (checked by the caller).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn bfp2_group_to_src_avx512(bytes: &[u8], exp: u8) -> [u32; 16] {
+    use std::arch::x86_64::*;
+    let bytes: &[u8; 4] = bytes.try_into().expect("a BFP2 group is 4 bytes");
+    let word = _mm512_broadcastd_epi32(_mm_loadu_si32(bytes.as_ptr().cast()));
+    let at = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    let at_datum = _mm512_srlv_epi32(word, at);
+    let table = _mm512_load_si512(BFP2_CELLS.0[exp as usize].as_ptr().cast());
+    let cells = _mm512_castps_si512(_mm512_permutevar_ps(_mm512_castsi512_ps(table), at_datum));
+    let mut out = [0u32; 16];
+    _mm512_storeu_si512(out.as_mut_ptr().cast(), cells);
+    out
+}
+
+/// For each shared exponent, the `SrcA`/`SrcB` cells of the four BFP2
+/// datum values ([`bfp_datum_to_bfp8`], [`bfp8_to_src_arith`]), repeated
+/// in each quarter of a 64-byte line: 16 KiB.
+#[cfg(target_arch = "x86_64")]
+static BFP2_CELLS: Lines = {
+    let mut t = Lines([[0; 16]; 256]);
+    let mut e = 0;
+    while e < 256 {
+        let mut i = 0;
+        while i < 16 {
+            let datum = bfp_datum_to_bfp8((i % 4) as u8, BfpWidth::Bits2);
+            t.0[e][i] = bfp8_to_src_arith(datum, e as u8);
+            i += 1;
+        }
+        e += 1;
+    }
+    t
+};
+
+/// Rows of 16 cells, each on its own 64-byte line (aligned loads).
+#[cfg(target_arch = "x86_64")]
+#[repr(align(64))]
+struct Lines([[u32; 16]; 256]);
 
 /// [`bfp_groups_to_src`] with each group by [`bfp_group_to_src_avx2`].
 ///

@@ -50,6 +50,7 @@ impl Deferred {
     /// FIFO wrap, one output position per datum), if it is that case with
     /// its counters and L1: its datums (and their exponents) lie inside L1,
     /// and its outputs go where the fast path puts them.
+    #[inline(always)]
     pub(super) fn of(
         l1: &[u8],
         s: &Settings,

@@ -405,11 +405,10 @@ impl Machine {
                     done
                 }
                 o if adc_only(o) => {
-                    let issue = (self.execute(t, &mut run.wait, o, word))
+                    self.adc_instruction(t, o, word)
                         .map_err(|f| f.at(t as u8, first))?;
-                    let done = usize::from(issue == Issue::Done);
-                    self.count_stretch(run, stats, first, done);
-                    done
+                    self.count_stretch(run, stats, first, 1);
+                    1
                 }
                 _ => return Ok(()),
             };
@@ -574,14 +573,7 @@ impl Machine {
                 let i = fields!(Semget);
                 self.semaphores.get_dec(i.sem_sel);
             }
-            O::Setadc => self.adcs.setadc(t, fields!(Setadc).into())?,
-            O::Setadcxx => self.adcs.setadcxx(t, fields!(Setadcxx).into())?,
-            O::Setadcxy => self.adcs.setadcxy(t, fields!(Setadcxy).into())?,
-            O::Setadczw => self.adcs.setadczw(t, fields!(Setadczw).into())?,
-            O::Addrcrxy => self.adcs.addrcrxy(t, fields!(Addrcrxy).into())?,
-            O::Addrcrzw => self.adcs.addrcrzw(t, fields!(Addrcrzw).into())?,
-            O::Incadcxy => self.adcs.incadcxy(t, fields!(Incadcxy).into())?,
-            O::Incadczw => self.adcs.incadczw(t, fields!(Incadczw).into())?,
+            o if adc_only(o) => self.adc_instruction(t, o, word)?,
             O::Pacr => crate::pack::pacr_word(self, t, word)?,
             // CLREXPHIST.md: reset the exponent histogram of every packer.
             O::Clrexphist => self.packer.clear_exponent_histograms(),
@@ -612,6 +604,29 @@ impl Machine {
             }
         }
         Ok(Issue::Done)
+    }
+}
+
+impl Machine {
+    /// Execute one of the instructions [`adc_only`] names, for thread `t`:
+    /// its fields decoded, the ADCs stepped. Small and out of the general
+    /// dispatch, for the stretches of ADC instructions between `PACR`s and
+    /// `UNPACR`s.
+    fn adc_instruction(&mut self, t: usize, opcode: Opcode, word: u32) -> Result<()> {
+        let arch = self.arch();
+        let adcs = &mut self.adcs;
+        use Opcode as O;
+        match opcode {
+            O::Setadc => adcs.setadc(t, (&isa::Setadc::from_word(arch, word)).into()),
+            O::Setadcxx => adcs.setadcxx(t, (&isa::Setadcxx::from_word(arch, word)).into()),
+            O::Setadcxy => adcs.setadcxy(t, (&isa::Setadcxy::from_word(arch, word)).into()),
+            O::Setadczw => adcs.setadczw(t, (&isa::Setadczw::from_word(arch, word)).into()),
+            O::Addrcrxy => adcs.addrcrxy(t, (&isa::Addrcrxy::from_word(arch, word)).into()),
+            O::Addrcrzw => adcs.addrcrzw(t, (&isa::Addrcrzw::from_word(arch, word)).into()),
+            O::Incadcxy => adcs.incadcxy(t, (&isa::Incadcxy::from_word(arch, word)).into()),
+            O::Incadczw => adcs.incadczw(t, (&isa::Incadczw::from_word(arch, word)).into()),
+            other => unreachable!("{other:?} is not an ADC instruction (adc_only)"),
+        }
     }
 }
 

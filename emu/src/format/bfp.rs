@@ -917,11 +917,25 @@ impl SrcLookup {
 /// # Safety
 /// The CPU must have AVX-512F. `bytes` is 4 long (checked by the caller).
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
+#[target_feature(enable = "avx512f")]
+#[inline]
 unsafe fn bfp2_group_to_src_avx512(bytes: &[u8], exp: u8) -> [u32; 16] {
     use std::arch::x86_64::*;
     let bytes: &[u8; 4] = bytes.try_into().expect("a BFP2 group is 4 bytes");
-    let word = _mm512_broadcastd_epi32(_mm_loadu_si32(bytes.as_ptr().cast()));
+    // The group's word in every lane, broadcast as it is loaded: written
+    // with the intrinsics, the compiler loads it into a general register
+    // and broadcasts from there, a shuffle on the port the lookup below
+    // needs too.
+    let word: __m512i;
+    // SAFETY: reads the group's 4 bytes; writes only the output register.
+    unsafe {
+        std::arch::asm!(
+            "vpbroadcastd {word}, dword ptr [{at}]",
+            word = out(zmm_reg) word,
+            at = in(reg) bytes.as_ptr(),
+            options(pure, readonly, nostack, preserves_flags),
+        );
+    }
     let at = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     let at_datum = _mm512_srlv_epi32(word, at);
     let table = _mm512_load_si512(BFP2_CELLS.0[exp as usize].as_ptr().cast());

@@ -87,26 +87,35 @@ impl Deferred {
         })
     }
 
-    /// Take in the datums of the next instruction of the same word (so of
-    /// the same settings, conversion and `AllDatumsAreZero`), with plans `i`
-    /// and `o`, where they continue this job's in L1 and in the output (the
-    /// same register, bank and addressing, the first output address the
-    /// one after this job's last). Converting the two as one then writes
-    /// what converting them one after the other writes: [`Job::run`] writes
-    /// datum after datum in order, each where its output address alone puts
-    /// it, and neither can fault (a job waits only if it may,
-    /// [`Deferred::may_wait`], and the next has its conversion). `false`,
-    /// changing nothing, otherwise.
+    /// Take in the datums of the next instruction of the same word and
+    /// preparation (so of the same settings, conversion and
+    /// `AllDatumsAreZero`), with plans `i` and `o`, where they continue this
+    /// job's in L1 and in the output: the same bank and `SrcRow`, the first
+    /// output address the one after this job's last (the rest of an output
+    /// plan comes from the preparation: [`super::output::plan`]). Converting
+    /// the two as one then writes what converting them one after the other
+    /// writes: [`Job::run`] writes datum after datum in order, each where
+    /// its output address alone puts it, and neither can fault (a job waits
+    /// only if it may, [`Deferred::may_wait`], and the next has its
+    /// conversion). `false`, changing nothing, otherwise.
     #[inline(always)]
     pub(super) fn takes(&mut self, l1: &[u8], i: &InputPlan, o: &OutputPlan) -> bool {
         let n = i.input_datums;
         // In bits: a job of 2- or 4-bit datums can end inside a byte.
         let end_bits = self.start as i64 * 8 + self.n as i64 * self.bits as i64;
-        let o_continues = *o
-            == OutputPlan {
-                out_addr: self.o.out_addr.wrapping_add(self.n),
-                ..self.o
-            };
+        let o_continues = o.out_addr == self.o.out_addr.wrapping_add(self.n)
+            && o.bank == self.o.bank
+            && o.src_row == self.o.src_row;
+        debug_assert!(
+            !o_continues
+                || *o
+                    == OutputPlan {
+                        out_addr: o.out_addr,
+                        ..self.o
+                    },
+            "an output plan of the same preparation differs in more than its address, bank \
+             and SrcRow"
+        );
         // The exponents follow the datums (both start at the instruction's
         // first datum, from bases of the settings).
         let exps_inside =

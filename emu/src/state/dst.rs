@@ -40,7 +40,7 @@ pub fn adj32(arch: Arch, a: DstAddressing, row: u32) -> usize {
 /// `DstBits` and `DstRowValid`.
 #[derive(Clone)]
 pub struct Dst {
-    bits: Box<[[u16; COLS]; ROWS]>,
+    bits: Box<super::CacheLines<[[u16; COLS]; ROWS]>>,
     valid: Box<[bool; ROWS]>,
     /// A bit per storage row that may hold a non-zero cell (every write
     /// sets its row's), so that a machine reused across jobs clears and
@@ -51,7 +51,7 @@ pub struct Dst {
 impl Default for Dst {
     fn default() -> Dst {
         Dst {
-            bits: Box::new([[0; COLS]; ROWS]),
+            bits: Box::new(super::CacheLines([[0; COLS]; ROWS])),
             valid: Box::new([false; ROWS]),
             written: [0; ROWS / 64],
         }

@@ -8,6 +8,28 @@ pub mod src;
 pub(crate) mod written;
 
 pub use dst::Dst;
+
+/// A register file's storage on 64-byte boundaries, so that a row of 16
+/// 32-bit cells (or two rows of 16-bit ones) is one cache line, which the
+/// row kernels read or write with one access rather than two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub(crate) struct CacheLines<T>(pub T);
+
+impl<T> std::ops::Deref for CacheLines<T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for CacheLines<T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
 pub use gpr::Gprs;
 pub use l1::{L1Write, L1};
 pub use src::{SrcClient, SrcReg};

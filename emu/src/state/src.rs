@@ -34,7 +34,7 @@ pub enum SrcClient {
 /// through [`SrcBank::rows_mut`], which marks the bank.
 #[derive(Debug)]
 pub struct SrcBank {
-    rows: Box<[[u32; COLS]; ROWS]>,
+    rows: Box<super::CacheLines<[[u32; COLS]; ROWS]>>,
     /// False only while every row is zero.
     written: bool,
     pub allowed_client: SrcClient,
@@ -66,7 +66,7 @@ impl SrcBank {
 impl Default for SrcBank {
     fn default() -> SrcBank {
         SrcBank {
-            rows: Box::new([[0; COLS]; ROWS]),
+            rows: Box::new(super::CacheLines([[0; COLS]; ROWS])),
             written: false,
             allowed_client: SrcClient::Unpackers,
         }

@@ -194,10 +194,13 @@ struct Run {
 impl Run {
     /// Convert the waiting job, if any.
     fn finish(&mut self, m: &mut Machine) {
-        if let Some(job) = self.waiting.take() {
-            let converted = convert(m, &job);
+        // Converted where it waits, not moved out first: a copy of the job
+        // just written field by field would wait for those stores.
+        if let Some(job) = &self.waiting {
+            let converted = convert(m, job);
             // `Deferred::may_wait`: the jobs that wait cannot fault.
             debug_assert!(converted.is_ok(), "{converted:?}");
+            self.waiting = None;
         }
     }
 }

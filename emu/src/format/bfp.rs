@@ -16,6 +16,8 @@
 use super::data_format::{BfpExp, BfpWidth};
 use super::dst::encode_bf16;
 use crate::fault::{self, Fault};
+#[cfg(target_arch = "x86_64")]
+use crate::state::CacheLines;
 
 /// One packed group: the shared exponent byte and 16 datums, each already
 /// reduced to its width (sign in the top bit of the width).
@@ -731,9 +733,9 @@ unsafe fn groups_to_src_avx512<const BITS: usize, const VBMI: bool>(
 ) {
     use std::arch::x86_64::*;
     if BITS == 2 {
-        let groups = bytes.chunks_exact(4).enumerate();
+        let groups = bytes.as_chunks::<4>().0.iter().enumerate();
         // SAFETY (both loops): the CPU has AVX-512F (this function's
-        // contract); `group` is 4 bytes long.
+        // contract).
         match exps {
             GroupExps::Forced(e) => {
                 for (j, group) in groups {
@@ -915,13 +917,12 @@ impl SrcLookup {
 /// and its cells loaded as they are used.
 ///
 /// # Safety
-/// The CPU must have AVX-512F. `bytes` is 4 long (checked by the caller).
+/// The CPU must have AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn bfp2_group_to_src_avx512(bytes: &[u8], exp: u8) -> [u32; 16] {
+unsafe fn bfp2_group_to_src_avx512(bytes: &[u8; 4], exp: u8) -> [u32; 16] {
     use std::arch::x86_64::*;
-    let bytes: &[u8; 4] = bytes.try_into().expect("a BFP2 group is 4 bytes");
     // The group's word in every lane, broadcast as it is loaded: written
     // with the intrinsics, the compiler loads it into a general register
     // and broadcasts from there, a shuffle on the port the lookup below
@@ -947,10 +948,10 @@ unsafe fn bfp2_group_to_src_avx512(bytes: &[u8], exp: u8) -> [u32; 16] {
 
 /// For each shared exponent, the `SrcA`/`SrcB` cells of the four BFP2
 /// datum values ([`bfp_datum_to_bfp8`], [`bfp8_to_src_arith`]), repeated
-/// in each quarter of a 64-byte line: 16 KiB.
+/// in each quarter of its own 64-byte line (aligned loads): 16 KiB.
 #[cfg(target_arch = "x86_64")]
-static BFP2_CELLS: Lines = {
-    let mut t = Lines([[0; 16]; 256]);
+static BFP2_CELLS: CacheLines<[[u32; 16]; 256]> = {
+    let mut t = CacheLines([[0; 16]; 256]);
     let mut e = 0;
     while e < 256 {
         let mut i = 0;
@@ -963,11 +964,6 @@ static BFP2_CELLS: Lines = {
     }
     t
 };
-
-/// Rows of 16 cells, each on its own 64-byte line (aligned loads).
-#[cfg(target_arch = "x86_64")]
-#[repr(align(64))]
-struct Lines([[u32; 16]; 256]);
 
 /// [`bfp_groups_to_src`] with each group by [`bfp_group_to_src_avx2`].
 ///

@@ -9,9 +9,10 @@ pub(crate) mod written;
 
 pub use dst::Dst;
 
-/// A register file's storage on 64-byte boundaries, so that a row of 16
-/// 32-bit cells (or two rows of 16-bit ones) is one cache line, which the
-/// row kernels read or write with one access rather than two.
+/// Storage on 64-byte boundaries (a register file's rows, a lookup table's
+/// lines), so that a row of 16 32-bit cells (or two rows of 16-bit ones)
+/// is one cache line, which the row kernels read or write with one access
+/// rather than two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]
 pub(crate) struct CacheLines<T>(pub T);

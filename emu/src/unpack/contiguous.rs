@@ -262,6 +262,24 @@ struct Job<'a> {
     d: &'a Deferred,
 }
 
+/// [`Job::convert_rows_portable`] compiled for each named set of target
+/// features, one method each, for [`Job::convert_rows`] to call where the
+/// CPU has them.
+macro_rules! compiled_for {
+    ($($name:ident = $features:literal),* $(,)?) => {$(
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        fn $name<const BITS: usize, const K: u8, R: RowSink>(
+            &self,
+            k: usize,
+            rows: usize,
+            out: &mut R,
+        ) -> usize {
+            self.convert_rows_portable::<BITS, K, R>(k, rows, out)
+        }
+    )*};
+}
+
 impl Job<'_> {
     /// Datums one at a time up to the first register row boundary, then a
     /// whole row (16 datums) at a time through row kernel `K` while rows
@@ -352,37 +370,10 @@ impl Job<'_> {
         )
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn convert_rows_avx2<const BITS: usize, const K: u8, R: RowSink>(
-        &self,
-        k: usize,
-        rows: usize,
-        out: &mut R,
-    ) -> usize {
-        self.convert_rows_portable::<BITS, K, R>(k, rows, out)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    fn convert_rows_avx512<const BITS: usize, const K: u8, R: RowSink>(
-        &self,
-        k: usize,
-        rows: usize,
-        out: &mut R,
-    ) -> usize {
-        self.convert_rows_portable::<BITS, K, R>(k, rows, out)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512vbmi")]
-    fn convert_rows_avx512_vbmi<const BITS: usize, const K: u8, R: RowSink>(
-        &self,
-        k: usize,
-        rows: usize,
-        out: &mut R,
-    ) -> usize {
-        self.convert_rows_portable::<BITS, K, R>(k, rows, out)
+    compiled_for! {
+        convert_rows_avx2 = "avx2",
+        convert_rows_avx512 = "avx512f",
+        convert_rows_avx512_vbmi = "avx512f,avx512vbmi",
     }
 
     #[inline(always)]

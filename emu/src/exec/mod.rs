@@ -82,23 +82,6 @@ pub fn dst_addressing(cfg: &Config, state: usize) -> DstAddressing {
     }
 }
 
-/// Instructions that only read and write ADC counters: they never wait
-/// and latch no wait, so with one thread left they go in a stretch
-/// ([`Machine::stretch`]).
-fn adc_only(o: Opcode) -> bool {
-    matches!(
-        o,
-        Opcode::Setadc
-            | Opcode::Setadcxx
-            | Opcode::Setadcxy
-            | Opcode::Setadczw
-            | Opcode::Addrcrxy
-            | Opcode::Addrcrzw
-            | Opcode::Incadcxy
-            | Opcode::Incadczw
-    )
-}
-
 /// The fault of a run that has taken `limits.max_steps` steps.
 #[cold]
 fn budget_exhausted(limits: Limits) -> Fault {
@@ -353,7 +336,7 @@ impl Machine {
     /// fault with its program entry. Runs of `PACR` words, or of `UNPACR`
     /// words, go together ([`crate::pack::pacr_words`],
     /// [`crate::unpack::unpacr_words`]); the ADC instructions between them
-    /// ([`adc_only`]) one at a time. The stretch ends before any other
+    /// ([`Machine::adc_instruction`]) one at a time. The stretch ends before any other
     /// entry (which the scheduler then takes), and at an `UNPACR` that must
     /// wait.
     fn stretch(
@@ -404,13 +387,14 @@ impl Machine {
                     }
                     done
                 }
-                o if adc_only(o) => {
-                    self.adc_instruction(t, o, word)
-                        .map_err(|f| f.at(t as u8, first))?;
-                    self.count_stretch(run, stats, first, 1);
-                    1
-                }
-                _ => return Ok(()),
+                o => match self.adc_instruction(t, o, word) {
+                    Some(done) => {
+                        done.map_err(|f| f.at(t as u8, first))?;
+                        self.count_stretch(run, stats, first, 1);
+                        1
+                    }
+                    None => return Ok(()),
+                },
             };
             if stats.steps >= limits.max_steps {
                 return Err(budget_exhausted(limits));
@@ -573,7 +557,6 @@ impl Machine {
                 let i = fields!(Semget);
                 self.semaphores.get_dec(i.sem_sel);
             }
-            o if adc_only(o) => self.adc_instruction(t, o, word)?,
             O::Pacr => crate::pack::pacr_word(self, t, word)?,
             // CLREXPHIST.md: reset the exponent histogram of every packer.
             O::Clrexphist => self.packer.clear_exponent_histograms(),
@@ -596,27 +579,31 @@ impl Machine {
                     opcode.mnemonic()
                 )))
             }
-            other => {
-                return Err(Fault::unimplemented(format!(
-                    "{} is not modelled (this emulator covers the pack/unpack data paths)",
-                    other.mnemonic()
-                )))
-            }
+            other => match self.adc_instruction(t, other, word) {
+                Some(done) => done?,
+                None => {
+                    return Err(Fault::unimplemented(format!(
+                        "{} is not modelled (this emulator covers the pack/unpack data paths)",
+                        other.mnemonic()
+                    )))
+                }
+            },
         }
         Ok(Issue::Done)
     }
 }
 
 impl Machine {
-    /// Execute one of the instructions [`adc_only`] names, for thread `t`:
-    /// its fields decoded, the ADCs stepped. Small and out of the general
-    /// dispatch, for the stretches of ADC instructions between `PACR`s and
-    /// `UNPACR`s.
-    fn adc_instruction(&mut self, t: usize, opcode: Opcode, word: u32) -> Result<()> {
+    /// Execute `opcode` for thread `t` if it is one of the instructions
+    /// that only read and write ADC counters (`None` otherwise): its fields
+    /// decoded, the ADCs stepped. These never wait and latch no wait, so
+    /// with one thread left they go in a stretch ([`Machine::stretch`]),
+    /// through this small dispatch rather than [`Machine::execute`]'s.
+    fn adc_instruction(&mut self, t: usize, opcode: Opcode, word: u32) -> Option<Result<()>> {
         let arch = self.arch();
         let adcs = &mut self.adcs;
         use Opcode as O;
-        match opcode {
+        Some(match opcode {
             O::Setadc => adcs.setadc(t, (&isa::Setadc::from_word(arch, word)).into()),
             O::Setadcxx => adcs.setadcxx(t, (&isa::Setadcxx::from_word(arch, word)).into()),
             O::Setadcxy => adcs.setadcxy(t, (&isa::Setadcxy::from_word(arch, word)).into()),
@@ -625,8 +612,8 @@ impl Machine {
             O::Addrcrzw => adcs.addrcrzw(t, (&isa::Addrcrzw::from_word(arch, word)).into()),
             O::Incadcxy => adcs.incadcxy(t, (&isa::Incadcxy::from_word(arch, word)).into()),
             O::Incadczw => adcs.incadczw(t, (&isa::Incadczw::from_word(arch, word)).into()),
-            other => unreachable!("{other:?} is not an ADC instruction (adc_only)"),
-        }
+            _ => return None,
+        })
     }
 }
 

@@ -35,6 +35,15 @@ pub(crate) fn has_avx512_bw_vl() -> bool {
         && std::arch::is_x86_feature_detected!("avx512vl")
 }
 
+/// Whether the CPU has AVX-512F and AVX-512 VBMI, which the BFP4 unpack
+/// kernel takes for its one-shuffle datum spread (`vpmultishiftqb`).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx512_vbmi() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vbmi")
+}
+
 pub mod adc;
 pub mod arch;
 pub mod exec;

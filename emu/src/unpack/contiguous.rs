@@ -353,7 +353,7 @@ impl Job<'_> {
         // for it too, so that the group kernel and the row stores inline.
         // BFP4's with VBMI too, for its one-shuffle datum spread.
         #[cfg(target_arch = "x86_64")]
-        if K == BFP_B_SRC && BITS == 4 && crate::format::bfp::has_avx512_vbmi() {
+        if K == BFP_B_SRC && BITS == 4 && crate::has_avx512_vbmi() {
             // SAFETY: the CPU has AVX-512F and VBMI, checked just above; the
             // callee is the same safe code compiled with them enabled.
             return unsafe { self.convert_rows_avx512_vbmi::<BITS, K, R>(k, rows, out) };

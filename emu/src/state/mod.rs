@@ -8,6 +8,9 @@ pub mod src;
 pub(crate) mod written;
 
 pub use dst::Dst;
+pub use gpr::Gprs;
+pub use l1::{L1Write, L1};
+pub use src::{SrcClient, SrcReg};
 
 /// Storage on 64-byte boundaries (a register file's rows, a lookup table's
 /// lines), so that a row of 16 32-bit cells (or two rows of 16-bit ones)
@@ -31,6 +34,3 @@ impl<T> std::ops::DerefMut for CacheLines<T> {
         &mut self.0
     }
 }
-pub use gpr::Gprs;
-pub use l1::{L1Write, L1};
-pub use src::{SrcClient, SrcReg};

@@ -12,7 +12,7 @@
 use super::config::Shared;
 #[cfg(target_arch = "x86_64")]
 use super::lanes::two_rows_avx512;
-use super::lanes::{Dst16Lanes, Dst32Lanes};
+use super::lanes::{Dst16Lanes, Dst32Lanes, Fp16Lanes};
 use super::late::{emit_group, emit_groups, Late};
 use super::stream::{OutStream, Streams};
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
@@ -492,34 +492,42 @@ fn each_row_elements<'c, O>(
     outs: impl IntoIterator<Item = O>,
     mut take: impl FnMut(BfpExp, &[u16; 16], O),
 ) {
-    // A "b" form whose early conversion has a lane form gets a loop of its
+    // A form whose early conversion has a lane form gets a loop of its
     // own for it, so that the conversion is not chosen again row by row.
     macro_rules! each {
-        ($cells:pat => $elems:expr) => {{
+        ($exp:expr, $cells:pat => $elems:expr) => {{
             for (c, o) in cells.zip(outs) {
                 let elems = match c {
                     $cells => $elems,
                     c => bfp_elements(form.early, form.exp, c),
                 };
-                take(BfpExp::B, &elems, o);
+                take($exp, &elems, o);
             }
             return;
         }};
     }
-    if form.exp == BfpExp::B {
-        use {Dst16Lanes as L16, Dst32Lanes as L32};
-        match (L16::of(form.early), L32::of(form.early)) {
-            // Each arm binds its own form, known there, so that the form's
-            // choice inside `row` is made once, here.
-            (Some(k @ L16::Identity), _) => each!(Cells::Dst16(c) => k.row(c)),
-            (Some(k @ L16::Round), _) => each!(Cells::Dst16(c) => k.row(c)),
-            (Some(k @ L16::E8m6), _) => each!(Cells::Dst16(c) => k.row(c)),
-            (_, Some(k @ L32::Truncate)) => each!(Cells::Dst32([h, l]) => k.row(h, l)),
-            (_, Some(k @ L32::Narrow)) => each!(Cells::Dst32([h, l]) => k.row(h, l)),
-            (_, Some(k @ L32::RoundToBf16)) => each!(Cells::Dst32([h, l]) => k.row(h, l)),
-            (_, Some(k @ L32::RoundToE8m6)) => each!(Cells::Dst32([h, l]) => k.row(h, l)),
+    use BfpExp::{A, B};
+    use {Dst16Lanes as L16, Dst32Lanes as L32, Fp16Lanes as F16};
+    match form.exp {
+        // Each arm binds its own form, known there, so that the form's
+        // choice inside `row` is made once, here.
+        B => match (L16::of(form.early), L32::of(form.early)) {
+            (Some(k @ L16::Identity), _) => each!(B, Cells::Dst16(c) => k.row(c)),
+            (Some(k @ L16::Round), _) => each!(B, Cells::Dst16(c) => k.row(c)),
+            (Some(k @ L16::E8m6), _) => each!(B, Cells::Dst16(c) => k.row(c)),
+            (_, Some(k @ L32::Truncate)) => each!(B, Cells::Dst32([h, l]) => k.row(h, l)),
+            (_, Some(k @ L32::Narrow)) => each!(B, Cells::Dst32([h, l]) => k.row(h, l)),
+            (_, Some(k @ L32::RoundToBf16)) => each!(B, Cells::Dst32([h, l]) => k.row(h, l)),
+            (_, Some(k @ L32::RoundToE8m6)) => each!(B, Cells::Dst32([h, l]) => k.row(h, l)),
             _ => {}
-        }
+        },
+        A => match F16::of(form.early) {
+            Some(k @ F16::Identity) => each!(A, Cells::Dst16(c) => k.row(c)),
+            Some(k @ F16::Round) => each!(A, Cells::Dst16(c) => k.row(c)),
+            Some(k @ F16::TruncateToE5m7) => each!(A, Cells::Dst16(c) => k.row(c)),
+            Some(k @ F16::ToE5m6) => each!(A, Cells::Dst16(c) => k.row(c)),
+            None => {}
+        },
     }
     for (c, o) in cells.zip(outs) {
         let elems = bfp_elements(form.early, form.exp, c);
@@ -528,11 +536,11 @@ fn each_row_elements<'c, O>(
 }
 
 /// [`BfpRows::tile_bytes`] compiled for AVX-512: the groups four at a time,
-/// two to a register ([`groups_in_quads_avx512`]). A "b" form whose early
-/// conversion has a lane form brings its rows there two at a time through
-/// it (`pair_avx512`), `Dst16b` rows that lie one after another read as one
-/// slice; any other form has every row's elements worked out
-/// first. The forms and width are chosen once for the whole loop.
+/// two to a register ([`groups_in_quads_avx512`]). An early conversion
+/// with a lane form for the exponent form (BF16-shaped for "b", FP16 for
+/// "a") brings its rows there two at a time through it (`pair_avx512`),
+/// `Dst16b` rows that lie one after another read as one slice; any other
+/// has every row's elements worked out first. The forms and width are chosen once for the whole loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 fn tile_bytes_avx512(
@@ -543,52 +551,61 @@ fn tile_bytes_avx512(
     exps: &mut [u8],
     data: &mut [u8],
 ) {
-    use BfpExp::B;
+    use BfpExp::{A, B};
     use BfpWidth::{Bits2, Bits4, Bits8};
-    // Each arm passes its own width, a constant in its loop.
+    // Each arm passes its own exponent form ("a" if `$a`) and width,
+    // constants in its loop.
     macro_rules! widths {
-        ($items:expr, $read:expr, $pair:expr) => {{
+        ($a:literal, $items:expr, $read:expr, $pair:expr) => {{
             let items = $items;
             return match form.width {
-                Bits8 => groups_in_quads_avx512::<false, 8, _, _>(items, exps, data, $read, $pair),
-                Bits4 => groups_in_quads_avx512::<false, 4, _, _>(items, exps, data, $read, $pair),
-                Bits2 => groups_in_quads_avx512::<false, 2, _, _>(items, exps, data, $read, $pair),
+                Bits8 => groups_in_quads_avx512::<$a, 8, _, _>(items, exps, data, $read, $pair),
+                Bits4 => groups_in_quads_avx512::<$a, 4, _, _>(items, exps, data, $read, $pair),
+                Bits2 => groups_in_quads_avx512::<$a, 2, _, _>(items, exps, data, $read, $pair),
             };
         }};
     }
+    let (arch, addressing) = (sh.arch, sh.dst_addressing);
     // `Dst16b` rows, read in place: as one slice when they lie one after
     // another ([`consecutive_rows16`]), else row by row.
     macro_rules! rows16 {
-        ($lanes:expr) => {{
-            let (arch, addressing) = (sh.arch, sh.dst_addressing);
+        ($a:literal, $lanes:expr) => {{
             if let Some(cells) = consecutive_rows16(dst, (arch, addressing), rows) {
-                widths!(cells, |c| c, |a, b| $lanes.pair_avx512(a, b))
+                widths!($a, cells, |c| c, |a, b| $lanes.pair_avx512(a, b))
             }
             let r16 = |row: &u32| dst_row16(dst, arch, addressing, *row);
-            widths!(rows, r16, |a, b| $lanes.pair_avx512(a, b))
+            widths!($a, rows, r16, |a, b| $lanes.pair_avx512(a, b))
         }};
     }
-    if form.exp == B {
-        use {Dst16Lanes as L16, Dst32Lanes as L32};
-        let (arch, addressing) = (sh.arch, sh.dst_addressing);
-        let r32 = |row: &u32| dst_row32(dst, arch, addressing, *row);
-        // Each arm names its own lane form too, a constant in its loop.
-        match (L16::of(form.early), L32::of(form.early)) {
-            (Some(L16::Identity), _) => rows16!(L16::Identity),
-            (Some(L16::Round), _) => rows16!(L16::Round),
-            (Some(L16::E8m6), _) => rows16!(L16::E8m6),
+    use {Dst16Lanes as L16, Dst32Lanes as L32, Fp16Lanes as F16};
+    let r32 = |row: &u32| dst_row32(dst, arch, addressing, *row);
+    // Each arm names its own lane form too, a constant in its loop.
+    match form.exp {
+        B => match (L16::of(form.early), L32::of(form.early)) {
+            (Some(L16::Identity), _) => rows16!(false, L16::Identity),
+            (Some(L16::Round), _) => rows16!(false, L16::Round),
+            (Some(L16::E8m6), _) => rows16!(false, L16::E8m6),
             (_, Some(L32::Truncate)) => {
-                widths!(rows, r32, |a, b| L32::Truncate.pair_avx512(a, b))
+                widths!(false, rows, r32, |a, b| L32::Truncate.pair_avx512(a, b))
             }
-            (_, Some(L32::Narrow)) => widths!(rows, r32, |a, b| L32::Narrow.pair_avx512(a, b)),
+            (_, Some(L32::Narrow)) => {
+                widths!(false, rows, r32, |a, b| L32::Narrow.pair_avx512(a, b))
+            }
             (_, Some(L32::RoundToBf16)) => {
-                widths!(rows, r32, |a, b| L32::RoundToBf16.pair_avx512(a, b))
+                widths!(false, rows, r32, |a, b| L32::RoundToBf16.pair_avx512(a, b))
             }
             (_, Some(L32::RoundToE8m6)) => {
-                widths!(rows, r32, |a, b| L32::RoundToE8m6.pair_avx512(a, b))
+                widths!(false, rows, r32, |a, b| L32::RoundToE8m6.pair_avx512(a, b))
             }
             _ => {}
-        }
+        },
+        A => match F16::of(form.early) {
+            Some(F16::Identity) => rows16!(true, F16::Identity),
+            Some(F16::Round) => rows16!(true, F16::Round),
+            Some(F16::TruncateToE5m7) => rows16!(true, F16::TruncateToE5m7),
+            Some(F16::ToE5m6) => rows16!(true, F16::ToE5m6),
+            None => {}
+        },
     }
     let cells = rows.iter().map(|row| form.row_cells(sh, dst, *row));
     elements_then_quads_avx512(form, cells, exps, data);
@@ -687,15 +704,14 @@ enum Cells<'a> {
 /// each lane form in a loop of its own, and comes here for the rest.
 #[inline(always)]
 fn bfp_elements(early: EarlyConversion, exp: BfpExp, cells: Cells<'_>) -> [u16; 16] {
-    if exp == BfpExp::B {
-        let lanes = match cells {
-            Cells::Dst16(c) => Dst16Lanes::of(early).map(|k| k.row(c)),
-            Cells::Dst32([hi, lo]) => Dst32Lanes::of(early).map(|k| k.row(hi, lo)),
-            Cells::Read(_) => None,
-        };
-        if let Some(elems) = lanes {
-            return elems;
-        }
+    let lanes = match (exp, cells) {
+        (BfpExp::B, Cells::Dst16(c)) => Dst16Lanes::of(early).map(|k| k.row(c)),
+        (BfpExp::B, Cells::Dst32([hi, lo])) => Dst32Lanes::of(early).map(|k| k.row(hi, lo)),
+        (BfpExp::A, Cells::Dst16(c)) => Fp16Lanes::of(early).map(|k| k.row(c)),
+        _ => None,
+    };
+    if let Some(elems) = lanes {
+        return elems;
     }
     // Widened here rather than stored by the caller: a row read back as
     // one vector right after 16 narrower stores stalls on forwarding.

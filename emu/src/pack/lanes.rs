@@ -1,19 +1,23 @@
 //! The early conversions whose results are BF16-shaped (sign, 8-bit
 //! exponent, 7 mantissa bits, or 6 with bit 0 clear), worked out on a whole
-//! `Dst` row in 16-bit lanes.
+//! `Dst` row in 16-bit lanes; and the FP16-shaped ones, with their BFP "a"
+//! elements (sign, 5-bit exponent, 7 mantissa bits).
 //!
 //! A BF16-shaped intermediate is its own BFP "b" element (the element keeps
 //! 7 mantissa bits, so `e8_narrow` changes nothing) and its own BF16 output.
+//! An FP16 intermediate's "a" element keeps its top 7 mantissa bits, or
+//! only its sign where its exponent field is 0 (`e5_narrow`).
 //! Each lane rule below is a branch-free restatement of a per-datum
 //! definition in [`crate::format::pack`] (`bf16_round`,
 //! `bf16_round_to_e8m6`, `fp32_round_to_bf16`, `fp32_round_to_e8m6`,
-//! `fp32_truncate_to_bf16`), narrowed to the 16 bits that survive: adding
+//! `fp32_truncate_to_bf16`, `fp16_round`, `fp16_truncate_to_e5m7`,
+//! `fp16_round_to_e5m6`), narrowed to the 16 bits that survive: adding
 //! half a unit at bit 16 or 15 of an FP32 value changes its high half by
 //! one or by bit 15 of its low half. Those definitions stay the reference:
 //! the tests compare every 16-bit cell, and every high half with the low
 //! halves that decide rounding and NaN, against them.
 
-use crate::format::dst::decode_bf16;
+use crate::format::dst::{decode_bf16, decode_fp16};
 use crate::format::pack::EarlyConversion;
 
 /// An early conversion from `Dst16b` with a BF16-shaped result.
@@ -40,6 +44,24 @@ pub(super) enum Dst32Lanes {
     RoundToBf16,
     /// To 6 mantissa bits with the early rounding rules.
     RoundToE8m6,
+}
+
+/// An early conversion from `Dst16b` FP16 with an FP16-shaped result,
+/// taken with its BFP "a" element conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Fp16Lanes {
+    /// `Read_raw`: the stored value; its element is the sign alone where
+    /// the exponent field is 0.
+    Identity,
+    /// An exponent field of 0 gives +0.
+    Round,
+    /// `IntermediateFormat = BFP8a` with `Read_raw`: the low three
+    /// mantissa bits cleared, which the element drops anyway.
+    TruncateToE5m7,
+    /// `IntermediateFormat = BFP8a`: to 6 mantissa bits, nearest, ties away
+    /// from zero, saturating at `0x7FF0`; a rounded exponent field of 0
+    /// gives +0.
+    ToE5m6,
 }
 
 impl Dst16Lanes {
@@ -107,6 +129,55 @@ impl Dst32Lanes {
     }
 }
 
+impl Fp16Lanes {
+    /// The lane form of `early` and the "a" element conversion, if it has
+    /// one.
+    pub fn of(early: EarlyConversion) -> Option<Fp16Lanes> {
+        Some(match early {
+            EarlyConversion::Fp16Identity => Fp16Lanes::Identity,
+            EarlyConversion::Fp16Round => Fp16Lanes::Round,
+            EarlyConversion::Fp16TruncateToE5m7 => Fp16Lanes::TruncateToE5m7,
+            EarlyConversion::Fp16ToE5m6 => Fp16Lanes::ToE5m6,
+            _ => return None,
+        })
+    }
+
+    /// The "a" elements of a row of `Dst16b` cells.
+    #[inline(always)]
+    pub fn row(self, cells: &[u16; 16]) -> [u16; 16] {
+        let mut out = [0u16; 16];
+        match self {
+            Fp16Lanes::Identity => each16(&mut out, cells, |c| {
+                let x = decode_fp16(c);
+                if x & 0x7C00 == 0 {
+                    x & 0x8000
+                } else {
+                    x & 0xFFF8
+                }
+            }),
+            Fp16Lanes::Round => each16(&mut out, cells, |c| {
+                let x = decode_fp16(c);
+                if x & 0x7C00 == 0 {
+                    0
+                } else {
+                    x & 0xFFF8
+                }
+            }),
+            Fp16Lanes::TruncateToE5m7 => each16(&mut out, cells, |c| decode_fp16(c) & 0xFFF8),
+            Fp16Lanes::ToE5m6 => each16(&mut out, cells, |c| {
+                let x = decode_fp16(c);
+                let r = (((x & 0x7FFF) + 8) & !0xF).min(0x7FF0);
+                if r & 0x7C00 == 0 {
+                    0
+                } else {
+                    r | (x & 0x8000)
+                }
+            }),
+        }
+        out
+    }
+}
+
 /// Two rows' lane rules at once in AVX-512's 32 16-bit lanes, the first
 /// row in the low half: [`Dst16Lanes::row`] and [`Dst32Lanes::row`] written
 /// with AVX-512BW's lane masks and ternary logic, for the BFP assembler's
@@ -118,7 +189,7 @@ pub(super) use pairs::two_rows_avx512;
 
 #[cfg(target_arch = "x86_64")]
 mod pairs {
-    use super::{Dst16Lanes, Dst32Lanes};
+    use super::{Dst16Lanes, Dst32Lanes, Fp16Lanes};
     use std::arch::x86_64::*;
 
     #[target_feature(enable = "avx512bw,avx512vl")]
@@ -188,6 +259,41 @@ mod pairs {
                     let up = _mm512_andnot_si512(splat(1), _mm512_add_epi16(mag, splat(1)));
                     let r = _mm512_min_epu16(up, splat(0x7F80));
                     _mm512_maskz_mov_epi16(exponent_not_zero(x), with_sign(r, x))
+                }
+            }
+        }
+    }
+
+    /// `decode_fp16` in every lane with the sign left out: exponent from
+    /// bits 4:0 to 14:10, mantissa from bits 14:5 to 9:0, bit 15 clear
+    /// (bit 15 of `x >> 5` is clear, and the field takes only bits 14:10
+    /// of `x << 10`).
+    #[target_feature(enable = "avx512bw,avx512vl")]
+    #[inline]
+    fn decode_fp16_magnitude(x: __m512i) -> __m512i {
+        let (exp, man) = (_mm512_slli_epi16::<10>(x), _mm512_srli_epi16::<5>(x));
+        _mm512_ternarylogic_epi64::<SELECT>(splat(0x7C00), exp, man)
+    }
+
+    impl Fp16Lanes {
+        /// [`Fp16Lanes::row`] of rows `a` and `b`.
+        #[target_feature(enable = "avx512bw,avx512vl")]
+        #[inline]
+        pub fn pair_avx512(self, a: &[u16; 16], b: &[u16; 16]) -> __m512i {
+            let x = two_rows_avx512(a, b);
+            let mag = decode_fp16_magnitude(x);
+            // The stored exponent field is bits 4:0.
+            let exp_not_zero = || _mm512_test_epi16_mask(x, splat(0x001F));
+            let kept = || _mm512_and_si512(mag, splat(0x7FF8));
+            match self {
+                Fp16Lanes::Identity => with_sign(_mm512_maskz_mov_epi16(exp_not_zero(), kept()), x),
+                Fp16Lanes::Round => _mm512_maskz_mov_epi16(exp_not_zero(), with_sign(kept(), x)),
+                Fp16Lanes::TruncateToE5m7 => with_sign(kept(), x),
+                Fp16Lanes::ToE5m6 => {
+                    let up = _mm512_andnot_si512(splat(0xF), _mm512_add_epi16(mag, splat(8)));
+                    let r = _mm512_min_epu16(up, splat(0x7FF0));
+                    let kept = _mm512_test_epi16_mask(r, splat(0x7C00));
+                    _mm512_maskz_mov_epi16(kept, with_sign(r, x))
                 }
             }
         }
@@ -320,6 +426,17 @@ mod tests {
                 let want = [k.row(&a), k.row(&b)].concat();
                 assert_eq!(got[..], want[..], "{k:?} {c:#06x}");
             }
+            for k in [
+                Fp16Lanes::Identity,
+                Fp16Lanes::Round,
+                Fp16Lanes::TruncateToE5m7,
+                Fp16Lanes::ToE5m6,
+            ] {
+                // SAFETY: as above.
+                let got = to_rows(unsafe { k.pair_avx512(&a, &b) });
+                let want = [k.row(&a), k.row(&b)].concat();
+                assert_eq!(got[..], want[..], "{k:?} {c:#06x}");
+            }
             let lo_a = row_with([0, 0x7FFF, 0x8000, 0xFFFF, c][c as usize % 5], c as usize);
             let lo_b = row_with(c ^ 0x8000, c as usize + 3);
             for k in [
@@ -404,6 +521,37 @@ mod tests {
         }
         use EarlyConversion as E;
         assert_eq!(with_lanes, [E::Bf16Identity, E::Bf16Round, E::Bf16ToE8m6]);
+    }
+
+    /// Every `Dst16b` cell, against the per-datum early conversion followed
+    /// by the BFP "a" element conversion, for every conversion that has an
+    /// FP16 lane form.
+    #[test]
+    fn fp16_rows_are_the_early_conversion_and_its_a_element() {
+        let mut with_lanes = Vec::new();
+        for early in every_early_conversion() {
+            let Some(lanes) = Fp16Lanes::of(early) else {
+                continue;
+            };
+            assert!(!early.reads_32b(), "{early:?}");
+            with_lanes.push(early);
+            for c in 0..=u16::MAX {
+                let row = row_with(c, c as usize);
+                let got = lanes.row(&row);
+                for (g, c) in got.iter().zip(row) {
+                    let want = bfp_element(early.apply(c as u32), BfpExp::A).unwrap();
+                    assert_eq!(*g, want, "{early:?} {c:#06x}");
+                }
+            }
+        }
+        use EarlyConversion as E;
+        let want = [
+            E::Fp16Identity,
+            E::Fp16Round,
+            E::Fp16TruncateToE5m7,
+            E::Fp16ToE5m6,
+        ];
+        assert_eq!(with_lanes, want);
     }
 
     /// Every high half with low halves on both sides of the rounding bit and

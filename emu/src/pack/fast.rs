@@ -380,9 +380,10 @@ impl BfpRows {
     /// groups go as group by group ([`emit_groups`]), and a fault is the
     /// streams' leaving L1 with the writes before it done. `N` =
     /// [`TILE_ROWS`], several instructions' rows: all the exponents are
-    /// pushed and then all the data, which leaves the same trace only where
-    /// the two streams' writes do not overlap and the L1 write log is off
-    /// (the caller's to check).
+    /// pushed and then all the data (or the data, written straight into
+    /// L1, and then the exponents), which leaves the same trace only where
+    /// the two streams' writes do not overlap, all lie inside L1, and the
+    /// L1 write log is off (the caller's to check).
     pub fn to_streams<const N: usize>(
         self,
         sh: &Shared,
@@ -401,13 +402,21 @@ impl BfpRows {
             return emit_groups(streams, l1, self.width, groups, tag);
         }
         let mut exps = [0u8; TILE_ROWS];
+        let exps = &mut exps[..rows.len()];
+        let data_len = self.width.group_bytes() * rows.len();
+        // The data straight into L1 where the stream allows it, and then
+        // the exponents: the order does not matter here either.
+        let direct = streams.data.fill_direct(l1, data_len, tag, |out| {
+            self.tile_bytes(sh, dst, rows, exps, out);
+        });
+        if direct {
+            return streams.exp.push(l1, exps, None, tag);
+        }
         let mut data = [0u8; 16 * TILE_ROWS];
-        let len = rows.len().min(TILE_ROWS);
-        self.tile_bytes(sh, dst, &rows[..len], &mut exps[..len], &mut data);
-        streams.exp.push(l1, &exps[..len], None, tag)?;
-        streams
-            .data
-            .push(l1, &data[..self.width.group_bytes() * len], None, tag)
+        let data = &mut data[..data_len];
+        self.tile_bytes(sh, dst, rows, exps, data);
+        streams.exp.push(l1, exps, None, tag)?;
+        streams.data.push(l1, data, None, tag)
     }
 
     /// The group of each of `Dst` rows `rows` (at most [`TILE_ROWS`]) as

@@ -301,13 +301,13 @@ pub(crate) fn assemble_quads_avx512<const A_FORM: bool, const BITS: u32>(
             // as AND and OR, the compiler sees that `m` fits a byte and
             // narrows the rounding to bytes and back, three operations more.
             let m = _mm512_ternarylogic_epi64::<0xF8>(hidden, man, splat(0x7F));
-            let q = _mm512_srlv_epi16(m, s);
+            let q = srlv16(m, s);
             // The sign, where the magnitude at the width is not 0: where
             // `(q + 1) >> 1` is at least 1, 16 or 64.
             let signed = _mm512_mask_cmpgt_epu16_mask(_mm512_movepi16_mask(x), q, least);
             let mag = _mm512_min_epu16(_mm512_avg_epu16(q, _mm512_setzero_si512()), splat(0x7F));
             // The sign bit is clear in `mag`.
-            let datum = _mm512_mask_add_epi16(mag, signed, mag, splat(0x80));
+            let datum = mask_add16(mag, signed, splat(0x80));
             match width {
                 BfpWidth::Bits8 => datum,
                 BfpWidth::Bits4 => _mm512_srli_epi16::<4>(datum),
@@ -390,6 +390,59 @@ pub(crate) fn assemble_quads_avx512<const A_FORM: bool, const BITS: u32>(
             }
         }
     }
+}
+
+/// `vpsrlvw`: each 16-bit lane of `x` shifted right by its lane of
+/// `counts`, 0 where the count is past 15. The intrinsic restates that
+/// rule as a compare and a select, which the compiler keeps beside the
+/// shift: one operation more per register.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn srlv16(
+    x: std::arch::x86_64::__m512i,
+    counts: std::arch::x86_64::__m512i,
+) -> std::arch::x86_64::__m512i {
+    let out;
+    // SAFETY: register operands only; the caller's target features
+    // include AVX-512BW.
+    unsafe {
+        std::arch::asm!(
+            "vpsrlvw {out}, {x}, {counts}",
+            out = lateout(zmm_reg) out,
+            x = in(zmm_reg) x,
+            counts = in(zmm_reg) counts,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    out
+}
+
+/// `x + add` in the 16-bit lanes of `mask`, `x` in the others: one
+/// masked `vpaddw`. Written with the intrinsic, the compiler sees that the
+/// sum sets bits `x` lacks, makes it an OR, which has no 16-bit masked
+/// form, and merges the lanes with a second operation.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn mask_add16(
+    x: std::arch::x86_64::__m512i,
+    mask: std::arch::x86_64::__mmask32,
+    add: std::arch::x86_64::__m512i,
+) -> std::arch::x86_64::__m512i {
+    let mut out = x;
+    // SAFETY: register operands only; the caller's target features
+    // include AVX-512BW.
+    unsafe {
+        std::arch::asm!(
+            "vpaddw {out}{{{mask}}}, {out}, {add}",
+            out = inout(zmm_reg) out,
+            mask = in(kreg) mask,
+            add = in(zmm_reg) add,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    out
 }
 
 /// The even bytes of a 128-bit register, then the odd ones.

@@ -702,6 +702,42 @@ impl GroupExps<'_> {
             }
         }
     }
+
+    /// [`GroupExps::each`] for groups in a slice, four to a pass of the
+    /// loop. A BFP2 group's kernel is a few instructions, and the loop's
+    /// own (its counter and end test, and the bounds check of the row a
+    /// group goes to) measured 7% of a BFP2 tile unpacked to `SrcA`.
+    #[inline(always)]
+    fn each_by_four<G>(self, groups: &[G], mut f: impl FnMut(usize, &G, u8)) {
+        match self {
+            GroupExps::Forced(e) => {
+                let (fours, rest) = groups.as_chunks::<4>();
+                for (q, four) in fours.iter().enumerate() {
+                    for (i, group) in four.iter().enumerate() {
+                        f(4 * q + i, group, e);
+                    }
+                }
+                let first = 4 * fours.len();
+                for (i, group) in rest.iter().enumerate() {
+                    f(first + i, group, e);
+                }
+            }
+            GroupExps::Section(s) => {
+                let n = groups.len().min(s.len());
+                let (fours, rest) = groups[..n].as_chunks::<4>();
+                let (exp_fours, exp_rest) = s[..n].as_chunks::<4>();
+                for (q, (four, exps)) in fours.iter().zip(exp_fours).enumerate() {
+                    for i in 0..4 {
+                        f(4 * q + i, &four[i], exps[i]);
+                    }
+                }
+                let first = 4 * fours.len();
+                for (i, (group, &e)) in rest.iter().zip(exp_rest).enumerate() {
+                    f(first + i, group, e);
+                }
+            }
+        }
+    }
 }
 
 /// BFP "b" groups as `SrcA`/`SrcB` cells, `bytes` holding them back to
@@ -789,7 +825,7 @@ unsafe fn groups_to_src_avx512<const BITS: usize, const VBMI: bool>(
 ) {
     use std::arch::x86_64::*;
     if BITS == 2 {
-        exps.each(bytes.as_chunks::<4>().0.iter(), |j, group, e| {
+        exps.each_by_four(bytes.as_chunks::<4>().0, |j, group, e| {
             // SAFETY: the CPU has AVX-512F (this function's contract).
             out(j, unsafe { bfp2_group_to_src_avx512(group, e) });
         });

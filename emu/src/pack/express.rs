@@ -363,7 +363,11 @@ pub(super) fn follow(
     // `room` counts the rows waiting, and each word's rows join them.
     let free = room.saturating_sub(pending.len);
     let ends = &plan.ends[..plan.worked.min(given)];
-    let taken = ends.partition_point(|&end| usize::from(end) <= free);
+    // Most often every word fits (a tile's run from its start).
+    let taken = match ends.last() {
+        Some(&end) if usize::from(end) <= free => ends.len(),
+        _ => ends.partition_point(|&end| usize::from(end) <= free),
+    };
     let mut tile_position = start.tile;
     if let Some(k) = taken.checked_sub(1) {
         pending.extend(run.to, &plan.read[..usize::from(plan.ends[k])]);

@@ -493,57 +493,57 @@ mod tests {
         all
     }
 
-    /// Every `Dst16b` cell, against the per-datum early conversion followed
-    /// by the BFP "b" element conversion (`FormatConversion.md`, early and
-    /// BFP tables, as `format::pack` states them), for every conversion
-    /// that has a lane form; the `Round` lanes are the BF16 → BF16 pack
-    /// conversion as well.
-    #[test]
-    fn dst16_rows_are_the_early_conversion_and_its_b_element() {
+    /// Every `Dst16b` cell, in a row beside others, through the lane form
+    /// `lanes` gives each early conversion that has one, against the
+    /// per-datum early conversion followed by the BFP element conversion of
+    /// form `exp` (`FormatConversion.md`, early and BFP tables, as
+    /// `format::pack` states them). Returns the conversions with one.
+    fn dst16_lanes_are_the_definition(
+        exp: BfpExp,
+        lanes: impl Fn(EarlyConversion, &[u16; 16]) -> Option<[u16; 16]>,
+    ) -> Vec<EarlyConversion> {
         let mut with_lanes = Vec::new();
         for early in every_early_conversion() {
-            let Some(lanes) = Dst16Lanes::of(early) else {
+            if lanes(early, &[0; 16]).is_none() {
                 continue;
-            };
+            }
             assert!(!early.reads_32b(), "{early:?}");
             with_lanes.push(early);
             for c in 0..=u16::MAX {
                 let row = row_with(c, c as usize);
-                let got = lanes.row(&row);
+                let got = lanes(early, &row).expect("a lane form");
                 for (g, c) in got.iter().zip(row) {
-                    let want = bfp_element(early.apply(c as u32), BfpExp::B).unwrap();
+                    let want = bfp_element(early.apply(c as u32), exp).unwrap();
                     assert_eq!(*g, want, "{early:?} {c:#06x}");
-                    if early == EarlyConversion::Bf16Round {
-                        assert_eq!(*g, bf16_round(decode_bf16(c)), "{c:#06x}");
-                    }
                 }
             }
         }
-        use EarlyConversion as E;
-        assert_eq!(with_lanes, [E::Bf16Identity, E::Bf16Round, E::Bf16ToE8m6]);
+        with_lanes
     }
 
-    /// Every `Dst16b` cell, against the per-datum early conversion followed
-    /// by the BFP "a" element conversion, for every conversion that has an
-    /// FP16 lane form.
+    /// The BF16-shaped lane forms and their "b" elements; the `Round`
+    /// lanes are the BF16 → BF16 pack conversion as well.
     #[test]
-    fn fp16_rows_are_the_early_conversion_and_its_a_element() {
-        let mut with_lanes = Vec::new();
-        for early in every_early_conversion() {
-            let Some(lanes) = Fp16Lanes::of(early) else {
-                continue;
-            };
-            assert!(!early.reads_32b(), "{early:?}");
-            with_lanes.push(early);
-            for c in 0..=u16::MAX {
-                let row = row_with(c, c as usize);
-                let got = lanes.row(&row);
-                for (g, c) in got.iter().zip(row) {
-                    let want = bfp_element(early.apply(c as u32), BfpExp::A).unwrap();
-                    assert_eq!(*g, want, "{early:?} {c:#06x}");
-                }
+    fn dst16_rows_are_the_early_conversion_and_its_b_element() {
+        let with_lanes = dst16_lanes_are_the_definition(BfpExp::B, |early, row| {
+            Dst16Lanes::of(early).map(|k| k.row(row))
+        });
+        use EarlyConversion as E;
+        assert_eq!(with_lanes, [E::Bf16Identity, E::Bf16Round, E::Bf16ToE8m6]);
+        for c in 0..=u16::MAX {
+            let row = row_with(c, c as usize);
+            for (g, c) in Dst16Lanes::Round.row(&row).iter().zip(row) {
+                assert_eq!(*g, bf16_round(decode_bf16(c)), "{c:#06x}");
             }
         }
+    }
+
+    /// The FP16 lane forms and their "a" elements.
+    #[test]
+    fn fp16_rows_are_the_early_conversion_and_its_a_element() {
+        let with_lanes = dst16_lanes_are_the_definition(BfpExp::A, |early, row| {
+            Fp16Lanes::of(early).map(|k| k.row(row))
+        });
         use EarlyConversion as E;
         let want = [
             E::Fp16Identity,

@@ -709,9 +709,11 @@ impl GroupExps<'_> {
 /// to a pass of the loop. A group's kernel is a few instructions, and the
 /// loop's own (its counter and end test, and the bounds check of the row
 /// a group goes to) measured 7% of a BFP2 tile unpacked to `SrcA`. A macro
-/// rather than a function taking a closure: a closure compiles without the
-/// target features of the function it is written in, and the kernel's
-/// intrinsics were then called rather than inlined.
+/// rather than a function taking a closure: the loops are written in a
+/// function that has its target features only from the callers it is
+/// inlined into, a closure there is compiled without them, and the
+/// kernel's intrinsics in it were called rather than inlined (BFP4 tiles
+/// five times slower).
 #[cfg(target_arch = "x86_64")]
 macro_rules! by_four {
     ($groups:expr, $exps:expr, |$j:ident, $group:ident, $exp:ident| $body:expr) => {{

@@ -549,7 +549,8 @@ fn each_row_elements<'c, O>(
 /// with a lane form for the exponent form (BF16-shaped for "b", FP16 for
 /// "a") brings its rows there two at a time through it (`pair_avx512`),
 /// `Dst16b` rows that lie one after another read as one slice; any other
-/// has every row's elements worked out first. The forms and width are chosen once for the whole loop.
+/// has every row's elements worked out first. The forms and width are
+/// chosen once for the whole loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 fn tile_bytes_avx512(

@@ -11,8 +11,8 @@
 
 use super::config::Shared;
 #[cfg(target_arch = "x86_64")]
-use super::lanes::two_rows_avx512;
-use super::lanes::{Dst16Lanes, Dst32Lanes, Fp16Lanes};
+use super::lanes::{two_rows_avx512, Fp16Lanes};
+use super::lanes::{Dst16Lanes, Dst32Lanes};
 use super::late::{emit_group, emit_groups, Late};
 use super::stream::{OutStream, Streams};
 use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
@@ -501,42 +501,34 @@ fn each_row_elements<'c, O>(
     outs: impl IntoIterator<Item = O>,
     mut take: impl FnMut(BfpExp, &[u16; 16], O),
 ) {
-    // A form whose early conversion has a lane form gets a loop of its
+    // A "b" form whose early conversion has a lane form gets a loop of its
     // own for it, so that the conversion is not chosen again row by row.
     macro_rules! each {
-        ($exp:expr, $cells:pat => $elems:expr) => {{
+        ($cells:pat => $elems:expr) => {{
             for (c, o) in cells.zip(outs) {
                 let elems = match c {
                     $cells => $elems,
                     c => bfp_elements(form.early, form.exp, c),
                 };
-                take($exp, &elems, o);
+                take(BfpExp::B, &elems, o);
             }
             return;
         }};
     }
-    use BfpExp::{A, B};
-    use {Dst16Lanes as L16, Dst32Lanes as L32, Fp16Lanes as F16};
-    match form.exp {
-        // Each arm binds its own form, known there, so that the form's
-        // choice inside `row` is made once, here.
-        B => match (L16::of(form.early), L32::of(form.early)) {
-            (Some(k @ L16::Identity), _) => each!(B, Cells::Dst16(c) => k.row(c)),
-            (Some(k @ L16::Round), _) => each!(B, Cells::Dst16(c) => k.row(c)),
-            (Some(k @ L16::E8m6), _) => each!(B, Cells::Dst16(c) => k.row(c)),
-            (_, Some(k @ L32::Truncate)) => each!(B, Cells::Dst32([h, l]) => k.row(h, l)),
-            (_, Some(k @ L32::Narrow)) => each!(B, Cells::Dst32([h, l]) => k.row(h, l)),
-            (_, Some(k @ L32::RoundToBf16)) => each!(B, Cells::Dst32([h, l]) => k.row(h, l)),
-            (_, Some(k @ L32::RoundToE8m6)) => each!(B, Cells::Dst32([h, l]) => k.row(h, l)),
+    if form.exp == BfpExp::B {
+        use {Dst16Lanes as L16, Dst32Lanes as L32};
+        match (L16::of(form.early), L32::of(form.early)) {
+            // Each arm binds its own form, known there, so that the form's
+            // choice inside `row` is made once, here.
+            (Some(k @ L16::Identity), _) => each!(Cells::Dst16(c) => k.row(c)),
+            (Some(k @ L16::Round), _) => each!(Cells::Dst16(c) => k.row(c)),
+            (Some(k @ L16::E8m6), _) => each!(Cells::Dst16(c) => k.row(c)),
+            (_, Some(k @ L32::Truncate)) => each!(Cells::Dst32([h, l]) => k.row(h, l)),
+            (_, Some(k @ L32::Narrow)) => each!(Cells::Dst32([h, l]) => k.row(h, l)),
+            (_, Some(k @ L32::RoundToBf16)) => each!(Cells::Dst32([h, l]) => k.row(h, l)),
+            (_, Some(k @ L32::RoundToE8m6)) => each!(Cells::Dst32([h, l]) => k.row(h, l)),
             _ => {}
-        },
-        A => match F16::of(form.early) {
-            Some(k @ F16::Identity) => each!(A, Cells::Dst16(c) => k.row(c)),
-            Some(k @ F16::Round) => each!(A, Cells::Dst16(c) => k.row(c)),
-            Some(k @ F16::TruncateToE5m7) => each!(A, Cells::Dst16(c) => k.row(c)),
-            Some(k @ F16::ToE5m6) => each!(A, Cells::Dst16(c) => k.row(c)),
-            None => {}
-        },
+        }
     }
     for (c, o) in cells.zip(outs) {
         let elems = bfp_elements(form.early, form.exp, c);
@@ -714,14 +706,15 @@ enum Cells<'a> {
 /// each lane form in a loop of its own, and comes here for the rest.
 #[inline(always)]
 fn bfp_elements(early: EarlyConversion, exp: BfpExp, cells: Cells<'_>) -> [u16; 16] {
-    let lanes = match (exp, cells) {
-        (BfpExp::B, Cells::Dst16(c)) => Dst16Lanes::of(early).map(|k| k.row(c)),
-        (BfpExp::B, Cells::Dst32([hi, lo])) => Dst32Lanes::of(early).map(|k| k.row(hi, lo)),
-        (BfpExp::A, Cells::Dst16(c)) => Fp16Lanes::of(early).map(|k| k.row(c)),
-        _ => None,
-    };
-    if let Some(elems) = lanes {
-        return elems;
+    if exp == BfpExp::B {
+        let lanes = match cells {
+            Cells::Dst16(c) => Dst16Lanes::of(early).map(|k| k.row(c)),
+            Cells::Dst32([hi, lo]) => Dst32Lanes::of(early).map(|k| k.row(hi, lo)),
+            Cells::Read(_) => None,
+        };
+        if let Some(elems) = lanes {
+            return elems;
+        }
     }
     // Widened here rather than stored by the caller: a row read back as
     // one vector right after 16 narrower stores stalls on forwarding.

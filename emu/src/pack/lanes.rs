@@ -1,23 +1,22 @@
 //! The early conversions whose results are BF16-shaped (sign, 8-bit
 //! exponent, 7 mantissa bits, or 6 with bit 0 clear), worked out on a whole
-//! `Dst` row in 16-bit lanes; and the FP16-shaped ones, with their BFP "a"
-//! elements (sign, 5-bit exponent, 7 mantissa bits).
+//! `Dst` row in 16-bit lanes; and, two rows at a time by AVX-512 only, the
+//! FP16 ones with their BFP "a" elements.
 //!
 //! A BF16-shaped intermediate is its own BFP "b" element (the element keeps
 //! 7 mantissa bits, so `e8_narrow` changes nothing) and its own BF16 output.
-//! An FP16 intermediate's "a" element keeps its top 7 mantissa bits, or
-//! only its sign where its exponent field is 0 (`e5_narrow`).
 //! Each lane rule below is a branch-free restatement of a per-datum
 //! definition in [`crate::format::pack`] (`bf16_round`,
 //! `bf16_round_to_e8m6`, `fp32_round_to_bf16`, `fp32_round_to_e8m6`,
-//! `fp32_truncate_to_bf16`, `fp16_round`, `fp16_truncate_to_e5m7`,
-//! `fp16_round_to_e5m6`), narrowed to the 16 bits that survive: adding
+//! `fp32_truncate_to_bf16`), narrowed to the 16 bits that survive: adding
 //! half a unit at bit 16 or 15 of an FP32 value changes its high half by
 //! one or by bit 15 of its low half. Those definitions stay the reference:
 //! the tests compare every 16-bit cell, and every high half with the low
-//! halves that decide rounding and NaN, against them.
+//! halves that decide rounding and NaN, against them. The FP16 forms have
+//! no row rule of their own: where there is no AVX-512, the per-datum
+//! definition (`EarlyConversion::bfp_elements`) is the row path.
 
-use crate::format::dst::{decode_bf16, decode_fp16};
+use crate::format::dst::decode_bf16;
 use crate::format::pack::EarlyConversion;
 
 /// An early conversion from `Dst16b` with a BF16-shaped result.
@@ -47,7 +46,9 @@ pub(super) enum Dst32Lanes {
 }
 
 /// An early conversion from `Dst16b` FP16 with an FP16-shaped result,
-/// taken with its BFP "a" element conversion.
+/// taken with its BFP "a" element conversion (`e5_narrow`: the top 7
+/// mantissa bits, or the sign alone where the exponent field is 0).
+#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Fp16Lanes {
     /// `Read_raw`: the stored value; its element is the sign alone where
@@ -129,6 +130,7 @@ impl Dst32Lanes {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
 impl Fp16Lanes {
     /// The lane form of `early` and the "a" element conversion, if it has
     /// one.
@@ -141,49 +143,16 @@ impl Fp16Lanes {
             _ => return None,
         })
     }
-
-    /// The "a" elements of a row of `Dst16b` cells.
-    #[inline(always)]
-    pub fn row(self, cells: &[u16; 16]) -> [u16; 16] {
-        let mut out = [0u16; 16];
-        match self {
-            Fp16Lanes::Identity => each16(&mut out, cells, |c| {
-                let x = decode_fp16(c);
-                if x & 0x7C00 == 0 {
-                    x & 0x8000
-                } else {
-                    x & 0xFFF8
-                }
-            }),
-            Fp16Lanes::Round => each16(&mut out, cells, |c| {
-                let x = decode_fp16(c);
-                if x & 0x7C00 == 0 {
-                    0
-                } else {
-                    x & 0xFFF8
-                }
-            }),
-            Fp16Lanes::TruncateToE5m7 => each16(&mut out, cells, |c| decode_fp16(c) & 0xFFF8),
-            Fp16Lanes::ToE5m6 => each16(&mut out, cells, |c| {
-                let x = decode_fp16(c);
-                let r = (((x & 0x7FFF) + 8) & !0xF).min(0x7FF0);
-                if r & 0x7C00 == 0 {
-                    0
-                } else {
-                    r | (x & 0x8000)
-                }
-            }),
-        }
-        out
-    }
 }
 
 /// Two rows' lane rules at once in AVX-512's 32 16-bit lanes, the first
 /// row in the low half: [`Dst16Lanes::row`] and [`Dst32Lanes::row`] written
 /// with AVX-512BW's lane masks and ternary logic, for the BFP assembler's
 /// groups, two to a register ([`crate::format::bfp`]), and for whole BF16
-/// rows. `pair_rules_are_the_row_rules` holds them to the row rules for
-/// every cell.
+/// rows; and FP16's "a" elements ([`Fp16Lanes`]).
+/// `pair_rules_are_the_row_rules` holds the first to the row rules for
+/// every cell, `fp16_pairs_are_the_early_conversion_and_its_a_element`
+/// the FP16 ones to the per-datum definition.
 #[cfg(target_arch = "x86_64")]
 pub(super) use pairs::two_rows_avx512;
 
@@ -276,7 +245,10 @@ mod pairs {
     }
 
     impl Fp16Lanes {
-        /// [`Fp16Lanes::row`] of rows `a` and `b`.
+        /// The "a" elements of rows `a` and `b`: `fp16_round`,
+        /// `fp16_truncate_to_e5m7` or `fp16_round_to_e5m6` of each cell's
+        /// FP16 value (`decode_fp16`), or the value itself, then
+        /// `e5_narrow` to 7 mantissa bits.
         #[target_feature(enable = "avx512bw,avx512vl")]
         #[inline]
         pub fn pair_avx512(self, a: &[u16; 16], b: &[u16; 16]) -> __m512i {
@@ -292,8 +264,8 @@ mod pairs {
                 Fp16Lanes::ToE5m6 => {
                     let up = _mm512_andnot_si512(splat(0xF), _mm512_add_epi16(mag, splat(8)));
                     let r = _mm512_min_epu16(up, splat(0x7FF0));
-                    let kept = _mm512_test_epi16_mask(r, splat(0x7C00));
-                    _mm512_maskz_mov_epi16(kept, with_sign(r, x))
+                    let normal = _mm512_test_epi16_mask(r, splat(0x7C00));
+                    _mm512_maskz_mov_epi16(normal, with_sign(r, x))
                 }
             }
         }
@@ -426,17 +398,6 @@ mod tests {
                 let want = [k.row(&a), k.row(&b)].concat();
                 assert_eq!(got[..], want[..], "{k:?} {c:#06x}");
             }
-            for k in [
-                Fp16Lanes::Identity,
-                Fp16Lanes::Round,
-                Fp16Lanes::TruncateToE5m7,
-                Fp16Lanes::ToE5m6,
-            ] {
-                // SAFETY: as above.
-                let got = to_rows(unsafe { k.pair_avx512(&a, &b) });
-                let want = [k.row(&a), k.row(&b)].concat();
-                assert_eq!(got[..], want[..], "{k:?} {c:#06x}");
-            }
             let lo_a = row_with([0, 0x7FFF, 0x8000, 0xFFFF, c][c as usize % 5], c as usize);
             let lo_b = row_with(c ^ 0x8000, c as usize + 3);
             for k in [
@@ -493,57 +454,64 @@ mod tests {
         all
     }
 
-    /// Every `Dst16b` cell, in a row beside others, through the lane form
-    /// `lanes` gives each early conversion that has one, against the
-    /// per-datum early conversion followed by the BFP element conversion of
-    /// form `exp` (`FormatConversion.md`, early and BFP tables, as
-    /// `format::pack` states them). Returns the conversions with one.
-    fn dst16_lanes_are_the_definition(
-        exp: BfpExp,
-        lanes: impl Fn(EarlyConversion, &[u16; 16]) -> Option<[u16; 16]>,
-    ) -> Vec<EarlyConversion> {
+    /// Every `Dst16b` cell, against the per-datum early conversion followed
+    /// by the BFP "b" element conversion (`FormatConversion.md`, early and
+    /// BFP tables, as `format::pack` states them), for every conversion
+    /// that has a lane form; the `Round` lanes are the BF16 → BF16 pack
+    /// conversion as well.
+    #[test]
+    fn dst16_rows_are_the_early_conversion_and_its_b_element() {
         let mut with_lanes = Vec::new();
         for early in every_early_conversion() {
-            if lanes(early, &[0; 16]).is_none() {
+            let Some(lanes) = Dst16Lanes::of(early) else {
                 continue;
-            }
+            };
             assert!(!early.reads_32b(), "{early:?}");
             with_lanes.push(early);
             for c in 0..=u16::MAX {
                 let row = row_with(c, c as usize);
-                let got = lanes(early, &row).expect("a lane form");
+                let got = lanes.row(&row);
                 for (g, c) in got.iter().zip(row) {
-                    let want = bfp_element(early.apply(c as u32), exp).unwrap();
+                    let want = bfp_element(early.apply(c as u32), BfpExp::B).unwrap();
+                    assert_eq!(*g, want, "{early:?} {c:#06x}");
+                    if early == EarlyConversion::Bf16Round {
+                        assert_eq!(*g, bf16_round(decode_bf16(c)), "{c:#06x}");
+                    }
+                }
+            }
+        }
+        use EarlyConversion as E;
+        assert_eq!(with_lanes, [E::Bf16Identity, E::Bf16Round, E::Bf16ToE8m6]);
+    }
+
+    /// The FP16 pairs, where the CPU has AVX-512: every `Dst16b` cell in
+    /// each half of a pair, beside a neighbour, against the per-datum early
+    /// conversion followed by the BFP "a" element conversion, for every
+    /// conversion that has an FP16 lane form.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn fp16_pairs_are_the_early_conversion_and_its_a_element() {
+        if !crate::has_avx512_bw_vl() {
+            return;
+        }
+        let mut with_lanes = Vec::new();
+        for early in every_early_conversion() {
+            let Some(lanes) = Fp16Lanes::of(early) else {
+                continue;
+            };
+            assert!(!early.reads_32b(), "{early:?}");
+            with_lanes.push(early);
+            for c in 0..=u16::MAX {
+                let a = row_with(c, c as usize);
+                let b = row_with(c.rotate_left(5), c as usize + 3);
+                // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked above.
+                let got: [u16; 32] = unsafe { std::mem::transmute(lanes.pair_avx512(&a, &b)) };
+                for (g, c) in got.iter().zip(a.iter().chain(&b)) {
+                    let want = bfp_element(early.apply(u32::from(*c)), BfpExp::A).unwrap();
                     assert_eq!(*g, want, "{early:?} {c:#06x}");
                 }
             }
         }
-        with_lanes
-    }
-
-    /// The BF16-shaped lane forms and their "b" elements; the `Round`
-    /// lanes are the BF16 → BF16 pack conversion as well.
-    #[test]
-    fn dst16_rows_are_the_early_conversion_and_its_b_element() {
-        let with_lanes = dst16_lanes_are_the_definition(BfpExp::B, |early, row| {
-            Dst16Lanes::of(early).map(|k| k.row(row))
-        });
-        use EarlyConversion as E;
-        assert_eq!(with_lanes, [E::Bf16Identity, E::Bf16Round, E::Bf16ToE8m6]);
-        for c in 0..=u16::MAX {
-            let row = row_with(c, c as usize);
-            for (g, c) in Dst16Lanes::Round.row(&row).iter().zip(row) {
-                assert_eq!(*g, bf16_round(decode_bf16(c)), "{c:#06x}");
-            }
-        }
-    }
-
-    /// The FP16 lane forms and their "a" elements.
-    #[test]
-    fn fp16_rows_are_the_early_conversion_and_its_a_element() {
-        let with_lanes = dst16_lanes_are_the_definition(BfpExp::A, |early, row| {
-            Fp16Lanes::of(early).map(|k| k.row(row))
-        });
         use EarlyConversion as E;
         let want = [
             E::Fp16Identity,

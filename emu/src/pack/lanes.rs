@@ -176,16 +176,19 @@ mod pairs {
         _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b)
     }
 
-    /// `decode_bf16` in every lane with the sign left out: exponent from
-    /// bits 7:0 to 14:7, mantissa from bits 14:8 to 6:0, bit 15 clear. One
-    /// select of `x << 7` and `x >> 8` by the exponent's field: the sign,
-    /// bit 7 of `x >> 8`, lies inside the field, and bit 15 of `x << 7`
-    /// outside it, where `x >> 8` is clear.
+    /// A stored `Dst16b` cell in every lane put back in its float layout
+    /// with the sign left out: the exponent, the cell's low bits, up by
+    /// `UP` into `field`, the mantissa above it down by `DOWN` below
+    /// `field`. One select of `x << UP` and `x >> DOWN` by the field: the
+    /// sign, bit `15 - DOWN` of `x >> DOWN`, lies inside the field, and
+    /// bit 15 of `x << UP` outside it, where `x >> DOWN` is clear.
+    /// `decode_bf16` is `<7, 8>` with field `0x7F80`, `decode_fp16`
+    /// `<10, 5>` with `0x7C00`.
     #[target_feature(enable = "avx512bw,avx512vl")]
     #[inline]
-    fn decode_magnitude(x: __m512i) -> __m512i {
-        let (exp, man) = (_mm512_slli_epi16::<7>(x), _mm512_srli_epi16::<8>(x));
-        _mm512_ternarylogic_epi64::<SELECT>(splat(0x7F80), exp, man)
+    fn decode_magnitude<const UP: u32, const DOWN: u32>(x: __m512i, field: u16) -> __m512i {
+        let (exp, man) = (_mm512_slli_epi16::<UP>(x), _mm512_srli_epi16::<DOWN>(x));
+        _mm512_ternarylogic_epi64::<SELECT>(splat(field), exp, man)
     }
 
     /// `m | x & 0x8000`: magnitude `m` with the sign of stored cell `x`.
@@ -195,11 +198,12 @@ mod pairs {
         _mm512_ternarylogic_epi64::<A_OR_B_AND_C>(m, x, splat(0x8000))
     }
 
-    /// The lanes whose stored cell `x` has a non-zero exponent (bits 7:0).
+    /// The lanes whose stored cell `x` has a non-zero exponent, its low
+    /// bits `stored` (`0x00FF` for BF16, `0x001F` for FP16).
     #[target_feature(enable = "avx512bw,avx512vl")]
     #[inline]
-    fn exponent_not_zero(x: __m512i) -> __mmask32 {
-        _mm512_test_epi16_mask(x, splat(0x00FF))
+    fn exponent_not_zero(x: __m512i, stored: u16) -> __mmask32 {
+        _mm512_test_epi16_mask(x, splat(stored))
     }
 
     /// Ternary-logic tables (`a`, `b`, `c` the three operands in order):
@@ -215,33 +219,22 @@ mod pairs {
         #[inline]
         pub fn pair_avx512(self, a: &[u16; 16], b: &[u16; 16]) -> __m512i {
             let x = two_rows_avx512(a, b);
-            let mag = decode_magnitude(x);
+            let mag = decode_magnitude::<7, 8>(x, 0x7F80);
             match self {
                 Dst16Lanes::Identity => with_sign(mag, x),
                 Dst16Lanes::Round => {
                     let r = _mm512_min_epu16(mag, splat(0x7F80));
-                    _mm512_maskz_mov_epi16(exponent_not_zero(x), with_sign(r, x))
+                    _mm512_maskz_mov_epi16(exponent_not_zero(x, 0x00FF), with_sign(r, x))
                 }
                 Dst16Lanes::E8m6 => {
                     // Past infinity only from a NaN: the largest finite
                     // magnitude rounds up to infinity's 0x7F80 exactly.
                     let up = _mm512_andnot_si512(splat(1), _mm512_add_epi16(mag, splat(1)));
                     let r = _mm512_min_epu16(up, splat(0x7F80));
-                    _mm512_maskz_mov_epi16(exponent_not_zero(x), with_sign(r, x))
+                    _mm512_maskz_mov_epi16(exponent_not_zero(x, 0x00FF), with_sign(r, x))
                 }
             }
         }
-    }
-
-    /// `decode_fp16` in every lane with the sign left out: exponent from
-    /// bits 4:0 to 14:10, mantissa from bits 14:5 to 9:0, bit 15 clear
-    /// (bit 15 of `x >> 5` is clear, and the field takes only bits 14:10
-    /// of `x << 10`).
-    #[target_feature(enable = "avx512bw,avx512vl")]
-    #[inline]
-    fn decode_fp16_magnitude(x: __m512i) -> __m512i {
-        let (exp, man) = (_mm512_slli_epi16::<10>(x), _mm512_srli_epi16::<5>(x));
-        _mm512_ternarylogic_epi64::<SELECT>(splat(0x7C00), exp, man)
     }
 
     impl Fp16Lanes {
@@ -253,9 +246,8 @@ mod pairs {
         #[inline]
         pub fn pair_avx512(self, a: &[u16; 16], b: &[u16; 16]) -> __m512i {
             let x = two_rows_avx512(a, b);
-            let mag = decode_fp16_magnitude(x);
-            // The stored exponent field is bits 4:0.
-            let exp_not_zero = || _mm512_test_epi16_mask(x, splat(0x001F));
+            let mag = decode_magnitude::<10, 5>(x, 0x7C00);
+            let exp_not_zero = || exponent_not_zero(x, 0x001F);
             let kept = || _mm512_and_si512(mag, splat(0x7FF8));
             match self {
                 Fp16Lanes::Identity => with_sign(_mm512_maskz_mov_epi16(exp_not_zero(), kept()), x),
@@ -278,11 +270,11 @@ mod pairs {
         #[inline]
         pub fn pair_avx512(self, a: [&[u16; 16]; 2], b: [&[u16; 16]; 2]) -> __m512i {
             let h = two_rows_avx512(a[0], b[0]);
-            let mag = decode_magnitude(h);
+            let mag = decode_magnitude::<7, 8>(h, 0x7F80);
             match self {
                 Dst32Lanes::Truncate => with_sign(mag, h),
                 Dst32Lanes::Narrow => {
-                    with_sign(_mm512_maskz_mov_epi16(exponent_not_zero(h), mag), h)
+                    with_sign(_mm512_maskz_mov_epi16(exponent_not_zero(h, 0x00FF), mag), h)
                 }
                 Dst32Lanes::RoundToBf16 | Dst32Lanes::RoundToE8m6 => {
                     let l = two_rows_avx512(a[1], b[1]);

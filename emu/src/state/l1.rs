@@ -239,6 +239,11 @@ impl L1 {
         self.log = Some(Vec::new());
     }
 
+    /// Stop recording writes, forgetting those recorded.
+    pub fn disable_log(&mut self) {
+        self.log = None;
+    }
+
     /// Whether 16-byte writes are being recorded.
     pub fn logging(&self) -> bool {
         self.log.is_some()

@@ -25,7 +25,7 @@ pub use tile::{
 use crate::vector::Vector;
 use std::collections::BTreeMap;
 use std::fmt;
-use tensix_emu::{Fault, FaultKind, Limits, Machine};
+use tensix_emu::{Fault, FaultKind, Machine};
 
 /// Scheduler steps one generated program may take. A well-formed program of
 /// the generators' size needs far fewer; reaching it means a hang.
@@ -130,6 +130,7 @@ impl fmt::Display for Tally {
     }
 }
 
+use crate::run::L1Log;
 pub use crate::run::Workbench;
 
 /// A vector's setup applied to one of `bench`'s machines, or a finding when
@@ -147,14 +148,7 @@ pub fn prepare(bench: &mut Workbench, v: &Vector) -> Result<Machine, Finding> {
 /// [`STEP_BUDGET`], recording L1 writes. The machine is run in place: the
 /// oracles never copy L1, which keeps a fuzz iteration cheap.
 pub fn execute(v: &Vector, m: &mut Machine) -> Option<Fault> {
-    m.l1.enable_log();
-    m.run(
-        &crate::run::programs(v),
-        Limits {
-            max_steps: STEP_BUDGET,
-        },
-    )
-    .err()
+    crate::run::run_within(v, m, L1Log::On, STEP_BUDGET)
 }
 
 /// The faults that end a comparison without a finding, whatever the input.
@@ -202,8 +196,12 @@ pub fn check_writes(m: &Machine, window: Option<(u64, u64)>) -> Result<(), Findi
 }
 
 /// Determinism: the same vector run again, on another of `bench`'s machines
-/// (reset from whatever job it ran last), leaves what `first` left. Run for
-/// the jobs `bench` checks ([`Workbench::checks_determinism`]).
+/// (reset from whatever job it ran last) and with L1's write log off, leaves
+/// what `first` left (its fault, L1's bytes, `Dst`, `SrcA`, `SrcB`, the
+/// ADCs). Besides determinism, this holds the paths a run takes only
+/// unlogged (a `PACR` run's rows written together at its end,
+/// `tensix_emu::pack::express`) to those the logged first run took. Run
+/// for the jobs `bench` checks ([`Workbench::checks_determinism`]).
 pub fn check_determinism(
     bench: &mut Workbench,
     v: &Vector,
@@ -214,22 +212,17 @@ pub fn check_determinism(
         return Ok(());
     }
     let mut m = prepare(bench, v)?;
-    let fault = execute(v, &mut m);
-    let same = crate::run::same_result(first, first_fault, &m, &fault);
-    let again = (m.l1.log().len(), fault);
+    let fault = crate::run::run_within(v, &mut m, L1Log::Off, STEP_BUDGET);
+    let differs = crate::run::first_difference(first, first_fault, &m, &fault);
     bench.give_back(m);
-    if same {
-        Ok(())
-    } else {
-        Err(Finding::new(
-            "not deterministic",
+    match differs {
+        None => Ok(()),
+        Some(part) => Err(Finding::new(
+            "differs when run again unlogged",
             format!(
-                "running the same input twice gave different results ({first_fault:?}, {} L1 \
-                 writes, then {:?}, {} L1 writes)",
-                first.l1.log().len(),
-                again.1,
-                again.0
+                "running the same input again, with L1's write log off, left a different \
+                 {part} (the first run: {first_fault:?}; the second: {fault:?})"
             ),
-        ))
+        )),
     }
 }

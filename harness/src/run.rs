@@ -220,7 +220,7 @@ impl Workbench {
         let mut m =
             (self.spare(arch, prepared.l1.fill_byte())).unwrap_or_else(|| Machine::new(arch));
         m.copy_from(prepared);
-        let fault = run_in_place(v, &mut m, log);
+        let fault = run_within(v, &mut m, log, STEP_BUDGET);
         (m, fault)
     }
 }
@@ -287,7 +287,7 @@ pub fn programs(v: &Vector) -> Vec<ThreadProgram> {
 /// setup applied) and return that copy with the run's result.
 pub fn execute(v: &Vector, prepared: &Machine) -> (Machine, Option<Fault>) {
     let mut m = prepared.clone();
-    let fault = run_in_place(v, &mut m, L1Log::On);
+    let fault = run_within(v, &mut m, L1Log::On, STEP_BUDGET);
     (m, fault)
 }
 
@@ -299,12 +299,6 @@ pub fn execute(v: &Vector, prepared: &Machine) -> (Machine, Option<Fault>) {
 pub enum L1Log {
     On,
     Off,
-}
-
-/// Run `v`'s programs on `m` within [`STEP_BUDGET`], its L1 writes recorded
-/// or not as `log` says.
-fn run_in_place(v: &Vector, m: &mut Machine, log: L1Log) -> Option<Fault> {
-    run_within(v, m, log, STEP_BUDGET)
 }
 
 /// Run `v`'s programs on `m` within `max_steps` scheduler steps, its L1
@@ -458,12 +452,6 @@ fn l1_as_expected(v: &Vector, before: &Machine, after: &Machine) -> bool {
         .all(|r| r.into_iter().all(|i| now[i] == expected_at(i)))
 }
 
-/// Whether two runs of one vector left the same result: the fault, L1 (its
-/// bytes and the order of its writes), `Dst`, `SrcA`, `SrcB` and the ADCs.
-pub fn same_result(a: &Machine, fa: &Option<Fault>, b: &Machine, fb: &Option<Fault>) -> bool {
-    first_difference(a, fa, b, fb).is_none() && a.l1 == b.l1
-}
-
 /// The first part of what two runs left that differs, in the order: the
 /// fault, L1's bytes, `Dst`, `SrcA`, `SrcB`, the ADCs. L1's write log is
 /// not compared, so a run with it on and one with it off can be.
@@ -596,7 +584,8 @@ mod tests {
     use super::*;
 
     /// `first_difference` names the first part of two runs' results that
-    /// differs, and leaves L1's write log out, which `same_result` compares.
+    /// differs, and leaves out L1's write log, which `L1`'s own equality
+    /// compares.
     #[test]
     fn first_difference_names_the_part_and_ignores_the_write_log() {
         use tensix_emu::adc::{Dim, Unit};
@@ -623,7 +612,6 @@ mod tests {
                 Some(part),
                 "{part}"
             );
-            assert!(!same_result(&base, &None, &other, &None), "{part}");
         }
         let fault = Some(Fault::undefined("a rule"));
         assert_eq!(first_difference(&base, &None, &base, &fault), Some("fault"));
@@ -635,7 +623,7 @@ mod tests {
         assert!(unlogged.l1.write16(0x100, [7; 16], tag));
         assert_eq!(logged.l1.log().len(), 1);
         assert_eq!(first_difference(&logged, &None, &unlogged, &None), None);
-        assert!(!same_result(&logged, &None, &unlogged, &None));
+        assert!(logged.l1 != unlogged.l1);
     }
 
     /// A run with L1's write log off records nothing, and a committed
@@ -723,18 +711,18 @@ mod tests {
             fresh.write_l1(addr, &[1, 2, 3, 4, 5]).unwrap();
             let m = bench.prepare(&v).unwrap();
             assert!(m.l1.bytes() == want, "job {i}: L1 differs");
-            assert!(
-                same_result(&m, &None, &fresh, &None),
-                "job {i}: the prepared machine differs"
-            );
+            assert_eq!(first_difference(&m, &None, &fresh, &None), None, "job {i}");
+            assert!(m.l1 == fresh.l1, "job {i}: the prepared machine's L1 log");
             let copy = bench.execute(&v, &m).0;
             assert!(copy.l1.bytes() == want, "job {i}: the copy's L1 differs");
             // The run logs L1's writes, of which there are none.
             fresh.l1.enable_log();
-            assert!(
-                same_result(&copy, &None, &fresh, &None),
-                "job {i}: the copy differs"
+            assert_eq!(
+                first_difference(&copy, &None, &fresh, &None),
+                None,
+                "job {i}"
             );
+            assert!(copy.l1 == fresh.l1, "job {i}: the copy's L1 log");
             // What a job would write, for the next job to clear.
             for mut m in [m, copy] {
                 m.l1.write(0x8000 + 64 * i as u32, &[0xEE; 40]);

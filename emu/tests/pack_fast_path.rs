@@ -622,6 +622,59 @@ fn bfp_groups_match_the_per_datum_path() {
     assert!(l1_end > 40, "only {l1_end} cases near the end of L1");
 }
 
+/// A tile of `Dst32b` FP32 rows packed to BFP "b" forms from a row set by
+/// `DEST_TARGET_REG_CFG_PACK_SEC0_Offset`: from the start of a block of
+/// eight rows (whose high halves lie together in `Dst`, their low halves
+/// after them), from the middle of one, and running past row 511, where the
+/// row number wraps; with every row valid, and with one high-half or
+/// low-half storage row not valid. The same as the per-datum path each time,
+/// with the L1 write log and without it.
+#[test]
+fn fp32_tiles_from_any_row_match_the_per_datum_path() {
+    let arch = Arch::Blackhole;
+    let mut rng = Lcg(0x5EED_000A);
+    let mut k = 0;
+    for conversion in [FP32_TO_BFP4B, FP32_BF16_TO_BFP8B, FP32_TO_BFP2B] {
+        for first in [0, 4, 8, 12, 24, 488, 496, 500] {
+            for not_valid in [None, Some(2 * first + 3), Some(2 * first + 12)] {
+                let mut m = tile_machine(arch, conversion);
+                face_addr_mods(&mut m);
+                set(&mut m, C::DEST_TARGET_REG_CFG_PACK_SEC0_Offset, first);
+                // Every storage row valid, low halves' too (written first
+                // as 16-bit rows), so that only the rows' places tell a
+                // block's high halves from its low ones.
+                for row in 0..1024 {
+                    write_row(&mut m, false, row, &[0x3F80_0000; 16]);
+                }
+                for row in 0..512 {
+                    let vals: [u32; 16] = std::array::from_fn(|_| rng.normal32());
+                    write_row(&mut m, true, row, &vals);
+                }
+                if let Some(s) = not_valid {
+                    m.dst.set_valid(s as usize % 1024, false);
+                }
+                let mut words = vec![setadcxx(arch, 0, 15)];
+                for face in 0..2 {
+                    for quad in 0..4 {
+                        words.push(pacr_word(
+                            arch,
+                            Pacr {
+                                addr_mode: (quad == 3) as u32,
+                                last: (face == 1 && quad == 3) as u32,
+                                ..Pacr::default()
+                            },
+                        ));
+                    }
+                }
+                let case = format!("case {k}: {conversion:?} from row {first}, {not_valid:?}");
+                let (a, _) = same_as_per_datum_path(&mut m, &words, &case);
+                assert_eq!(a, Ok(()), "{case}");
+                k += 1;
+            }
+        }
+    }
+}
+
 /// OutputAddressGenerator.md: `Last` writes out what the streams' buffers
 /// hold, 16 bytes at a time, and a write past the end of L1 stops the run.
 /// Two tiles of one-row BFP `PACR`s, the second a row longer, from the same

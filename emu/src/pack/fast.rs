@@ -540,7 +540,8 @@ fn each_row_elements<'c, O>(
 /// two to a register ([`groups_in_quads_avx512`]). An early conversion
 /// with a lane form for the exponent form (BF16-shaped for "b", FP16 for
 /// "a") brings its rows there two at a time through it (`pair_avx512`),
-/// `Dst16b` rows that lie one after another read as one slice; any other
+/// `Dst16b` rows that lie one after another read as one slice and
+/// `Dst32b` ones as whole blocks of storage rows; any other
 /// has every row's elements worked out first. The forms and width are
 /// chosen once for the whole loop.
 #[cfg(target_arch = "x86_64")]
@@ -580,25 +581,32 @@ fn tile_bytes_avx512(
         }};
     }
     use {Dst16Lanes as L16, Dst32Lanes as L32, Fp16Lanes as F16};
-    let r32 = |row: &u32| dst_row32(dst, arch, addressing, *row);
+    // `Dst32b` rows, read in place: whole blocks of storage when they lie
+    // one after another ([`consecutive_rows32`]), else row by row.
+    macro_rules! rows32 {
+        ($lanes:expr) => {{
+            if let Some(blocks) = consecutive_rows32(dst, (arch, addressing), rows) {
+                let pair = |a: [&[u16; 16]; 2], b: [&[u16; 16]; 2]| $lanes.pair_avx512(a, b);
+                return match form.width {
+                    Bits8 => blocks32_in_quads_avx512::<8>(blocks, exps, data, pair),
+                    Bits4 => blocks32_in_quads_avx512::<4>(blocks, exps, data, pair),
+                    Bits2 => blocks32_in_quads_avx512::<2>(blocks, exps, data, pair),
+                };
+            }
+            let r32 = |row: &u32| dst_row32(dst, arch, addressing, *row);
+            widths!(false, rows, r32, |a, b| $lanes.pair_avx512(a, b))
+        }};
+    }
     // Each arm names its own lane form too, a constant in its loop.
     match form.exp {
         B => match (L16::of(form.early), L32::of(form.early)) {
             (Some(L16::Identity), _) => rows16!(false, L16::Identity),
             (Some(L16::Round), _) => rows16!(false, L16::Round),
             (Some(L16::E8m6), _) => rows16!(false, L16::E8m6),
-            (_, Some(L32::Truncate)) => {
-                widths!(false, rows, r32, |a, b| L32::Truncate.pair_avx512(a, b))
-            }
-            (_, Some(L32::Narrow)) => {
-                widths!(false, rows, r32, |a, b| L32::Narrow.pair_avx512(a, b))
-            }
-            (_, Some(L32::RoundToBf16)) => {
-                widths!(false, rows, r32, |a, b| L32::RoundToBf16.pair_avx512(a, b))
-            }
-            (_, Some(L32::RoundToE8m6)) => {
-                widths!(false, rows, r32, |a, b| L32::RoundToE8m6.pair_avx512(a, b))
-            }
+            (_, Some(L32::Truncate)) => rows32!(L32::Truncate),
+            (_, Some(L32::Narrow)) => rows32!(L32::Narrow),
+            (_, Some(L32::RoundToBf16)) => rows32!(L32::RoundToBf16),
+            (_, Some(L32::RoundToE8m6)) => rows32!(L32::RoundToE8m6),
             _ => {}
         },
         A => match F16::of(form.early) {
@@ -647,6 +655,31 @@ fn elements_then_quads_avx512<'c>(
         (A, Bits4) => in_quads!(true, 4),
         (A, Bits2) => in_quads!(true, 2),
     }
+}
+
+/// The groups of `Dst32b` rows stored as `blocks` ([`consecutive_rows32`])
+/// into `exps` and `data`, as [`groups_in_quads_avx512`] takes them: a quad
+/// is four rows, half a block's high halves and the same rows' low halves.
+/// Only "b" elements come from `Dst32b` rows ([`Dst32Lanes`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vl")]
+#[inline]
+fn blocks32_in_quads_avx512<const BITS: u32>(
+    blocks: &[[[u16; 16]; 16]],
+    exps: &mut [u8],
+    data: &mut [u8],
+    pair: impl Fn([&[u16; 16]; 2], [&[u16; 16]; 2]) -> std::arch::x86_64::__m512i,
+) {
+    let Some(last) = blocks.last() else {
+        return;
+    };
+    let count = (8 * blocks.len()).min(exps.len());
+    assemble_quads_avx512::<false, BITS>(&mut exps[..count], data, |q| {
+        let block = blocks.get(q / 2).unwrap_or(last);
+        let half = 4 * (q % 2);
+        let at = |i: usize| [&block[half + i], &block[8 + half + i]];
+        [pair(at(0), at(1)), pair(at(2), at(3))]
+    });
 }
 
 /// The groups of `items` (`Dst` rows, or rows of elements) into `exps`
@@ -866,6 +899,31 @@ fn consecutive_rows16<'d>(
         });
     consecutive.then_some(())?;
     dst.valid_rows(first as usize, rows.len())
+}
+
+/// The storage of `Dst32b` rows `rows` when they are consecutive from a
+/// multiple of eight, whole blocks of eight, valid, and mapped as they are
+/// (`Adj32` of row `r` below 512 is then `2 * (r & !7) + (r & 7)`): blocks
+/// of eight high-half rows then their eight low-half rows
+/// ([`Dst::valid_blocks32`]), read with no row-by-row mapping and test.
+/// The usual case for a `PACR` run through a tile of FP32 `Dst`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn consecutive_rows32<'d>(
+    dst: &'d Dst,
+    (arch, a): (Arch, DstAddressing),
+    rows: &[u32],
+) -> Option<&'d [[[u16; 16]; 16]]> {
+    let first = rows.first()? & 0x1FF;
+    let whole = a.is_plain(arch) & first.is_multiple_of(8) & rows.len().is_multiple_of(8);
+    // Every row compared, with no early exit, so that the test vectorises;
+    // a run past row 511 wraps, which the comparison refuses.
+    let consecutive = rows
+        .iter()
+        .zip(first..)
+        .fold(whole, |all, (row, want)| all & (row & 0x1FF == want));
+    consecutive.then_some(())?;
+    dst.valid_blocks32(2 * first as usize, rows.len() / 8)
 }
 
 /// One row's datums through the early conversion, BFP element conversion and

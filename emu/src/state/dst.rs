@@ -130,6 +130,26 @@ impl Dst {
         all.then(|| &self.bits[range])
     }
 
+    /// `blocks` blocks of 16 storage rows from `from`, each eight rows of
+    /// `Dst32b` high halves then their eight low halves (`Adj32` with no
+    /// remapping or swizzle), if every high-half row is valid and none is
+    /// past the last. Only the high half's row is tested: a 32-bit write
+    /// marks that row valid, and a 32-bit read tests that row alone.
+    #[inline]
+    pub fn valid_blocks32(&self, from: usize, blocks: usize) -> Option<&[[[u16; COLS]; 16]]> {
+        let range = from..from.checked_add(blocks.checked_mul(16)?)?;
+        let rows = self.bits.get(range.clone())?;
+        // Every flag read, with no early exit, as in `valid_rows`.
+        let all = self
+            .valid
+            .get(range)?
+            .chunks_exact(16)
+            .fold(true, |all, block| {
+                block[..8].iter().fold(all, |all, v| all & v)
+            });
+        all.then_some(rows.as_chunks::<16>().0)
+    }
+
     pub fn set_valid(&mut self, row: usize, valid: bool) {
         self.valid[row % ROWS] = valid;
     }

@@ -209,17 +209,18 @@ pub(crate) fn assemble_lanes_avx512(
 /// exponent to `exps` (one byte a group, as many as there are groups) and
 /// its datums, packed to the width as [`bfp_pack_datums`] packs them, to
 /// `data`, group after group. `quad(q)` gives the elements of groups
-/// `4q .. 4q + 4`: groups `4q` and `4q + 1` in its first register, the
-/// others in its second, the first of each pair in the low 256 bits. A last
-/// quad of fewer groups is filled out with anything; only its groups are
-/// written.
+/// `4q .. 4q + 4` in halves ([`halves_avx512`]): 128-bit lane `g` of its
+/// first register holds elements 0 to 7 of group `4q + g`, of its second
+/// elements 8 to 15. A last quad of fewer groups is filled out with
+/// anything; only its groups are written.
 ///
 /// Written for the two vector ports that take 512-bit operations:
 ///
 /// - the exponent fields are compared where they lie in the element, so
 ///   the shift to the shared exponent is their difference moved down once;
-/// - the four groups' largest fields come from one butterfly of maxima,
-///   each group's two 128-bit halves set side by side first;
+/// - the four groups' largest fields come from one butterfly of maxima
+///   inside 128-bit lanes, which leaves each group's in every lane of its
+///   halves, with no shuffle across lanes before or after;
 /// - the rule's `(m + 2^s) >> (s + 1)` is `((m >> s) + 1) >> 1` (the bits
 ///   shifted out of `m >> s` add less than one to the halved sum), the
 ///   average of `m >> s` and 0, and a shift of 16 or more, like one of 8
@@ -227,7 +228,8 @@ pub(crate) fn assemble_lanes_avx512(
 /// - a carry to 128 clamps by a minimum;
 /// - whether the magnitude at the width is 0, which drops the sign, is
 ///   read from `m >> s` before the rounding;
-/// - the datums of two registers are narrowed together.
+/// - the datums of two registers are narrowed together, each group's
+///   bytes landing in order in place.
 ///
 /// The form is the "a" one if `A_FORM`, and the width `BITS` (8, 4 or 2)
 /// bits: constants, so that each form's loop is its own whether or not the
@@ -273,25 +275,18 @@ pub(crate) fn assemble_quads_avx512<const A_FORM: bool, const BITS: u32>(
     for (q, (exps, out)) in exps.chunks_mut(4).zip(data.chunks_mut(4 * n)).enumerate() {
         let x = quad(q);
         let own = x.map(|x| _mm512_and_si512(x, field));
-        // 128-bit lane g of `lo` and `hi` holds the two halves of group g.
-        let lo = _mm512_shuffle_i64x2::<0b10_00_10_00>(own[0], own[1]);
-        let hi = _mm512_shuffle_i64x2::<0b11_01_11_01>(own[0], own[1]);
-        let mut most = _mm512_max_epu16(lo, hi);
+        let mut most = _mm512_max_epu16(own[0], own[1]);
         most = _mm512_max_epu16(most, _mm512_shuffle_epi32::<0b01_00_11_10>(most));
         most = _mm512_max_epu16(most, _mm512_shuffle_epi32::<0b10_11_00_01>(most));
         most = _mm512_max_epu16(most, _mm512_rol_epi32::<16>(most));
-        // Every lane of 128-bit lane g now holds group g's largest field;
-        // back to each element's place.
-        let shared = [
-            _mm512_shuffle_i64x2::<0b01_01_00_00>(most, most),
-            _mm512_shuffle_i64x2::<0b11_11_10_10>(most, most),
-        ];
+        // Every lane of 128-bit lane g now holds group g's largest field,
+        // beside the group's own elements in both registers.
         let datums = [0, 1].map(|i| {
             let (x, own) = (x[i], own[i]);
             let (s, man) = match exp {
-                BfpExp::B => (_mm512_srli_epi16::<7>(_mm512_sub_epi16(shared[i], own)), x),
+                BfpExp::B => (_mm512_srli_epi16::<7>(_mm512_sub_epi16(most, own)), x),
                 BfpExp::A => (
-                    _mm512_srli_epi16::<10>(_mm512_sub_epi16(shared[i], own)),
+                    _mm512_srli_epi16::<10>(_mm512_sub_epi16(most, own)),
                     _mm512_srli_epi16::<3>(x),
                 ),
             };
@@ -315,38 +310,39 @@ pub(crate) fn assemble_quads_avx512<const A_FORM: bool, const BITS: u32>(
             }
         });
         // Each datum is in the low bits of its 16-bit lane, nothing above
-        // it; the four groups' bytes, narrowed, go to the low `4n` bytes.
+        // it; the four groups' bytes, narrowed, go to the low `4n` bytes,
+        // group g's at `g * n`.
         let bytes = match width {
-            BfpWidth::Bits8 => {
-                // 128-bit lane i: lane i of `datums[0]`, then of
-                // `datums[1]`, 8 bytes each.
-                let bytes = _mm512_packus_epi16(datums[0], datums[1]);
-                _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), bytes)
-            }
+            // 128-bit lane g: group g's elements 0 to 7, then 8 to 15.
+            BfpWidth::Bits8 => _mm512_packus_epi16(datums[0], datums[1]),
             BfpWidth::Bits4 => {
-                // `datums[1]` in the high byte of each 16-bit lane; then
-                // datum 2k + 1 (bits 19:16 and 27:24 of a 32-bit lane)
-                // beside 2k: 16-bit lane 0 of 32-bit lane k holds the
-                // pairs of both.
+                // Element 8 + j in the high byte of 16-bit lane j; then
+                // elements 2k + 1 and 9 + 2k (bits 19:16 and 27:24 of a
+                // 32-bit lane) beside 2k and 8 + 2k: 16-bit lane 0 of
+                // 32-bit lane k holds byte k of the group and byte 4 + k.
                 let both = _mm512_or_si512(datums[0], _mm512_slli_epi16::<8>(datums[1]));
                 let pairs =
                     _mm512_cvtepi32_epi16(_mm512_or_si512(both, _mm512_srli_epi32::<12>(both)));
-                // `datums[0]`'s bytes, then `datums[1]`'s, in each 128-bit
-                // lane; then the lanes' halves in order.
-                let apart = _mm256_shuffle_epi8(pairs, _mm256_broadcastsi128_si256(unzip_bytes()));
-                _mm512_castsi256_si512(_mm256_permute4x64_epi64::<0b11_01_10_00>(apart))
+                // Each group's eight bytes from that order to theirs.
+                #[rustfmt::skip]
+                let order = _mm256_setr_epi8(
+                    0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15,
+                    0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15,
+                );
+                _mm512_castsi256_si512(_mm256_shuffle_epi8(pairs, order))
             }
             BfpWidth::Bits2 => {
-                // As for BFP4, with datums 4k + 1, 4k + 2, 4k + 3 (bits
+                // As for BFP4, with elements 4m + 1, 4m + 2, 4m + 3 (bits
                 // 17:16, 33:32, 49:48 of a 64-bit lane, and 8 above) beside
-                // 4k: 16-bit lane 0 of 64-bit lane k.
+                // 4m: 16-bit lane 0 of 64-bit lane m holds byte m of the
+                // group and byte 2 + m.
                 let both = _mm512_or_si512(datums[0], _mm512_slli_epi16::<8>(datums[1]));
                 let quads = _mm512_or_si512(
                     _mm512_or_si512(both, _mm512_srli_epi64::<14>(both)),
                     _mm512_or_si512(_mm512_srli_epi64::<28>(both), _mm512_srli_epi64::<42>(both)),
                 );
-                let apart = _mm_shuffle_epi8(_mm512_cvtepi64_epi16(quads), unzip_bytes());
-                _mm512_castsi128_si512(apart)
+                let order = _mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15);
+                _mm512_castsi128_si512(_mm_shuffle_epi8(_mm512_cvtepi64_epi16(quads), order))
             }
         };
         // Word 0 of each 128-bit lane, the field moved down to a byte.
@@ -445,12 +441,23 @@ fn mask_add16(
     out
 }
 
-/// The even bytes of a 128-bit register, then the odd ones.
+/// Four groups of elements in halves, as [`assemble_quads_avx512`] takes
+/// them, from two registers of two groups each (`x`: groups 0 and 1, the
+/// first in the low 256 bits; `y`: groups 2 and 3): 128-bit lane `g` of
+/// the first result holds elements 0 to 7 of group `g`, of the second
+/// elements 8 to 15.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx512bw,avx512vl")]
 #[inline]
-fn unzip_bytes() -> std::arch::x86_64::__m128i {
-    std::arch::x86_64::_mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15)
+pub(crate) fn halves_avx512(
+    x: std::arch::x86_64::__m512i,
+    y: std::arch::x86_64::__m512i,
+) -> [std::arch::x86_64::__m512i; 2] {
+    use std::arch::x86_64::_mm512_shuffle_i64x2;
+    [
+        _mm512_shuffle_i64x2::<0b10_00_10_00>(x, y),
+        _mm512_shuffle_i64x2::<0b11_01_11_01>(x, y),
+    ]
 }
 
 /// The body of [`assemble_lanes`] and [`assemble_lanes_avx512`], inlined
@@ -1674,7 +1681,7 @@ mod tests {
         // SAFETY: each load is of a group's 32 bytes.
         let [a, b, c, d] = groups.map(|g| unsafe { _mm256_loadu_si256(g.as_ptr().cast()) });
         let join = |a, b| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
-        let x = [join(a, b), join(c, d)];
+        let x = halves_avx512(join(a, b), join(c, d));
         let quad = |_| x;
         match (e, w) {
             (B, Bits8) => assemble_quads_avx512::<false, 8>(exps, data, quad),

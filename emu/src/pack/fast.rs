@@ -19,7 +19,9 @@ use super::{dst_row16, dst_row32, read_row, Context, Sink, Stages};
 use crate::arch::Arch;
 use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
-use crate::format::bfp::{assemble_lanes, assemble_lanes_avx512, assemble_quads_avx512};
+use crate::format::bfp::{
+    assemble_lanes, assemble_lanes_avx512, assemble_quads_avx512, halves_avx512,
+};
 use crate::format::bfp::{assemble_portable, bfp_pack_datums, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
 use crate::format::dst::{decode_bf16, decode_fp32, dst32_join};
@@ -678,7 +680,7 @@ fn blocks32_in_quads_avx512<const BITS: u32>(
         let block = blocks.get(q / 2).unwrap_or(last);
         let half = 4 * (q % 2);
         let at = |i: usize| [&block[half + i], &block[8 + half + i]];
-        [pair(at(0), at(1)), pair(at(2), at(3))]
+        halves_avx512(pair(at(0), at(1)), pair(at(2), at(3)))
     });
 }
 
@@ -703,7 +705,7 @@ fn groups_in_quads_avx512<'a, const A_FORM: bool, const BITS: u32, T, R: Copy>(
     let count = items.len().min(exps.len());
     assemble_quads_avx512::<A_FORM, BITS>(&mut exps[..count], data, |q| {
         let at = |i: usize| read(items.get(4 * q + i).unwrap_or(last));
-        [pair(at(0), at(1)), pair(at(2), at(3))]
+        halves_avx512(pair(at(0), at(1)), pair(at(2), at(3)))
     });
 }
 

@@ -11,7 +11,7 @@
 
 use super::config::Shared;
 #[cfg(target_arch = "x86_64")]
-use super::lanes::{two_rows_avx512, Fp16Lanes};
+use super::lanes::{adjacent_rows_avx512, two_rows_avx512, Fp16Lanes};
 use super::lanes::{Dst16Lanes, Dst32Lanes};
 use super::late::{emit_group, emit_groups, Late};
 use super::stream::{OutStream, Streams};
@@ -576,7 +576,12 @@ fn tile_bytes_avx512(
     macro_rules! rows16 {
         ($a:literal, $lanes:expr) => {{
             if let Some(cells) = consecutive_rows16(dst, (arch, addressing), rows) {
-                widths!($a, cells, |c| c, |a, b| $lanes.pair_avx512(a, b))
+                let lanes = |x| $lanes.lanes_avx512(x);
+                return match form.width {
+                    Bits8 => slice16_in_quads_avx512::<$a, 8>(cells, exps, data, lanes),
+                    Bits4 => slice16_in_quads_avx512::<$a, 4>(cells, exps, data, lanes),
+                    Bits2 => slice16_in_quads_avx512::<$a, 2>(cells, exps, data, lanes),
+                };
             }
             let r16 = |row: &u32| dst_row16(dst, arch, addressing, *row);
             widths!($a, rows, r16, |a, b| $lanes.pair_avx512(a, b))
@@ -588,11 +593,11 @@ fn tile_bytes_avx512(
     macro_rules! rows32 {
         ($lanes:expr) => {{
             if let Some(blocks) = consecutive_rows32(dst, (arch, addressing), rows) {
-                let pair = |a: [&[u16; 16]; 2], b: [&[u16; 16]; 2]| $lanes.pair_avx512(a, b);
+                let lanes = |h, l| $lanes.lanes_avx512(h, || l);
                 return match form.width {
-                    Bits8 => blocks32_in_quads_avx512::<8>(blocks, exps, data, pair),
-                    Bits4 => blocks32_in_quads_avx512::<4>(blocks, exps, data, pair),
-                    Bits2 => blocks32_in_quads_avx512::<2>(blocks, exps, data, pair),
+                    Bits8 => blocks32_in_quads_avx512::<8>(blocks, exps, data, lanes),
+                    Bits4 => blocks32_in_quads_avx512::<4>(blocks, exps, data, lanes),
+                    Bits2 => blocks32_in_quads_avx512::<2>(blocks, exps, data, lanes),
                 };
             }
             let r32 = |row: &u32| dst_row32(dst, arch, addressing, *row);
@@ -659,10 +664,43 @@ fn elements_then_quads_avx512<'c>(
     }
 }
 
+/// The groups of `Dst16b` rows that lie together, `cells`, into `exps` and
+/// `data`, as [`groups_in_quads_avx512`] takes them, two rows to a load,
+/// converted to elements by `lanes` ([`Dst16Lanes::lanes_avx512`],
+/// [`Fp16Lanes::lanes_avx512`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vl")]
+#[inline]
+fn slice16_in_quads_avx512<const A_FORM: bool, const BITS: u32>(
+    cells: &[[u16; 16]],
+    exps: &mut [u8],
+    data: &mut [u8],
+    lanes: impl Fn(std::arch::x86_64::__m512i) -> std::arch::x86_64::__m512i,
+) {
+    let Some(last) = cells.last() else {
+        return;
+    };
+    let count = cells.len().min(exps.len());
+    let (pairs, _) = cells.as_chunks::<2>();
+    assemble_quads_avx512::<A_FORM, BITS>(&mut exps[..count], data, |q| {
+        let two = |p: usize| match pairs.get(p) {
+            Some(pair) => adjacent_rows_avx512(pair),
+            // A last quad of fewer rows, filled out with the last.
+            None => {
+                let at = |i: usize| cells.get(2 * p + i).unwrap_or(last);
+                two_rows_avx512(at(0), at(1))
+            }
+        };
+        halves_avx512(lanes(two(2 * q)), lanes(two(2 * q + 1)))
+    });
+}
+
 /// The groups of `Dst32b` rows stored as `blocks` ([`consecutive_rows32`])
 /// into `exps` and `data`, as [`groups_in_quads_avx512`] takes them: a quad
-/// is four rows, half a block's high halves and the same rows' low halves.
-/// Only "b" elements come from `Dst32b` rows ([`Dst32Lanes`]).
+/// is four rows, half a block's high halves and the same rows' low halves,
+/// two rows to a load, converted to elements by `lanes` (the high halves,
+/// then the low: [`Dst32Lanes::lanes_avx512`]). Only "b" elements come
+/// from `Dst32b` rows.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 #[inline]
@@ -670,17 +708,28 @@ fn blocks32_in_quads_avx512<const BITS: u32>(
     blocks: &[[[u16; 16]; 16]],
     exps: &mut [u8],
     data: &mut [u8],
-    pair: impl Fn([&[u16; 16]; 2], [&[u16; 16]; 2]) -> std::arch::x86_64::__m512i,
+    lanes: impl Fn(std::arch::x86_64::__m512i, std::arch::x86_64::__m512i) -> std::arch::x86_64::__m512i,
 ) {
     let Some(last) = blocks.last() else {
         return;
     };
     let count = (8 * blocks.len()).min(exps.len());
     assemble_quads_avx512::<false, BITS>(&mut exps[..count], data, |q| {
-        let block = blocks.get(q / 2).unwrap_or(last);
-        let half = 4 * (q % 2);
-        let at = |i: usize| [&block[half + i], &block[8 + half + i]];
-        halves_avx512(pair(at(0), at(1)), pair(at(2), at(3)))
+        // Pairs of rows: 0 to 3 the high halves, 4 to 7 the low.
+        let (pairs, _) = blocks.get(q / 2).unwrap_or(last).as_chunks::<2>();
+        let half = 2 * (q % 2);
+        let two = |p: usize| {
+            // Eight pairs to a block: never past them.
+            let load = |p: usize| {
+                pairs
+                    .get(p)
+                    .map_or_else(|| std::arch::x86_64::_mm512_setzero_si512(), |r| {
+                        adjacent_rows_avx512(r)
+                    })
+            };
+            lanes(load(half + p), load(4 + half + p))
+        };
+        halves_avx512(two(0), two(1))
     });
 }
 

@@ -154,7 +154,7 @@ impl Fp16Lanes {
 /// every cell, `fp16_pairs_are_the_early_conversion_and_its_a_element`
 /// the FP16 ones to the per-datum definition.
 #[cfg(target_arch = "x86_64")]
-pub(super) use pairs::two_rows_avx512;
+pub(super) use pairs::{adjacent_rows_avx512, two_rows_avx512};
 
 #[cfg(target_arch = "x86_64")]
 mod pairs {
@@ -174,6 +174,15 @@ mod pairs {
         // SAFETY: each row is 32 bytes, the width of its unaligned load.
         let [a, b] = [a, b].map(|r| unsafe { _mm256_loadu_si256(r.as_ptr().cast()) });
         _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b)
+    }
+
+    /// Two 16-cell rows that lie together, as [`two_rows_avx512`] gives
+    /// them: one load.
+    #[target_feature(enable = "avx512bw,avx512vl")]
+    #[inline]
+    pub fn adjacent_rows_avx512(rows: &[[u16; 16]; 2]) -> __m512i {
+        // SAFETY: the two rows are 64 bytes, the width of the load.
+        unsafe { _mm512_loadu_si512(rows.as_ptr().cast()) }
     }
 
     /// A stored `Dst16b` cell in every lane put back in its float layout
@@ -213,12 +222,18 @@ mod pairs {
     const A_OR_B_AND_C: i32 = 0xF8;
 
     impl Dst16Lanes {
-        /// [`Dst16Lanes::row`] of rows `a` and `b`. Infinity is the largest
-        /// magnitude a result keeps, so a NaN's becomes it by a minimum.
+        /// [`Dst16Lanes::row`] of rows `a` and `b`.
         #[target_feature(enable = "avx512bw,avx512vl")]
         #[inline]
         pub fn pair_avx512(self, a: &[u16; 16], b: &[u16; 16]) -> __m512i {
-            let x = two_rows_avx512(a, b);
+            self.lanes_avx512(two_rows_avx512(a, b))
+        }
+
+        /// The conversion of the 32 cells `x`. Infinity is the largest
+        /// magnitude a result keeps, so a NaN's becomes it by a minimum.
+        #[target_feature(enable = "avx512bw,avx512vl")]
+        #[inline]
+        pub fn lanes_avx512(self, x: __m512i) -> __m512i {
             let mag = decode_magnitude::<7, 8>(x, 0x7F80);
             match self {
                 Dst16Lanes::Identity => with_sign(mag, x),
@@ -238,14 +253,20 @@ mod pairs {
     }
 
     impl Fp16Lanes {
-        /// The "a" elements of rows `a` and `b`: `fp16_round`,
+        /// The "a" elements of rows `a` and `b` ([`Fp16Lanes::lanes_avx512`]).
+        #[target_feature(enable = "avx512bw,avx512vl")]
+        #[inline]
+        pub fn pair_avx512(self, a: &[u16; 16], b: &[u16; 16]) -> __m512i {
+            self.lanes_avx512(two_rows_avx512(a, b))
+        }
+
+        /// The "a" elements of the 32 cells `x`: `fp16_round`,
         /// `fp16_truncate_to_e5m7` or `fp16_round_to_e5m6` of each cell's
         /// FP16 value (`decode_fp16`), or the value itself, then
         /// `e5_narrow` to 7 mantissa bits.
         #[target_feature(enable = "avx512bw,avx512vl")]
         #[inline]
-        pub fn pair_avx512(self, a: &[u16; 16], b: &[u16; 16]) -> __m512i {
-            let x = two_rows_avx512(a, b);
+        pub fn lanes_avx512(self, x: __m512i) -> __m512i {
             let mag = decode_magnitude::<10, 5>(x, 0x7C00);
             let exp_not_zero = || exponent_not_zero(x, 0x001F);
             let kept = || _mm512_and_si512(mag, splat(0x7FF8));
@@ -269,7 +290,16 @@ mod pairs {
         #[target_feature(enable = "avx512bw,avx512vl")]
         #[inline]
         pub fn pair_avx512(self, a: [&[u16; 16]; 2], b: [&[u16; 16]; 2]) -> __m512i {
-            let h = two_rows_avx512(a[0], b[0]);
+            self.lanes_avx512(two_rows_avx512(a[0], b[0]), || {
+                two_rows_avx512(a[1], b[1])
+            })
+        }
+
+        /// The conversion of 32 values, their high halves `h` and their low
+        /// halves `low()`, which only the rounding forms read.
+        #[target_feature(enable = "avx512bw,avx512vl")]
+        #[inline]
+        pub fn lanes_avx512(self, h: __m512i, low: impl FnOnce() -> __m512i) -> __m512i {
             let mag = decode_magnitude::<7, 8>(h, 0x7F80);
             match self {
                 Dst32Lanes::Truncate => with_sign(mag, h),
@@ -277,7 +307,7 @@ mod pairs {
                     with_sign(_mm512_maskz_mov_epi16(exponent_not_zero(h, 0x00FF), mag), h)
                 }
                 Dst32Lanes::RoundToBf16 | Dst32Lanes::RoundToE8m6 => {
-                    let l = two_rows_avx512(a[1], b[1]);
+                    let l = low();
                     let r = match self {
                         Dst32Lanes::RoundToBf16 => {
                             _mm512_add_epi16(mag, _mm512_srli_epi16::<15>(l))

@@ -683,13 +683,11 @@ fn slice16_in_quads_avx512<const A_FORM: bool, const BITS: u32>(
     let count = cells.len().min(exps.len());
     let (pairs, _) = cells.as_chunks::<2>();
     assemble_quads_avx512::<A_FORM, BITS>(&mut exps[..count], data, |q| {
+        // Past the pairs, only the last row: the one left over from an odd
+        // count, and what fills out a last quad of fewer rows.
         let two = |p: usize| match pairs.get(p) {
             Some(pair) => adjacent_rows_avx512(pair),
-            // A last quad of fewer rows, filled out with the last.
-            None => {
-                let at = |i: usize| cells.get(2 * p + i).unwrap_or(last);
-                two_rows_avx512(at(0), at(1))
-            }
+            None => two_rows_avx512(last, last),
         };
         halves_avx512(lanes(two(2 * q)), lanes(two(2 * q + 1)))
     });
@@ -721,11 +719,10 @@ fn blocks32_in_quads_avx512<const BITS: u32>(
         let two = |p: usize| {
             // Eight pairs to a block: never past them.
             let load = |p: usize| {
-                pairs
-                    .get(p)
-                    .map_or_else(|| std::arch::x86_64::_mm512_setzero_si512(), |r| {
-                        adjacent_rows_avx512(r)
-                    })
+                pairs.get(p).map_or_else(
+                    || std::arch::x86_64::_mm512_setzero_si512(),
+                    |r| adjacent_rows_avx512(r),
+                )
             };
             lanes(load(half + p), load(4 + half + p))
         };

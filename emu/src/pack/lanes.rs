@@ -290,9 +290,7 @@ mod pairs {
         #[target_feature(enable = "avx512bw,avx512vl")]
         #[inline]
         pub fn pair_avx512(self, a: [&[u16; 16]; 2], b: [&[u16; 16]; 2]) -> __m512i {
-            self.lanes_avx512(two_rows_avx512(a[0], b[0]), || {
-                two_rows_avx512(a[1], b[1])
-            })
+            self.lanes_avx512(two_rows_avx512(a[0], b[0]), || two_rows_avx512(a[1], b[1]))
         }
 
         /// The conversion of 32 values, their high halves `h` and their low

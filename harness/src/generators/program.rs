@@ -121,7 +121,10 @@ pub fn any_config(u: &mut Unstructured<'_>, arch: Arch, n: usize) -> Result<Vec<
 }
 
 /// One instruction word for `unit` on `arch`: an opcode from the list below
-/// with every field drawn (small values more often), or occasionally any word.
+/// with every field drawn (small values more often), or occasionally any
+/// word but, for an unpack program, a `PACR`: only `PACR` writes L1, and
+/// `check_program` holds an unpack program to writing none (through its
+/// MOP expansions too, whose words come from here).
 pub fn instruction(u: &mut Unstructured<'_>, arch: Arch, unit: Unit) -> Result<u32> {
     const PACK: &[Opcode] = &[
         Opcode::Pacr,
@@ -166,7 +169,11 @@ pub fn instruction(u: &mut Unstructured<'_>, arch: Arch, unit: Unit) -> Result<u
         Opcode::Setdmareg,
     ];
     if u.ratio(1, 64)? {
-        return u.arbitrary();
+        let word: u32 = u.arbitrary()?;
+        return Ok(match (unit, isa::opcode_of(arch, word)) {
+            (Unit::Unpack, Ok(Opcode::Pacr)) => 0x0200_0000,
+            _ => word,
+        });
     }
     let list = match unit {
         Unit::Pack => PACK,

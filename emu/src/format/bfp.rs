@@ -1678,10 +1678,13 @@ mod tests {
         use std::arch::x86_64::*;
         use BfpExp::{A, B};
         use BfpWidth::{Bits2, Bits4, Bits8};
-        // SAFETY: each load is of a group's 32 bytes.
-        let [a, b, c, d] = groups.map(|g| unsafe { _mm256_loadu_si256(g.as_ptr().cast()) });
-        let join = |a, b| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b);
-        let x = halves_avx512(join(a, b), join(c, d));
+        // The layout `assemble_quads_avx512` documents, built here rather
+        // than by `halves_avx512`: elements 0 to 7 of group g at 8g in the
+        // first register, elements 8 to 15 in the second.
+        let half =
+            |from: usize| -> [u16; 32] { std::array::from_fn(|i| groups[i / 8][from + i % 8]) };
+        // SAFETY: each array is 64 bytes, the width of its load.
+        let x = [half(0), half(8)].map(|h| unsafe { _mm512_loadu_si512(h.as_ptr().cast()) });
         let quad = |_| x;
         match (e, w) {
             (B, Bits8) => assemble_quads_avx512::<false, 8>(exps, data, quad),

@@ -593,7 +593,7 @@ fn tile_bytes_avx512(
     macro_rules! rows32 {
         ($lanes:expr) => {{
             if let Some(blocks) = consecutive_rows32(dst, (arch, addressing), rows) {
-                let lanes = |h, l| $lanes.lanes_avx512(h, || l);
+                let lanes = |h, l| $lanes.lanes_avx512(h, l);
                 return match form.width {
                     Bits8 => blocks32_in_quads_avx512::<8>(blocks, exps, data, lanes),
                     Bits4 => blocks32_in_quads_avx512::<4>(blocks, exps, data, lanes),
@@ -713,18 +713,15 @@ fn blocks32_in_quads_avx512<const BITS: u32>(
     };
     let count = (8 * blocks.len()).min(exps.len());
     assemble_quads_avx512::<false, BITS>(&mut exps[..count], data, |q| {
-        // Pairs of rows: 0 to 3 the high halves, 4 to 7 the low.
+        // A block's eight pairs of rows: 0 to 3 the high halves, 4 to 7 the
+        // low; a quad takes two of each, from pair 0 or 2.
         let (pairs, _) = blocks.get(q / 2).unwrap_or(last).as_chunks::<2>();
         let half = 2 * (q % 2);
         let two = |p: usize| {
-            // Eight pairs to a block: never past them.
-            let load = |p: usize| {
-                pairs.get(p).map_or_else(
-                    || std::arch::x86_64::_mm512_setzero_si512(),
-                    |r| adjacent_rows_avx512(r),
-                )
-            };
-            lanes(load(half + p), load(4 + half + p))
+            lanes(
+                adjacent_rows_avx512(&pairs[half + p]),
+                adjacent_rows_avx512(&pairs[4 + half + p]),
+            )
         };
         halves_avx512(two(0), two(1))
     });

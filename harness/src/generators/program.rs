@@ -120,6 +120,10 @@ pub fn any_config(u: &mut Unstructured<'_>, arch: Arch, n: usize) -> Result<Vec<
     Ok(writes)
 }
 
+/// `NOP`: opcode 0x02 with every field 0, the same word on both
+/// architectures.
+const NOP: u32 = 0x0200_0000;
+
 /// One instruction word for `unit` on `arch`: an opcode from the list below
 /// with every field drawn (small values more often), or occasionally any
 /// word but, for an unpack program, a `PACR`: only `PACR` writes L1, and
@@ -171,7 +175,7 @@ pub fn instruction(u: &mut Unstructured<'_>, arch: Arch, unit: Unit) -> Result<u
     if u.ratio(1, 64)? {
         let word: u32 = u.arbitrary()?;
         return Ok(match (unit, isa::opcode_of(arch, word)) {
-            (Unit::Unpack, Ok(Opcode::Pacr)) => 0x0200_0000,
+            (Unit::Unpack, Ok(Opcode::Pacr)) => NOP,
             _ => word,
         });
     }
@@ -181,7 +185,7 @@ pub fn instruction(u: &mut Unstructured<'_>, arch: Arch, unit: Unit) -> Result<u
     };
     let opcode = *u.choose(list)?;
     let Some(layout) = opcode.layout(arch) else {
-        return Ok(0x0200_0000);
+        return Ok(NOP);
     };
     let mut insn = Instruction::zeroed(opcode);
     for f in layout.fields {
@@ -194,13 +198,12 @@ pub fn instruction(u: &mut Unstructured<'_>, arch: Arch, unit: Unit) -> Result<u
             s.setc16_reg = u.int_in_range(30..=41)?;
         }
     }
-    Ok(isa::encode(arch, &insn).unwrap_or(0x0200_0000))
+    Ok(isa::encode(arch, &insn).unwrap_or(NOP))
 }
 
 /// Nine MOP configuration words: loop counts, then instructions.
 pub fn mop_config(u: &mut Unstructured<'_>, arch: Arch, unit: Unit) -> Result<[u32; 9]> {
-    let nop = 0x0200_0000;
-    let mut w = [nop; 9];
+    let mut w = [NOP; 9];
     w[0] = u.int_in_range(0..=5)?;
     w[1] = u.int_in_range(0..=5)?;
     for word in w.iter_mut().skip(2) {

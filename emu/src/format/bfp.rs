@@ -209,7 +209,8 @@ pub(crate) fn assemble_lanes_avx512(
 /// exponent to `exps` (one byte a group, as many as there are groups) and
 /// its datums, packed to the width as [`bfp_pack_datums`] packs them, to
 /// `data`, group after group. `quad(q)` gives the elements of groups
-/// `4q .. 4q + 4` in halves ([`halves_avx512`]): 128-bit lane `g` of its
+/// `4q .. 4q + 4`, or the cells they are made from, as `LANES` says
+/// ([`quad_lanes`]), in halves ([`halves_avx512`]): 128-bit lane `g` of its
 /// first register holds elements 0 to 7 of group `4q + g`, of its second
 /// elements 8 to 15. A last quad of fewer groups is filled out with
 /// anything; only its groups are written.
@@ -217,7 +218,12 @@ pub(crate) fn assemble_lanes_avx512(
 /// Written for the two vector ports that take 512-bit operations:
 ///
 /// - the exponent fields are compared where they lie in the element, so
-///   the shift to the shared exponent is their difference moved down once;
+///   the shift to the shared exponent is their difference moved down once,
+///   and in a cell, where it is the low bits, their difference;
+/// - a cell's element is made on the way: its sign is where an element's
+///   is, its mantissa's top seven bits one shift away, and its hidden bit
+///   one saturating add; a cell whose element has no magnitude gets a
+///   shift that leaves nothing;
 /// - the four groups' largest fields come from one butterfly of maxima
 ///   inside 128-bit lanes, which leaves each group's in every lane of its
 ///   halves, with no shuffle across lanes before or after;
@@ -231,26 +237,44 @@ pub(crate) fn assemble_lanes_avx512(
 /// - the datums of two registers are narrowed together, each group's
 ///   bytes landing in order in place.
 ///
-/// The form is the "a" one if `A_FORM`, and the width `BITS` (8, 4 or 2)
-/// bits: constants, so that each form's loop is its own whether or not the
+/// What the lanes hold, `LANES`, and the width `BITS` (8, 4 or 2 bits) are
+/// constants, so that each form's loop is its own whether or not the
 /// compiler inlines it. The loop is here, with `quad` inlined into it,
 /// rather than in the callers: the four groups' code is too large for the
 /// compiler to inline as a function of its own, and calling it, its
 /// registers passed through memory, cost a tenth of a BFP8 tile.
-/// `lane_assembler_is_the_portable_one` holds it to the portable assembler.
+/// `lane_assembler_is_the_portable_one` holds it to the portable assembler
+/// on elements, and the test `every_cell_pattern_packs_to_bfp_as_on_the_per_datum_path`
+/// (`pack_fast_path`) to the per-datum path on every cell.
 ///
 /// # Panics
 /// If `data` is shorter than the groups' bytes.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 #[inline]
-pub(crate) fn assemble_quads_avx512<const A_FORM: bool, const BITS: u32>(
+pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
     exps: &mut [u8],
     data: &mut [u8],
     mut quad: impl FnMut(usize) -> [std::arch::x86_64::__m512i; 2],
 ) {
+    use quad_lanes::*;
     use std::arch::x86_64::*;
-    let exp = if A_FORM { BfpExp::A } else { BfpExp::B };
+    let exp = match LANES {
+        A_ELEMENTS | FP16_CELLS | FP16_CELLS_NARROWED => BfpExp::A,
+        _ => BfpExp::B,
+    };
+    // Cells whose exponent field stays in their low bits; E8M6 rounding
+    // can carry into the field, so those cells are made elements first.
+    let cells = matches!(
+        LANES,
+        BF16_CELLS | BF16_CELLS_NARROWED | BF16_CELLS_ROUNDED | FP16_CELLS | FP16_CELLS_NARROWED
+    );
+    let e8m6 = LANES == BF16_CELLS_TO_E8M6;
+    // Cells kept as cells where a cell whose field is 0 has no magnitude.
+    let narrowed = matches!(
+        LANES,
+        BF16_CELLS_NARROWED | BF16_CELLS_ROUNDED | FP16_CELLS_NARROWED
+    );
     let width = const {
         match BITS {
             8 => BfpWidth::Bits8,
@@ -272,9 +296,17 @@ pub(crate) fn assemble_quads_avx512<const A_FORM: bool, const BITS: u32>(
         BfpWidth::Bits4 => splat(30),
         BfpWidth::Bits2 => splat(126),
     };
+    // A cell's exponent field: its low eight bits (BF16), five (FP16).
+    let own_field = match (cells, exp) {
+        (false, _) => field,
+        (true, BfpExp::B) => splat(0x00FF),
+        (true, BfpExp::A) => splat(0x001F),
+    };
     for (q, (exps, out)) in exps.chunks_mut(4).zip(data.chunks_mut(4 * n)).enumerate() {
         let x = quad(q);
-        let own = x.map(|x| _mm512_and_si512(x, field));
+        // The elements, or the cells as they are.
+        let e = x.map(|x| if e8m6 { e8m6_magnitudes(x) } else { x });
+        let own = e.map(|e| _mm512_and_si512(e, own_field));
         let mut most = _mm512_max_epu16(own[0], own[1]);
         most = _mm512_max_epu16(most, _mm512_shuffle_epi32::<0b01_00_11_10>(most));
         most = _mm512_max_epu16(most, _mm512_shuffle_epi32::<0b10_11_00_01>(most));
@@ -282,20 +314,49 @@ pub(crate) fn assemble_quads_avx512<const A_FORM: bool, const BITS: u32>(
         // Every lane of 128-bit lane g now holds group g's largest field,
         // beside the group's own elements in both registers.
         let datums = [0, 1].map(|i| {
-            let (x, own) = (x[i], own[i]);
-            let (s, man) = match exp {
-                BfpExp::B => (_mm512_srli_epi16::<7>(_mm512_sub_epi16(most, own)), x),
-                BfpExp::A => (
-                    _mm512_srli_epi16::<10>(_mm512_sub_epi16(most, own)),
-                    _mm512_srli_epi16::<3>(x),
-                ),
+            let (x, e, own) = (x[i], e[i], own[i]);
+            let (s, m) = if cells {
+                // The field is the low bits: the difference is the shift. A
+                // cell without a magnitude where its field is 0 gets a
+                // shift of 16, which leaves nothing of its mantissa.
+                let s = if narrowed {
+                    mask_sub16(splat(16), _mm512_test_epi16_mask(own, own), most, own)
+                } else {
+                    _mm512_sub_epi16(most, own)
+                };
+                // The mantissa's top seven bits, from bits 14:8, and the
+                // sign, moved down to bit 7 with them (replaced below).
+                // Rounded, infinity's and NaN's are 0.
+                let man = match LANES {
+                    BF16_CELLS_ROUNDED => {
+                        _mm512_maskz_srli_epi16::<8>(_mm512_cmpneq_epu16_mask(own, splat(0xFF)), x)
+                    }
+                    _ => _mm512_srli_epi16::<8>(x),
+                };
+                // Bit 7 the hidden bit: the field, added to 0x7F with the
+                // byte's saturation, reaches 0x80 exactly where it is not
+                // 0.
+                let hidden = _mm512_adds_epu8(own, splat(0x7F));
+                (
+                    s,
+                    _mm512_ternarylogic_epi64::<SELECT>(splat(0x80), hidden, man),
+                )
+            } else {
+                let d = _mm512_sub_epi16(most, own);
+                let (s, man) = match exp {
+                    BfpExp::B => (_mm512_srli_epi16::<7>(d), e),
+                    BfpExp::A => (_mm512_srli_epi16::<10>(d), _mm512_srli_epi16::<3>(e)),
+                };
+                // The hidden bit, 0x80 where the field is not 0.
+                let hidden = _mm512_min_epu16(own, splat(0x80));
+                // `hidden | man & 0x7F` in one ternary-logic operation
+                // (`0x7E` for E8M6, whose last mantissa bit is 0). Written
+                // as AND and OR, the compiler sees that `m` fits a byte and
+                // narrows the rounding to bytes and back, three operations
+                // more.
+                let low = splat(if e8m6 { 0x7E } else { 0x7F });
+                (s, _mm512_ternarylogic_epi64::<0xF8>(hidden, man, low))
             };
-            // The hidden bit, 0x80 where the field is not 0.
-            let hidden = _mm512_min_epu16(own, splat(0x80));
-            // `hidden | man & 0x7F` in one ternary-logic operation. Written
-            // as AND and OR, the compiler sees that `m` fits a byte and
-            // narrows the rounding to bytes and back, three operations more.
-            let m = _mm512_ternarylogic_epi64::<0xF8>(hidden, man, splat(0x7F));
             let q = srlv16(m, s);
             // The sign, where the magnitude at the width is not 0: where
             // `(q + 1) >> 1` is at least 1, 16 or 64.
@@ -353,6 +414,7 @@ pub(crate) fn assemble_quads_avx512<const A_FORM: bool, const BITS: u32>(
         );
         let words = _mm512_castsi512_si128(_mm512_permutexvar_epi16(firsts, most));
         let words = match exp {
+            _ if cells => words,
             BfpExp::B => _mm_srli_epi16::<7>(words),
             BfpExp::A => _mm_srli_epi16::<10>(words),
         };
@@ -439,6 +501,84 @@ fn mask_add16(
         );
     }
     out
+}
+
+/// `a - b` in the 16-bit lanes of `mask`, `src` in the others: one masked
+/// `vpsubw`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn mask_sub16(
+    src: std::arch::x86_64::__m512i,
+    mask: std::arch::x86_64::__mmask32,
+    a: std::arch::x86_64::__m512i,
+    b: std::arch::x86_64::__m512i,
+) -> std::arch::x86_64::__m512i {
+    std::arch::x86_64::_mm512_mask_sub_epi16(src, mask, a, b)
+}
+
+/// The magnitudes of BF16 cells rounded to E8M6 (`bf16_round_to_e8m6`):
+/// the value without its sign, plus one at the mantissa's last bit, at
+/// most infinity's; 0 where the exponent field is 0. The last mantissa bit
+/// is left for the caller to clear; the sum can carry into the exponent
+/// field, and a NaN's, or a carry past the largest finite value, becomes
+/// infinity's.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn e8m6_magnitudes(x: std::arch::x86_64::__m512i) -> std::arch::x86_64::__m512i {
+    use std::arch::x86_64::*;
+    let splat = |v: u16| _mm512_set1_epi16(v as i16);
+    // The exponent field up to bits 14:7, the mantissa down to 6:0.
+    let mag = _mm512_ternarylogic_epi64::<SELECT>(
+        splat(0x7F80),
+        _mm512_slli_epi16::<7>(x),
+        _mm512_srli_epi16::<8>(x),
+    );
+    let nonzero = _mm512_test_epi16_mask(x, splat(0x00FF));
+    _mm512_min_epu16(
+        _mm512_maskz_add_epi16(nonzero, mag, splat(1)),
+        splat(0x7F80),
+    )
+}
+
+/// Ternary-logic table `a ? b : c`, bit by bit.
+#[cfg(target_arch = "x86_64")]
+const SELECT: i32 = 0xCA;
+
+/// What the 16-bit lanes [`assemble_quads_avx512`] takes hold: elements,
+/// or `Dst` cells whose elements the assembler makes as it reads them. A
+/// cell is a value as `Dst16b` stores it, or the high half of an FP32 value
+/// as `Dst32b` does (`Dst.md`): the sign, the mantissa's top bits from bit
+/// 14 down, the exponent field in the low bits (`decode_bf16`,
+/// `decode_fp16`).
+pub(crate) mod quad_lanes {
+    /// "b" elements: the sign, the exponent field at bits 14:7, the
+    /// mantissa at 6:0.
+    pub const B_ELEMENTS: u8 = 0;
+    /// "a" elements: the sign, the exponent field at bits 14:10, the
+    /// mantissa's top seven bits at 9:3.
+    pub const A_ELEMENTS: u8 = 1;
+    /// BF16 cells (exponent field at bits 7:0), each its own "b" element:
+    /// the BF16 identity, FP32 truncated to BF16.
+    pub const BF16_CELLS: u8 = 2;
+    /// BF16 cells whose element, where the field is 0, is the sign alone
+    /// (`e8_narrow`: the FP32 identity).
+    pub const BF16_CELLS_NARROWED: u8 = 3;
+    /// BF16 cells as `bf16_round` makes them: +0 where the field is 0,
+    /// infinity where it is 0xFF.
+    pub const BF16_CELLS_ROUNDED: u8 = 4;
+    /// FP16 cells (exponent field at bits 4:0), whose "a" elements keep
+    /// the mantissa's top seven bits (FP16 truncated to E5M7).
+    pub const FP16_CELLS: u8 = 5;
+    /// FP16 cells whose element, where the field is 0, is the sign alone or
+    /// +0 (`e5_narrow`: the FP16 identity, FP16 rounding), either way a
+    /// datum of 0.
+    pub const FP16_CELLS_NARROWED: u8 = 6;
+    /// BF16 cells whose "b" elements are their values rounded to E8M6
+    /// (`bf16_round_to_e8m6`): +0 where the field is 0, infinity for NaN
+    /// and past the largest finite value.
+    pub const BF16_CELLS_TO_E8M6: u8 = 7;
 }
 
 /// Four groups of elements in halves, as [`assemble_quads_avx512`] takes
@@ -1675,6 +1815,7 @@ mod tests {
         exps: &mut [u8],
         data: &mut [u8],
     ) {
+        use quad_lanes::{A_ELEMENTS, B_ELEMENTS};
         use std::arch::x86_64::*;
         use BfpExp::{A, B};
         use BfpWidth::{Bits2, Bits4, Bits8};
@@ -1687,12 +1828,12 @@ mod tests {
         let x = [half(0), half(8)].map(|h| unsafe { _mm512_loadu_si512(h.as_ptr().cast()) });
         let quad = |_| x;
         match (e, w) {
-            (B, Bits8) => assemble_quads_avx512::<false, 8>(exps, data, quad),
-            (B, Bits4) => assemble_quads_avx512::<false, 4>(exps, data, quad),
-            (B, Bits2) => assemble_quads_avx512::<false, 2>(exps, data, quad),
-            (A, Bits8) => assemble_quads_avx512::<true, 8>(exps, data, quad),
-            (A, Bits4) => assemble_quads_avx512::<true, 4>(exps, data, quad),
-            (A, Bits2) => assemble_quads_avx512::<true, 2>(exps, data, quad),
+            (B, Bits8) => assemble_quads_avx512::<B_ELEMENTS, 8>(exps, data, quad),
+            (B, Bits4) => assemble_quads_avx512::<B_ELEMENTS, 4>(exps, data, quad),
+            (B, Bits2) => assemble_quads_avx512::<B_ELEMENTS, 2>(exps, data, quad),
+            (A, Bits8) => assemble_quads_avx512::<A_ELEMENTS, 8>(exps, data, quad),
+            (A, Bits4) => assemble_quads_avx512::<A_ELEMENTS, 4>(exps, data, quad),
+            (A, Bits2) => assemble_quads_avx512::<A_ELEMENTS, 2>(exps, data, quad),
         }
     }
 

@@ -11,7 +11,10 @@
 
 use super::config::Shared;
 #[cfg(target_arch = "x86_64")]
-use super::lanes::{adjacent_rows_avx512, two_rows_avx512, Fp16Lanes};
+use super::lanes::{
+    adjacent_rows_avx512, bf16_round_avx512, fp16_to_e5m6_avx512, fp32_round_avx512,
+    two_rows_avx512, Fp16Lanes,
+};
 use super::lanes::{Dst16Lanes, Dst32Lanes};
 use super::late::{emit_group, emit_groups, Late};
 use super::stream::{OutStream, Streams};
@@ -21,6 +24,7 @@ use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
 use crate::format::bfp::{
     assemble_lanes, assemble_lanes_avx512, assemble_quads_avx512, halves_avx512,
+    quad_lanes::{self, A_ELEMENTS, B_ELEMENTS},
 };
 use crate::format::bfp::{assemble_portable, bfp_pack_datums, BfpGroup};
 use crate::format::data_format::{BfpExp, BfpWidth, DataFormat, Fp8Format};
@@ -541,11 +545,13 @@ fn each_row_elements<'c, O>(
 /// [`BfpRows::tile_bytes`] compiled for AVX-512: the groups four at a time,
 /// two to a register ([`groups_in_quads_avx512`]). An early conversion
 /// with a lane form for the exponent form (BF16-shaped for "b", FP16 for
-/// "a") brings its rows there two at a time through it (`pair_avx512`),
-/// `Dst16b` rows that lie one after another read as one slice and
-/// `Dst32b` ones as whole blocks of storage rows; any other
-/// has every row's elements worked out first. The forms and width are
-/// chosen once for the whole loop.
+/// "a") brings its rows there two at a time: as the stored cells, whose
+/// elements the assembler makes as it reads them (`quad_lanes`), or
+/// through a vector rounding ([`fp32_round_avx512`],
+/// [`fp16_to_e5m6_avx512`]). `Dst16b` rows that lie one after another are
+/// read as one slice and `Dst32b` ones as whole blocks of storage rows; any
+/// other early conversion has every row's elements worked out first. The
+/// forms and width are chosen once for the whole loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 fn tile_bytes_avx512(
@@ -556,71 +562,88 @@ fn tile_bytes_avx512(
     exps: &mut [u8],
     data: &mut [u8],
 ) {
+    use quad_lanes::{BF16_CELLS, BF16_CELLS_NARROWED, BF16_CELLS_ROUNDED, BF16_CELLS_TO_E8M6};
+    use quad_lanes::{FP16_CELLS, FP16_CELLS_NARROWED};
+    use std::arch::x86_64::__m512i;
     use BfpExp::{A, B};
     use BfpWidth::{Bits2, Bits4, Bits8};
-    // Each arm passes its own exponent form ("a" if `$a`) and width,
+    use {Dst16Lanes as L16, Dst32Lanes as L32, Fp16Lanes as F16};
+    // Each arm passes what its lanes hold (`quad_lanes`) and its width,
     // constants in its loop.
     macro_rules! widths {
-        ($a:literal, $items:expr, $read:expr, $pair:expr) => {{
+        ($held:ident, $items:expr, $read:expr, $pair:expr) => {{
             let items = $items;
             return match form.width {
-                Bits8 => groups_in_quads_avx512::<$a, 8, _, _>(items, exps, data, $read, $pair),
-                Bits4 => groups_in_quads_avx512::<$a, 4, _, _>(items, exps, data, $read, $pair),
-                Bits2 => groups_in_quads_avx512::<$a, 2, _, _>(items, exps, data, $read, $pair),
+                Bits8 => groups_in_quads_avx512::<$held, 8, _, _>(items, exps, data, $read, $pair),
+                Bits4 => groups_in_quads_avx512::<$held, 4, _, _>(items, exps, data, $read, $pair),
+                Bits2 => groups_in_quads_avx512::<$held, 2, _, _>(items, exps, data, $read, $pair),
             };
         }};
     }
     let (arch, addressing) = (sh.arch, sh.dst_addressing);
     // `Dst16b` rows, read in place: as one slice when they lie one after
-    // another ([`consecutive_rows16`]), else row by row.
+    // another ([`consecutive_rows16`]), else row by row; `$lanes` makes a
+    // register of cells what `$held` says.
     macro_rules! rows16 {
-        ($a:literal, $lanes:expr) => {{
+        ($held:ident, $lanes:expr) => {{
+            let lanes = $lanes;
             if let Some(cells) = consecutive_rows16(dst, (arch, addressing), rows) {
-                let lanes = |x| $lanes.lanes_avx512(x);
                 return match form.width {
-                    Bits8 => slice16_in_quads_avx512::<$a, 8>(cells, exps, data, lanes),
-                    Bits4 => slice16_in_quads_avx512::<$a, 4>(cells, exps, data, lanes),
-                    Bits2 => slice16_in_quads_avx512::<$a, 2>(cells, exps, data, lanes),
+                    Bits8 => slice16_in_quads_avx512::<$held, 8>(cells, exps, data, lanes),
+                    Bits4 => slice16_in_quads_avx512::<$held, 4>(cells, exps, data, lanes),
+                    Bits2 => slice16_in_quads_avx512::<$held, 2>(cells, exps, data, lanes),
                 };
             }
             let r16 = |row: &u32| dst_row16(dst, arch, addressing, *row);
-            widths!($a, rows, r16, |a, b| $lanes.pair_avx512(a, b))
+            widths!($held, rows, r16, |a, b| lanes(two_rows_avx512(a, b)))
         }};
     }
-    use {Dst16Lanes as L16, Dst32Lanes as L32, Fp16Lanes as F16};
     // `Dst32b` rows, read in place: whole blocks of storage when they lie
-    // one after another ([`consecutive_rows32`]), else row by row.
+    // one after another ([`consecutive_rows32`]), else row by row; `$lanes`
+    // makes a register of high halves and one of low halves what `$held`
+    // says.
     macro_rules! rows32 {
-        ($lanes:expr) => {{
+        ($held:ident, $lanes:expr) => {{
+            let lanes = $lanes;
             if let Some(blocks) = consecutive_rows32(dst, (arch, addressing), rows) {
-                let lanes = |h, l| $lanes.lanes_avx512(h, l);
                 return match form.width {
-                    Bits8 => blocks32_in_quads_avx512::<8>(blocks, exps, data, lanes),
-                    Bits4 => blocks32_in_quads_avx512::<4>(blocks, exps, data, lanes),
-                    Bits2 => blocks32_in_quads_avx512::<2>(blocks, exps, data, lanes),
+                    Bits8 => blocks32_in_quads_avx512::<$held, 8>(blocks, exps, data, lanes),
+                    Bits4 => blocks32_in_quads_avx512::<$held, 4>(blocks, exps, data, lanes),
+                    Bits2 => blocks32_in_quads_avx512::<$held, 2>(blocks, exps, data, lanes),
                 };
             }
             let r32 = |row: &u32| dst_row32(dst, arch, addressing, *row);
-            widths!(false, rows, r32, |a, b| $lanes.pair_avx512(a, b))
+            let pair = |a: [&[u16; 16]; 2], b: [&[u16; 16]; 2]| {
+                lanes(two_rows_avx512(a[0], b[0]), two_rows_avx512(a[1], b[1]))
+            };
+            widths!($held, rows, r32, pair)
         }};
     }
-    // Each arm names its own lane form too, a constant in its loop.
+    // Each arm names its own lane form too, a constant in its loop. Where
+    // the assembler makes the elements from the cells as it reads them
+    // (`quad_lanes`), the cells go to it as they are, the low halves of
+    // FP32 values unread.
+    let cells = |x: __m512i| x;
+    let high = |h: __m512i, _: __m512i| h;
     match form.exp {
         B => match (L16::of(form.early), L32::of(form.early)) {
-            (Some(L16::Identity), _) => rows16!(false, L16::Identity),
-            (Some(L16::Round), _) => rows16!(false, L16::Round),
-            (Some(L16::E8m6), _) => rows16!(false, L16::E8m6),
-            (_, Some(L32::Truncate)) => rows32!(L32::Truncate),
-            (_, Some(L32::Narrow)) => rows32!(L32::Narrow),
-            (_, Some(L32::RoundToBf16)) => rows32!(L32::RoundToBf16),
-            (_, Some(L32::RoundToE8m6)) => rows32!(L32::RoundToE8m6),
+            (Some(L16::Identity), _) => rows16!(BF16_CELLS, cells),
+            (Some(L16::Round), _) => rows16!(BF16_CELLS_ROUNDED, cells),
+            (Some(L16::E8m6), _) => rows16!(BF16_CELLS_TO_E8M6, cells),
+            (_, Some(L32::Truncate)) => rows32!(BF16_CELLS, high),
+            (_, Some(L32::Narrow)) => rows32!(BF16_CELLS_NARROWED, high),
+            (_, Some(L32::RoundToBf16)) => {
+                rows32!(B_ELEMENTS, |h, l| fp32_round_avx512::<false>(h, l))
+            }
+            (_, Some(L32::RoundToE8m6)) => {
+                rows32!(B_ELEMENTS, |h, l| fp32_round_avx512::<true>(h, l))
+            }
             _ => {}
         },
         A => match F16::of(form.early) {
-            Some(F16::Identity) => rows16!(true, F16::Identity),
-            Some(F16::Round) => rows16!(true, F16::Round),
-            Some(F16::TruncateToE5m7) => rows16!(true, F16::TruncateToE5m7),
-            Some(F16::ToE5m6) => rows16!(true, F16::ToE5m6),
+            Some(F16::Identity | F16::Round) => rows16!(FP16_CELLS_NARROWED, cells),
+            Some(F16::TruncateToE5m7) => rows16!(FP16_CELLS, cells),
+            Some(F16::ToE5m6) => rows16!(A_ELEMENTS, |x| fp16_to_e5m6_avx512(x)),
             None => {}
         },
     }
@@ -650,28 +673,28 @@ fn elements_then_quads_avx512<'c>(
     let two = |a, b| two_rows_avx512(a, b);
     // Each arm passes its own form and width, constants in the loop.
     macro_rules! in_quads {
-        ($a_form:literal, $bits:literal) => {
-            groups_in_quads_avx512::<$a_form, $bits, _, _>(elems, exps, data, |e| e, two)
+        ($held:ident, $bits:literal) => {
+            groups_in_quads_avx512::<$held, $bits, _, _>(elems, exps, data, |e| e, two)
         };
     }
     match (form.exp, form.width) {
-        (B, Bits8) => in_quads!(false, 8),
-        (B, Bits4) => in_quads!(false, 4),
-        (B, Bits2) => in_quads!(false, 2),
-        (A, Bits8) => in_quads!(true, 8),
-        (A, Bits4) => in_quads!(true, 4),
-        (A, Bits2) => in_quads!(true, 2),
+        (B, Bits8) => in_quads!(B_ELEMENTS, 8),
+        (B, Bits4) => in_quads!(B_ELEMENTS, 4),
+        (B, Bits2) => in_quads!(B_ELEMENTS, 2),
+        (A, Bits8) => in_quads!(A_ELEMENTS, 8),
+        (A, Bits4) => in_quads!(A_ELEMENTS, 4),
+        (A, Bits2) => in_quads!(A_ELEMENTS, 2),
     }
 }
 
 /// The groups of `Dst16b` rows that lie together, `cells`, into `exps` and
 /// `data`, as [`groups_in_quads_avx512`] takes them, two rows to a load,
-/// converted to elements by `lanes` ([`Dst16Lanes::lanes_avx512`],
-/// [`Fp16Lanes::lanes_avx512`]).
+/// made what `LANES` says by `lanes` (the cells themselves, or
+/// [`fp16_to_e5m6_avx512`]'s elements).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 #[inline]
-fn slice16_in_quads_avx512<const A_FORM: bool, const BITS: u32>(
+fn slice16_in_quads_avx512<const LANES: u8, const BITS: u32>(
     cells: &[[u16; 16]],
     exps: &mut [u8],
     data: &mut [u8],
@@ -682,7 +705,7 @@ fn slice16_in_quads_avx512<const A_FORM: bool, const BITS: u32>(
     };
     let count = cells.len().min(exps.len());
     let (pairs, _) = cells.as_chunks::<2>();
-    assemble_quads_avx512::<A_FORM, BITS>(&mut exps[..count], data, |q| {
+    assemble_quads_avx512::<LANES, BITS>(&mut exps[..count], data, |q| {
         // Past the pairs, only the last row: the one left over from an odd
         // count, and what fills out a last quad of fewer rows.
         let two = |p: usize| match pairs.get(p) {
@@ -696,13 +719,14 @@ fn slice16_in_quads_avx512<const A_FORM: bool, const BITS: u32>(
 /// The groups of `Dst32b` rows stored as `blocks` ([`consecutive_rows32`])
 /// into `exps` and `data`, as [`groups_in_quads_avx512`] takes them: a quad
 /// is four rows, half a block's high halves and the same rows' low halves,
-/// two rows to a load, converted to elements by `lanes` (the high halves,
-/// then the low: [`Dst32Lanes::lanes_avx512`]). Only "b" elements come
-/// from `Dst32b` rows.
+/// two rows to a load, made what `LANES` says by `lanes` (from the high
+/// halves, then the low: the high halves themselves, or
+/// [`fp32_round_avx512`]'s elements). Only "b" elements come from `Dst32b`
+/// rows.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 #[inline]
-fn blocks32_in_quads_avx512<const BITS: u32>(
+fn blocks32_in_quads_avx512<const LANES: u8, const BITS: u32>(
     blocks: &[[[u16; 16]; 16]],
     exps: &mut [u8],
     data: &mut [u8],
@@ -712,7 +736,7 @@ fn blocks32_in_quads_avx512<const BITS: u32>(
         return;
     };
     let count = (8 * blocks.len()).min(exps.len());
-    assemble_quads_avx512::<false, BITS>(&mut exps[..count], data, |q| {
+    assemble_quads_avx512::<LANES, BITS>(&mut exps[..count], data, |q| {
         // A block's eight pairs of rows: 0 to 3 the high halves, 4 to 7 the
         // low; a quad takes two of each, from pair 0 or 2.
         let (pairs, _) = blocks.get(q / 2).unwrap_or(last).as_chunks::<2>();
@@ -729,13 +753,13 @@ fn blocks32_in_quads_avx512<const BITS: u32>(
 
 /// The groups of `items` (`Dst` rows, or rows of elements) into `exps`
 /// and `data`, four at a time ([`assemble_quads_avx512`]), read (`read`)
-/// and made elements (`pair`) two to a 512-bit register; a last quad of
-/// fewer is filled out with the last item. The form ("a" if `A_FORM`) and
-/// width (`BITS`) are [`assemble_quads_avx512`]'s.
+/// and made what `LANES` says (`pair`) two to a 512-bit register; a last
+/// quad of fewer is filled out with the last item. `LANES` and the width
+/// (`BITS`) are [`assemble_quads_avx512`]'s.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,avx512vl")]
 #[inline]
-fn groups_in_quads_avx512<'a, const A_FORM: bool, const BITS: u32, T, R: Copy>(
+fn groups_in_quads_avx512<'a, const LANES: u8, const BITS: u32, T, R: Copy>(
     items: &'a [T],
     exps: &mut [u8],
     data: &mut [u8],
@@ -746,7 +770,7 @@ fn groups_in_quads_avx512<'a, const A_FORM: bool, const BITS: u32, T, R: Copy>(
         return;
     };
     let count = items.len().min(exps.len());
-    assemble_quads_avx512::<A_FORM, BITS>(&mut exps[..count], data, |q| {
+    assemble_quads_avx512::<LANES, BITS>(&mut exps[..count], data, |q| {
         let at = |i: usize| read(items.get(4 * q + i).unwrap_or(last));
         halves_avx512(pair(at(0), at(1)), pair(at(2), at(3)))
     });
@@ -866,7 +890,7 @@ fn convert_rows_avx512(kernel: Kernel, sh: &Shared, dst: &Dst, rows: &[u32], out
     let (pairs, odd) = cells.as_chunks::<2>();
     let (outs, _) = out.as_chunks_mut::<64>();
     for (two, out) in pairs.iter().zip(outs) {
-        let bf16 = Dst16Lanes::Round.pair_avx512(&two[0], &two[1]);
+        let bf16 = bf16_round_avx512(adjacent_rows_avx512(two));
         // SAFETY: `out` is 64 bytes, the width of the store.
         unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), bf16) };
     }

@@ -145,19 +145,24 @@ impl Fp16Lanes {
     }
 }
 
-/// Two rows' lane rules at once in AVX-512's 32 16-bit lanes, the first
-/// row in the low half: [`Dst16Lanes::row`] and [`Dst32Lanes::row`] written
-/// with AVX-512BW's lane masks and ternary logic, for the BFP assembler's
-/// groups, two to a register ([`crate::format::bfp`]), and for whole BF16
-/// rows; and FP16's "a" elements ([`Fp16Lanes`]).
-/// `pair_rules_are_the_row_rules` holds the first to the row rules for
-/// every cell, `fp16_pairs_are_the_early_conversion_and_its_a_element`
-/// the FP16 ones to the per-datum definition.
+/// Two rows at once in AVX-512's 32 16-bit lanes, the first row in the low
+/// half, and the lane rules that round them, written with AVX-512BW's lane
+/// masks and ternary logic: BF16 rounding for whole BF16 rows, and the
+/// roundings whose elements the BFP assembler cannot make from the cells as
+/// it reads them ([`crate::format::bfp::quad_lanes`]): FP32 to BF16 and to
+/// E8M6, FP16 to E5M6. `vector_rules_are_the_row_rules` holds the BF16 and
+/// FP32 ones to the row rules for every cell,
+/// `fp16_pairs_are_the_early_conversion_and_its_a_element` the FP16 one to
+/// the per-datum definition.
 #[cfg(target_arch = "x86_64")]
-pub(super) use pairs::{adjacent_rows_avx512, two_rows_avx512};
+pub(super) use pairs::{
+    adjacent_rows_avx512, bf16_round_avx512, fp16_to_e5m6_avx512, fp32_round_avx512,
+    two_rows_avx512,
+};
 
 #[cfg(target_arch = "x86_64")]
 mod pairs {
+    #[cfg(doc)]
     use super::{Dst16Lanes, Dst32Lanes, Fp16Lanes};
     use std::arch::x86_64::*;
 
@@ -221,109 +226,49 @@ mod pairs {
     const SELECT: i32 = 0xCA;
     const A_OR_B_AND_C: i32 = 0xF8;
 
-    impl Dst16Lanes {
-        /// [`Dst16Lanes::row`] of rows `a` and `b`.
-        #[target_feature(enable = "avx512bw,avx512vl")]
-        #[inline]
-        pub fn pair_avx512(self, a: &[u16; 16], b: &[u16; 16]) -> __m512i {
-            self.lanes_avx512(two_rows_avx512(a, b))
-        }
-
-        /// The conversion of the 32 cells `x`. Infinity is the largest
-        /// magnitude a result keeps, so a NaN's becomes it by a minimum.
-        #[target_feature(enable = "avx512bw,avx512vl")]
-        #[inline]
-        pub fn lanes_avx512(self, x: __m512i) -> __m512i {
-            let mag = decode_magnitude::<7, 8>(x, 0x7F80);
-            match self {
-                Dst16Lanes::Identity => with_sign(mag, x),
-                Dst16Lanes::Round => {
-                    let r = _mm512_min_epu16(mag, splat(0x7F80));
-                    _mm512_maskz_mov_epi16(exponent_not_zero(x, 0x00FF), with_sign(r, x))
-                }
-                Dst16Lanes::E8m6 => {
-                    // Past infinity only from a NaN: the largest finite
-                    // magnitude rounds up to infinity's 0x7F80 exactly.
-                    let up = _mm512_andnot_si512(splat(1), _mm512_add_epi16(mag, splat(1)));
-                    let r = _mm512_min_epu16(up, splat(0x7F80));
-                    _mm512_maskz_mov_epi16(exponent_not_zero(x, 0x00FF), with_sign(r, x))
-                }
-            }
-        }
+    /// [`Dst16Lanes::Round`] of the 32 cells `x` (the BF16 rows that
+    /// `PACR` rounds whole). Infinity is the largest magnitude a result
+    /// keeps, so a NaN's becomes it by a minimum.
+    #[target_feature(enable = "avx512bw,avx512vl")]
+    #[inline]
+    pub fn bf16_round_avx512(x: __m512i) -> __m512i {
+        let mag = decode_magnitude::<7, 8>(x, 0x7F80);
+        let r = _mm512_min_epu16(mag, splat(0x7F80));
+        _mm512_maskz_mov_epi16(exponent_not_zero(x, 0x00FF), with_sign(r, x))
     }
 
-    impl Fp16Lanes {
-        /// The "a" elements of rows `a` and `b` ([`Fp16Lanes::lanes_avx512`]).
-        #[target_feature(enable = "avx512bw,avx512vl")]
-        #[inline]
-        pub fn pair_avx512(self, a: &[u16; 16], b: &[u16; 16]) -> __m512i {
-            self.lanes_avx512(two_rows_avx512(a, b))
-        }
-
-        /// The "a" elements of the 32 cells `x`: `fp16_round`,
-        /// `fp16_truncate_to_e5m7` or `fp16_round_to_e5m6` of each cell's
-        /// FP16 value (`decode_fp16`), or the value itself, then
-        /// `e5_narrow` to 7 mantissa bits.
-        #[target_feature(enable = "avx512bw,avx512vl")]
-        #[inline]
-        pub fn lanes_avx512(self, x: __m512i) -> __m512i {
-            let mag = decode_magnitude::<10, 5>(x, 0x7C00);
-            let exp_not_zero = || exponent_not_zero(x, 0x001F);
-            let kept = || _mm512_and_si512(mag, splat(0x7FF8));
-            match self {
-                Fp16Lanes::Identity => with_sign(_mm512_maskz_mov_epi16(exp_not_zero(), kept()), x),
-                Fp16Lanes::Round => _mm512_maskz_mov_epi16(exp_not_zero(), with_sign(kept(), x)),
-                Fp16Lanes::TruncateToE5m7 => with_sign(kept(), x),
-                Fp16Lanes::ToE5m6 => {
-                    let up = _mm512_andnot_si512(splat(0xF), _mm512_add_epi16(mag, splat(8)));
-                    let r = _mm512_min_epu16(up, splat(0x7FF0));
-                    let normal = _mm512_test_epi16_mask(r, splat(0x7C00));
-                    _mm512_maskz_mov_epi16(normal, with_sign(r, x))
-                }
-            }
-        }
+    /// [`Fp16Lanes::ToE5m6`] of the 32 cells `x`: the "a" elements of
+    /// their FP16 values (`decode_fp16`) rounded by `fp16_round_to_e5m6`.
+    #[target_feature(enable = "avx512bw,avx512vl")]
+    #[inline]
+    pub fn fp16_to_e5m6_avx512(x: __m512i) -> __m512i {
+        let mag = decode_magnitude::<10, 5>(x, 0x7C00);
+        let up = _mm512_andnot_si512(splat(0xF), _mm512_add_epi16(mag, splat(8)));
+        let r = _mm512_min_epu16(up, splat(0x7FF0));
+        let normal = _mm512_test_epi16_mask(r, splat(0x7C00));
+        _mm512_maskz_mov_epi16(normal, with_sign(r, x))
     }
 
-    impl Dst32Lanes {
-        /// [`Dst32Lanes::row`] of rows `a` and `b`, each its high halves
-        /// then its low halves.
-        #[target_feature(enable = "avx512bw,avx512vl")]
-        #[inline]
-        pub fn pair_avx512(self, a: [&[u16; 16]; 2], b: [&[u16; 16]; 2]) -> __m512i {
-            self.lanes_avx512(two_rows_avx512(a[0], b[0]), two_rows_avx512(a[1], b[1]))
-        }
-
-        /// The conversion of 32 values, their high halves `h` and their low
-        /// halves `l`. Only the rounding forms read `l`; inlined, the others
-        /// leave its loads unused, and the compiler drops them.
-        #[target_feature(enable = "avx512bw,avx512vl")]
-        #[inline]
-        pub fn lanes_avx512(self, h: __m512i, l: __m512i) -> __m512i {
-            let mag = decode_magnitude::<7, 8>(h, 0x7F80);
-            match self {
-                Dst32Lanes::Truncate => with_sign(mag, h),
-                Dst32Lanes::Narrow => {
-                    with_sign(_mm512_maskz_mov_epi16(exponent_not_zero(h, 0x00FF), mag), h)
-                }
-                Dst32Lanes::RoundToBf16 | Dst32Lanes::RoundToE8m6 => {
-                    let r = match self {
-                        Dst32Lanes::RoundToBf16 => {
-                            _mm512_add_epi16(mag, _mm512_srli_epi16::<15>(l))
-                        }
-                        _ => _mm512_andnot_si512(splat(1), _mm512_add_epi16(mag, splat(1))),
-                    };
-                    // `round32`: NaN (a magnitude past infinity's, or
-                    // infinity's high half with a low half) to infinity.
-                    let nan = _mm512_cmpgt_epu16_mask(mag, splat(0x7F80))
-                        | (_mm512_cmpeq_epi16_mask(mag, splat(0x7F80))
-                            & _mm512_test_epi16_mask(l, l));
-                    let r = _mm512_mask_mov_epi16(r, nan, splat(0x7F80));
-                    // Zero where the rounded exponent (14:7) is 0.
-                    let kept = _mm512_test_epi16_mask(r, splat(0x7F80));
-                    _mm512_maskz_mov_epi16(kept, with_sign(r, h))
-                }
-            }
-        }
+    /// [`Dst32Lanes::RoundToBf16`], or with `E8M6`
+    /// [`Dst32Lanes::RoundToE8m6`], of 32 FP32 values, their high halves
+    /// `h` and their low halves `l`.
+    #[target_feature(enable = "avx512bw,avx512vl")]
+    #[inline]
+    pub fn fp32_round_avx512<const E8M6: bool>(h: __m512i, l: __m512i) -> __m512i {
+        let mag = decode_magnitude::<7, 8>(h, 0x7F80);
+        let r = if E8M6 {
+            _mm512_andnot_si512(splat(1), _mm512_add_epi16(mag, splat(1)))
+        } else {
+            _mm512_add_epi16(mag, _mm512_srli_epi16::<15>(l))
+        };
+        // `round32`: NaN (a magnitude past infinity's, or infinity's high
+        // half with a low half) to infinity.
+        let nan = _mm512_cmpgt_epu16_mask(mag, splat(0x7F80))
+            | (_mm512_cmpeq_epi16_mask(mag, splat(0x7F80)) & _mm512_test_epi16_mask(l, l));
+        let r = _mm512_mask_mov_epi16(r, nan, splat(0x7F80));
+        // Zero where the rounded exponent (14:7) is 0.
+        let kept = _mm512_test_epi16_mask(r, splat(0x7F80));
+        _mm512_maskz_mov_epi16(kept, with_sign(r, h))
     }
 }
 
@@ -400,7 +345,7 @@ mod tests {
     /// decide rounding and NaN (0, 0x7FFF, 0x8000, 0xFFFF, and others).
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn pair_rules_are_the_row_rules() {
+    fn vector_rules_are_the_row_rules() {
         if !crate::has_avx512_bw_vl() {
             return;
         }
@@ -412,22 +357,21 @@ mod tests {
         for c in 0..=u16::MAX {
             let a = row_with(c, c as usize);
             let b = row_with(c.rotate_left(5), c as usize + 3);
-            for k in [Dst16Lanes::Identity, Dst16Lanes::Round, Dst16Lanes::E8m6] {
-                // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked above.
-                let got = to_rows(unsafe { k.pair_avx512(&a, &b) });
-                let want = [k.row(&a), k.row(&b)].concat();
-                assert_eq!(got[..], want[..], "{k:?} {c:#06x}");
-            }
+            // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked above.
+            let got = to_rows(unsafe { bf16_round_avx512(two_rows_avx512(&a, &b)) });
+            let round = Dst16Lanes::Round;
+            assert_eq!(got[..], [round.row(&a), round.row(&b)].concat(), "{c:#06x}");
             let lo_a = row_with([0, 0x7FFF, 0x8000, 0xFFFF, c][c as usize % 5], c as usize);
             let lo_b = row_with(c ^ 0x8000, c as usize + 3);
-            for k in [
-                Dst32Lanes::Truncate,
-                Dst32Lanes::Narrow,
-                Dst32Lanes::RoundToBf16,
-                Dst32Lanes::RoundToE8m6,
-            ] {
+            for k in [Dst32Lanes::RoundToBf16, Dst32Lanes::RoundToE8m6] {
                 // SAFETY: as above.
-                let got = to_rows(unsafe { k.pair_avx512([&a, &lo_a], [&b, &lo_b]) });
+                let got = to_rows(unsafe {
+                    let (h, l) = (two_rows_avx512(&a, &b), two_rows_avx512(&lo_a, &lo_b));
+                    match k {
+                        Dst32Lanes::RoundToBf16 => fp32_round_avx512::<false>(h, l),
+                        _ => fp32_round_avx512::<true>(h, l),
+                    }
+                });
                 let want = [k.row(&a, &lo_a), k.row(&b, &lo_b)].concat();
                 assert_eq!(got[..], want[..], "{k:?} {c:#06x}");
             }
@@ -504,10 +448,11 @@ mod tests {
         assert_eq!(with_lanes, [E::Bf16Identity, E::Bf16Round, E::Bf16ToE8m6]);
     }
 
-    /// The FP16 pairs, where the CPU has AVX-512: every `Dst16b` cell in
-    /// each half of a pair, beside a neighbour, against the per-datum early
-    /// conversion followed by the BFP "a" element conversion, for every
-    /// conversion that has an FP16 lane form.
+    /// The FP16 lane forms are the early conversions that have one; where
+    /// the CPU has AVX-512, the vector rounding to E5M6 of every `Dst16b`
+    /// cell in each half of a pair, beside a neighbour, against the
+    /// per-datum early conversion followed by the BFP "a" element
+    /// conversion.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn fp16_pairs_are_the_early_conversion_and_its_a_element() {
@@ -521,11 +466,15 @@ mod tests {
             };
             assert!(!early.reads_32b(), "{early:?}");
             with_lanes.push(early);
+            if lanes != Fp16Lanes::ToE5m6 {
+                continue;
+            }
             for c in 0..=u16::MAX {
                 let a = row_with(c, c as usize);
                 let b = row_with(c.rotate_left(5), c as usize + 3);
                 // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked above.
-                let got: [u16; 32] = unsafe { std::mem::transmute(lanes.pair_avx512(&a, &b)) };
+                let got: [u16; 32] =
+                    unsafe { std::mem::transmute(fp16_to_e5m6_avx512(two_rows_avx512(&a, &b))) };
                 for (g, c) in got.iter().zip(a.iter().chain(&b)) {
                     let want = bfp_element(early.apply(u32::from(*c)), BfpExp::A).unwrap();
                     assert_eq!(*g, want, "{early:?} {c:#06x}");

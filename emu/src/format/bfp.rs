@@ -304,18 +304,39 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
     };
     for (q, (exps, out)) in exps.chunks_mut(4).zip(data.chunks_mut(4 * n)).enumerate() {
         let x = quad(q);
-        // The elements, or the cells as they are.
-        let e = x.map(|x| if e8m6 { e8m6_magnitudes(x) } else { x });
-        let own = e.map(|e| _mm512_and_si512(e, own_field));
+        // The E8M6 magnitudes, and which cells have a magnitude, or the
+        // lanes as they are.
+        let (e, nonzero) = match e8m6 {
+            true => (x.map(|x| e8m6_magnitudes(x)), x.map(|x| has_exponent(x))),
+            false => (x, [0; 2]),
+        };
+        // The fields, or the E8M6 magnitudes, whose largest has the
+        // largest field: their maxima give the shared exponent.
+        let own = match e8m6 {
+            true => e,
+            false => e.map(|e| _mm512_and_si512(e, own_field)),
+        };
         let mut most = _mm512_max_epu16(own[0], own[1]);
         most = _mm512_max_epu16(most, _mm512_shuffle_epi32::<0b01_00_11_10>(most));
         most = _mm512_max_epu16(most, _mm512_shuffle_epi32::<0b10_11_00_01>(most));
         most = _mm512_max_epu16(most, _mm512_rol_epi32::<16>(most));
-        // Every lane of 128-bit lane g now holds group g's largest field,
-        // beside the group's own elements in both registers.
+        // Every lane of 128-bit lane g now holds group g's largest, beside
+        // the group's own elements in both registers. For E8M6, the
+        // largest field with 0x7F below it: less a magnitude, the
+        // mantissas differ by less than one step of the field.
+        let most_field =
+            _mm512_ternarylogic_epi64::<A_OR_B_AND_C>(splat(0x7F), most, splat(0x7F80));
         let datums = [0, 1].map(|i| {
             let (x, e, own) = (x[i], e[i], own[i]);
-            let (s, m) = if cells {
+            let (s, m) = if e8m6 {
+                // A cell without a magnitude gets a shift of 16, which
+                // leaves nothing. The rounding left the last mantissa bit
+                // to clear; the hidden bit is there wherever the field is
+                // not 0.
+                let d = mask_sub16(splat(16 << 7), nonzero[i], most_field, e);
+                let m = _mm512_ternarylogic_epi64::<A_OR_B_AND_C>(splat(0x80), e, splat(0x7E));
+                (_mm512_srli_epi16::<7>(d), m)
+            } else if cells {
                 // The field is the low bits: the difference is the shift. A
                 // cell without a magnitude where its field is 0 gets a
                 // shift of 16, which leaves nothing of its mantissa.
@@ -349,13 +370,12 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
                 };
                 // The hidden bit, 0x80 where the field is not 0.
                 let hidden = _mm512_min_epu16(own, splat(0x80));
-                // `hidden | man & 0x7F` in one ternary-logic operation
-                // (`0x7E` for E8M6, whose last mantissa bit is 0). Written
-                // as AND and OR, the compiler sees that `m` fits a byte and
-                // narrows the rounding to bytes and back, three operations
-                // more.
-                let low = splat(if e8m6 { 0x7E } else { 0x7F });
-                (s, _mm512_ternarylogic_epi64::<0xF8>(hidden, man, low))
+                // `hidden | man & 0x7F` in one ternary-logic operation.
+                // Written as AND and OR, the compiler sees that `m` fits a
+                // byte and narrows the rounding to bytes and back, three
+                // operations more.
+                let m = _mm512_ternarylogic_epi64::<A_OR_B_AND_C>(hidden, man, splat(0x7F));
+                (s, m)
             };
             let q = srlv16(m, s);
             // The sign, where the magnitude at the width is not 0: where
@@ -504,7 +524,8 @@ fn mask_add16(
 }
 
 /// `a - b` in the 16-bit lanes of `mask`, `src` in the others: one masked
-/// `vpsubw`.
+/// `vpsubw`. Written with the intrinsic, the compiler moves the selection
+/// past the shift that follows, one operation more.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw")]
 #[inline]
@@ -514,7 +535,20 @@ fn mask_sub16(
     a: std::arch::x86_64::__m512i,
     b: std::arch::x86_64::__m512i,
 ) -> std::arch::x86_64::__m512i {
-    std::arch::x86_64::_mm512_mask_sub_epi16(src, mask, a, b)
+    let mut out = src;
+    // SAFETY: register operands only; the caller's target features
+    // include AVX-512BW.
+    unsafe {
+        std::arch::asm!(
+            "vpsubw {out}{{{mask}}}, {a}, {b}",
+            out = inout(zmm_reg) out,
+            mask = in(kreg) mask,
+            a = in(zmm_reg) a,
+            b = in(zmm_reg) b,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    out
 }
 
 /// The magnitudes of BF16 cells rounded to E8M6 (`bf16_round_to_e8m6`):
@@ -535,16 +569,25 @@ fn e8m6_magnitudes(x: std::arch::x86_64::__m512i) -> std::arch::x86_64::__m512i 
         _mm512_slli_epi16::<7>(x),
         _mm512_srli_epi16::<8>(x),
     );
-    let nonzero = _mm512_test_epi16_mask(x, splat(0x00FF));
-    _mm512_min_epu16(
-        _mm512_maskz_add_epi16(nonzero, mag, splat(1)),
-        splat(0x7F80),
-    )
+    let up = _mm512_maskz_add_epi16(has_exponent(x), mag, splat(1));
+    _mm512_min_epu16(up, splat(0x7F80))
 }
 
-/// Ternary-logic table `a ? b : c`, bit by bit.
+/// The lanes whose BF16 cell's exponent field is not 0.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn has_exponent(x: std::arch::x86_64::__m512i) -> std::arch::x86_64::__mmask32 {
+    use std::arch::x86_64::*;
+    _mm512_test_epi16_mask(x, _mm512_set1_epi16(0x00FF))
+}
+
+/// Ternary-logic tables (`a`, `b`, `c` the three operands in order), bit by
+/// bit: `a ? b : c`, and `a | b & c`.
 #[cfg(target_arch = "x86_64")]
 const SELECT: i32 = 0xCA;
+#[cfg(target_arch = "x86_64")]
+const A_OR_B_AND_C: i32 = 0xF8;
 
 /// What the 16-bit lanes [`assemble_quads_avx512`] takes hold: elements,
 /// or `Dst` cells whose elements the assembler makes as it reads them. A

@@ -262,10 +262,10 @@ mod pairs {
             _mm512_add_epi16(mag, _mm512_srli_epi16::<15>(l))
         };
         // `round32`: NaN (a magnitude past infinity's, or infinity's high
-        // half with a low half) to infinity.
-        let nan = _mm512_cmpgt_epu16_mask(mag, splat(0x7F80))
-            | (_mm512_cmpeq_epi16_mask(mag, splat(0x7F80)) & _mm512_test_epi16_mask(l, l));
-        let r = _mm512_mask_mov_epi16(r, nan, splat(0x7F80));
+        // half with a low half) to infinity. A high magnitude of
+        // infinity's or more rounds to no less than it, and one below it
+        // to no more: at most infinity's is the rule.
+        let r = _mm512_min_epu16(r, splat(0x7F80));
         // Zero where the rounded exponent (14:7) is 0.
         let kept = _mm512_test_epi16_mask(r, splat(0x7F80));
         _mm512_maskz_mov_epi16(kept, with_sign(r, h))

@@ -10,7 +10,7 @@ use tensix_emu::{Fault, Machine};
 use tensix_harness::generators::from_seed;
 use tensix_harness::generators::tile::{PackTileCase, UnpackTileCase};
 use tensix_harness::golden::unpack::Unpacked;
-use tensix_harness::golden::{Bytes, Format, Refusal, UnpackTarget};
+use tensix_harness::golden::{Bytes, DstImage, Format, Refusal, UnpackTarget};
 use tensix_harness::oracles::tile::{golden_pack, golden_unpack, judge_pack, judge_unpack};
 use tensix_harness::oracles::{self, Verdict};
 use tensix_harness::vector::DstFormat;
@@ -226,8 +226,10 @@ fn golden_round_trips_keep_the_documented_precision() {
                 }
             }
         }
+        let image = DstImage::from_rows(c.pack.job.dst, &c.pack.dst);
         if let Err(f) = oracles::tile::precision(
             &c.pack,
+            &image,
             &ujob,
             &out,
             &oracles::tile::What(&|| "golden".into()),
@@ -283,6 +285,7 @@ fn golden_round_trips_keep_the_documented_precision() {
         }
         let f = oracles::tile::precision(
             &c.pack,
+            &image,
             &ujob,
             &out,
             &oracles::tile::What(&|| "golden".into()),

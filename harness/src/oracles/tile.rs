@@ -290,7 +290,9 @@ pub fn check_roundtrip(bench: &mut Workbench, case: &RoundTripCase) -> Result<Ve
         )
     };
     let what = What(&describe);
-    let golden_bytes = golden_pack(pack, packed.l1.bytes());
+    // The `Dst` image, for the model and for the precision check.
+    let dst = DstImage::from_rows(pack.job.dst, &pack.dst);
+    let golden_bytes = golden::pack::pack(&pack.job, &dst, packed.l1.bytes());
     // The pack half runs with L1's write log off, as a program does outside
     // the harness: a run of `PACR`s may write its rows together at its end.
     // (`pack_tile_diff` holds the logged path to the same model.)
@@ -314,7 +316,7 @@ pub fn check_roundtrip(bench: &mut Workbench, case: &RoundTripCase) -> Result<Ve
     if let (Ok(_), Ok(regs)) = (&golden_bytes, &golden_regs) {
         compare_registers(&ujob, regs, &unpacked, &what)?;
     }
-    precision(pack, &ujob, &unpacked, &what)?;
+    precision(pack, &dst, &ujob, &unpacked, &what)?;
     bench.give_back(packed);
     bench.give_back(unpacked);
     Ok(Verdict::Agree)
@@ -384,7 +386,8 @@ fn output_value(job: &golden::UnpackJob, cell: u32) -> Option<f64> {
     }
 }
 
-/// Check each datum of the round trip against the formats' documented
+/// Check each datum of the round trip, whose inputs `dst` holds (the image
+/// of `pack`'s rows), against the formats' documented
 /// precision (`Packers/FormatConversion.md`): lossless pairs exact, rounding
 /// within half a unit, truncation within one, BFP within two units of its
 /// magnitude width at the group's shared exponent.
@@ -398,6 +401,7 @@ fn output_value(job: &golden::UnpackJob, cell: u32) -> Option<f64> {
 /// same (`SrcASrcB.md`, `Dst.md`).
 pub fn precision(
     pack: &PackTileCase,
+    dst: &DstImage,
     ujob: &golden::UnpackJob,
     m: &Machine,
     what: &What<'_>,
@@ -415,7 +419,6 @@ pub fn precision(
         f if f.is_a_form() => (-14, 15),
         _ => (-126, 127),
     };
-    let dst = DstImage::from_rows(job.dst, &pack.dst);
     for face in 0..usize::from(job.faces) {
         for r in 0..usize::from(job.face_rows) {
             let row = job.first_row() + 16 * face + r;

@@ -321,18 +321,18 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
         most = _mm512_max_epu16(most, _mm512_shuffle_epi32::<0b10_11_00_01>(most));
         most = _mm512_max_epu16(most, _mm512_rol_epi32::<16>(most));
         // Every lane of 128-bit lane g now holds group g's largest, beside
-        // the group's own elements in both registers. For E8M6, the
-        // largest field with 0x7F below it: less a magnitude, the
-        // mantissas differ by less than one step of the field.
-        let most_field =
-            _mm512_ternarylogic_epi64::<A_OR_B_AND_C>(splat(0x7F), most, splat(0x7F80));
+        // the group's own elements in both registers.
         let datums = [0, 1].map(|i| {
             let (x, e, own) = (x[i], e[i], own[i]);
             let (s, m) = if e8m6 {
-                // A cell without a magnitude gets a shift of 16, which
-                // leaves nothing. The rounding left the last mantissa bit
-                // to clear; the hidden bit is there wherever the field is
-                // not 0.
+                // The largest field with 0x7F below it, less a magnitude:
+                // the mantissas differ by less than one step of the field,
+                // which the shift drops. A cell without a magnitude gets a
+                // shift of 16, which leaves nothing. The rounding left the
+                // last mantissa bit to clear; the hidden bit is there
+                // wherever the field is not 0.
+                let most_field =
+                    _mm512_ternarylogic_epi64::<A_OR_B_AND_C>(splat(0x7F), most, splat(0x7F80));
                 let d = mask_sub16(splat(16 << 7), nonzero[i], most_field, e);
                 let m = _mm512_ternarylogic_epi64::<A_OR_B_AND_C>(splat(0x80), e, splat(0x7E));
                 (_mm512_srli_epi16::<7>(d), m)

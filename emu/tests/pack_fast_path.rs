@@ -218,6 +218,23 @@ fn face_addr_mods(m: &mut Machine) {
     set_t(m, T::ADDR_MOD_PACK_SEC1_ZsrcIncr, 1);
 }
 
+/// The `PACR`s of `faces` faces of 16 rows, four rows to each (read
+/// interfaces `sel`), as [`face_addr_mods`] steps them: `AddrMod` 1 after
+/// a face's fourth, `Last` on the last.
+fn face_pacrs(arch: Arch, faces: u32, sel: u32) -> impl Iterator<Item = u32> {
+    (0..faces).flat_map(move |face| {
+        (0..4).map(move |quad| {
+            let p = Pacr {
+                read_intf_sel: sel,
+                addr_mode: (quad == 3) as u32,
+                last: (face + 1 == faces && quad == 3) as u32,
+                ..Pacr::default()
+            };
+            pacr_word(arch, p)
+        })
+    })
+}
+
 /// Write the FP32 patterns `vals` to `Dst` row `row` as they are
 /// (`wide`: 32-bit `Dst`), or their top halves (16-bit `Dst`).
 fn write_row(m: &mut Machine, wide: bool, row: u32, vals: &[u32; 16]) {
@@ -481,20 +498,7 @@ fn whole_rows_match_the_per_datum_path() {
             ));
         }
         words.push(setadcxx(arch, 0, 15));
-        for face in 0..2 {
-            for quad in 0..4 {
-                let last = (face == 1 && quad == 3) as u32;
-                words.push(pacr_word(
-                    arch,
-                    Pacr {
-                        read_intf_sel: sel,
-                        addr_mode: (quad == 3) as u32,
-                        last,
-                        ..Pacr::default()
-                    },
-                ));
-            }
-        }
+        words.extend(face_pacrs(arch, 2, sel));
         let (a, general) =
             same_as_per_datum_path(&mut m, &words, &format!("case {k} (sel {sel:#b})"));
         // No BFP here: the whole packer state matches, BFP slots included.
@@ -599,20 +603,7 @@ fn bfp_groups_match_the_per_datum_path() {
         }
         words.push(setadcxx(arch, 0, 15));
         let sel = [0, 15, 1, 3, 5, 7, 10][rng.below(7) as usize];
-        for face in 0..2 {
-            for quad in 0..4 {
-                let last = (face == 1 && quad == 3) as u32;
-                words.push(pacr_word(
-                    arch,
-                    Pacr {
-                        read_intf_sel: sel,
-                        addr_mode: (quad == 3) as u32,
-                        last,
-                        ..Pacr::default()
-                    },
-                ));
-            }
-        }
+        words.extend(face_pacrs(arch, 2, sel));
         let (a, _) = same_as_per_datum_path(&mut m, &words, &format!("case {k} (sel {sel:#b})"));
         completed += a.is_ok() as u32;
     }
@@ -654,18 +645,7 @@ fn fp32_tiles_from_any_row_match_the_per_datum_path() {
                     m.dst.set_valid(s as usize % 1024, false);
                 }
                 let mut words = vec![setadcxx(arch, 0, 15)];
-                for face in 0..2 {
-                    for quad in 0..4 {
-                        words.push(pacr_word(
-                            arch,
-                            Pacr {
-                                addr_mode: (quad == 3) as u32,
-                                last: (face == 1 && quad == 3) as u32,
-                                ..Pacr::default()
-                            },
-                        ));
-                    }
-                }
+                words.extend(face_pacrs(arch, 2, 0));
                 let case = format!("case {k}: {conversion:?} from row {first}, {not_valid:?}");
                 let (a, _) = same_as_per_datum_path(&mut m, &words, &case);
                 assert_eq!(a, Ok(()), "{case}");
@@ -1372,19 +1352,7 @@ fn every_cell_pattern_packs_to_bfp_as_on_the_per_datum_path() {
             set(&mut template, C::THCON_SEC0_REG1_L1_Dest_addr, 0x100);
             face_addr_mods(&mut template);
             let mut words = vec![setadcxx(arch, 0, 15)];
-            for face in 0..4 {
-                for quad in 0..4 {
-                    words.push(pacr_word(
-                        arch,
-                        Pacr {
-                            read_intf_sel: 0xF,
-                            addr_mode: (quad == 3) as u32,
-                            last: (face == 3 && quad == 3) as u32,
-                            ..Pacr::default()
-                        },
-                    ));
-                }
-            }
+            words.extend(face_pacrs(arch, 4, 0xF));
             'orders: for order in [Order::OneAfterAnother, Order::Scattered, Order::Small] {
                 let cell = |k: u32| {
                     let k = k & 0xFFFF;

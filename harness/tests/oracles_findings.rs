@@ -228,7 +228,7 @@ fn golden_round_trips_keep_the_documented_precision() {
         }
         let image = DstImage::from_rows(c.pack.job.dst, &c.pack.dst);
         if let Err(f) = oracles::tile::precision(
-            &c.pack,
+            &c.pack.job,
             &image,
             &ujob,
             &out,
@@ -284,7 +284,7 @@ fn golden_round_trips_keep_the_documented_precision() {
             }
         }
         let f = oracles::tile::precision(
-            &c.pack,
+            &c.pack.job,
             &image,
             &ujob,
             &out,

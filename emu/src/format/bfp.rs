@@ -14,6 +14,8 @@
 //! model (`UNPACR_Regular.md`) and of ttsim's BFP4 packer.
 
 use super::data_format::{BfpExp, BfpWidth};
+#[cfg(target_arch = "x86_64")]
+use super::dst::cells_avx512::{self as cells, A_OR_B_AND_C, SELECT};
 use super::dst::encode_bf16;
 use crate::fault::{self, Fault};
 #[cfg(target_arch = "x86_64")]
@@ -307,7 +309,10 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
         // The E8M6 magnitudes, and which cells have a magnitude, or the
         // lanes as they are.
         let (e, nonzero) = match e8m6 {
-            true => (x.map(|x| e8m6_magnitudes(x)), x.map(|x| has_exponent(x))),
+            true => {
+                let [(e0, k0), (e1, k1)] = x.map(|x| e8m6_magnitudes(x));
+                ([e0, e1], [k0, k1])
+            }
             false => (x, [0; 2]),
         };
         // The fields, or the E8M6 magnitudes, whose largest has the
@@ -551,43 +556,26 @@ fn mask_sub16(
     out
 }
 
-/// The magnitudes of BF16 cells rounded to E8M6 (`bf16_round_to_e8m6`):
-/// the value without its sign, plus one at the mantissa's last bit, at
-/// most infinity's; 0 where the exponent field is 0. The last mantissa bit
+/// The magnitudes of BF16 cells rounded to E8M6 (`bf16_round_to_e8m6`),
+/// and the lanes whose cell has one (an exponent field other than 0; the
+/// others' magnitude is 0): the value without its sign, plus one at the
+/// mantissa's last bit, at most infinity's. The last mantissa bit
 /// is left for the caller to clear; the sum can carry into the exponent
 /// field, and a NaN's, or a carry past the largest finite value, becomes
 /// infinity's.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw")]
 #[inline]
-fn e8m6_magnitudes(x: std::arch::x86_64::__m512i) -> std::arch::x86_64::__m512i {
+fn e8m6_magnitudes(
+    x: std::arch::x86_64::__m512i,
+) -> (std::arch::x86_64::__m512i, std::arch::x86_64::__mmask32) {
     use std::arch::x86_64::*;
     let splat = |v: u16| _mm512_set1_epi16(v as i16);
-    // The exponent field up to bits 14:7, the mantissa down to 6:0.
-    let mag = _mm512_ternarylogic_epi64::<SELECT>(
-        splat(0x7F80),
-        _mm512_slli_epi16::<7>(x),
-        _mm512_srli_epi16::<8>(x),
-    );
-    let up = _mm512_maskz_add_epi16(has_exponent(x), mag, splat(1));
-    _mm512_min_epu16(up, splat(0x7F80))
+    let mag = cells::magnitudes::<7, 8>(x, 0x7F80);
+    let nonzero = cells::exponent_not_zero(x, 0x00FF);
+    let up = _mm512_maskz_add_epi16(nonzero, mag, splat(1));
+    (_mm512_min_epu16(up, splat(0x7F80)), nonzero)
 }
-
-/// The lanes whose BF16 cell's exponent field is not 0.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw")]
-#[inline]
-fn has_exponent(x: std::arch::x86_64::__m512i) -> std::arch::x86_64::__mmask32 {
-    use std::arch::x86_64::*;
-    _mm512_test_epi16_mask(x, _mm512_set1_epi16(0x00FF))
-}
-
-/// Ternary-logic tables (`a`, `b`, `c` the three operands in order), bit by
-/// bit: `a ? b : c`, and `a | b & c`.
-#[cfg(target_arch = "x86_64")]
-const SELECT: i32 = 0xCA;
-#[cfg(target_arch = "x86_64")]
-const A_OR_B_AND_C: i32 = 0xF8;
 
 /// What the 16-bit lanes [`assemble_quads_avx512`] takes hold: elements,
 /// or `Dst` cells whose elements the assembler makes as it reads them. A

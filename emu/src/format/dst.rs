@@ -117,6 +117,57 @@ unsafe fn encode16_rows_avx2<const FP16: bool>(bytes: &[u8], out: &mut [[u16; 16
     }
 }
 
+/// Stored `Dst16b` cells (and `Dst32b` high halves) 32 to an AVX-512
+/// register, 16 bits a lane: the layout above taken apart with lane masks
+/// and ternary logic, for the packer's row kernels.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod cells_avx512 {
+    use std::arch::x86_64::*;
+
+    /// Ternary-logic tables (`a`, `b`, `c` the three operands in order),
+    /// bit by bit: `a ? b : c`, and `a | b & c`. Written as ternary logic,
+    /// not as AND and OR, so that the compiler keeps them one operation
+    /// each.
+    pub const SELECT: i32 = 0xCA;
+    pub const A_OR_B_AND_C: i32 = 0xF8;
+
+    #[target_feature(enable = "avx512bw")]
+    #[inline]
+    fn splat(v: u16) -> __m512i {
+        _mm512_set1_epi16(v as i16)
+    }
+
+    /// Each lane's cell put back in its float layout with the sign left
+    /// out: the exponent, the cell's low bits, up by `UP` into `field`, the
+    /// mantissa above it down by `DOWN` below `field`. One select of
+    /// `x << UP` and `x >> DOWN` by the field: the sign, bit `15 - DOWN` of
+    /// `x >> DOWN`, lies inside the field, and bit 15 of `x << UP` outside
+    /// it, where `x >> DOWN` is clear. [`super::decode_bf16`] is `<7, 8>`
+    /// with field `0x7F80`, [`super::decode_fp16`] `<10, 5>` with `0x7C00`.
+    #[target_feature(enable = "avx512bw")]
+    #[inline]
+    pub fn magnitudes<const UP: u32, const DOWN: u32>(x: __m512i, field: u16) -> __m512i {
+        let (exp, man) = (_mm512_slli_epi16::<UP>(x), _mm512_srli_epi16::<DOWN>(x));
+        _mm512_ternarylogic_epi64::<SELECT>(splat(field), exp, man)
+    }
+
+    /// `m | x & 0x8000`: magnitude `m` with the sign of cell `x`.
+    #[target_feature(enable = "avx512bw")]
+    #[inline]
+    pub fn with_sign(m: __m512i, x: __m512i) -> __m512i {
+        _mm512_ternarylogic_epi64::<A_OR_B_AND_C>(m, x, splat(0x8000))
+    }
+
+    /// The lanes whose cell `x` has an exponent field other than 0, the
+    /// field being its low bits `stored` (`0x00FF` for BF16, `0x001F` for
+    /// FP16).
+    #[target_feature(enable = "avx512bw")]
+    #[inline]
+    pub fn exponent_not_zero(x: __m512i, stored: u16) -> __mmask32 {
+        _mm512_test_epi16_mask(x, splat(stored))
+    }
+}
+
 /// IEEE FP32 (or conventional sign-magnitude INT32) → `Dst32b` arrangement
 /// (`DstEncodeFP32`, `WriteDstFP32`).
 #[inline]

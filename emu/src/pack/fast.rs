@@ -542,6 +542,19 @@ fn each_row_elements<'c, O>(
     }
 }
 
+/// `$f::<$lanes, BITS, ..>(args)`, with `BITS` the BFP width `$width` is:
+/// each width's loop its own, with the width a constant in it.
+#[cfg(target_arch = "x86_64")]
+macro_rules! by_width {
+    ($width:expr, $f:ident::<$lanes:ident $(, $more:tt)*>($($arg:expr),* $(,)?)) => {
+        match $width {
+            BfpWidth::Bits8 => $f::<$lanes, 8 $(, $more)*>($($arg),*),
+            BfpWidth::Bits4 => $f::<$lanes, 4 $(, $more)*>($($arg),*),
+            BfpWidth::Bits2 => $f::<$lanes, 2 $(, $more)*>($($arg),*),
+        }
+    };
+}
+
 /// [`BfpRows::tile_bytes`] compiled for AVX-512: the groups four at a time,
 /// two to a register ([`groups_in_quads_avx512`]). An early conversion
 /// with a lane form for the exponent form (BF16-shaped for "b", FP16 for
@@ -566,20 +579,7 @@ fn tile_bytes_avx512(
     use quad_lanes::{FP16_CELLS, FP16_CELLS_NARROWED};
     use std::arch::x86_64::__m512i;
     use BfpExp::{A, B};
-    use BfpWidth::{Bits2, Bits4, Bits8};
     use {Dst16Lanes as L16, Dst32Lanes as L32, Fp16Lanes as F16};
-    // Each arm passes what its lanes hold (`quad_lanes`) and its width,
-    // constants in its loop.
-    macro_rules! widths {
-        ($held:ident, $items:expr, $read:expr, $pair:expr) => {{
-            let items = $items;
-            return match form.width {
-                Bits8 => groups_in_quads_avx512::<$held, 8, _, _>(items, exps, data, $read, $pair),
-                Bits4 => groups_in_quads_avx512::<$held, 4, _, _>(items, exps, data, $read, $pair),
-                Bits2 => groups_in_quads_avx512::<$held, 2, _, _>(items, exps, data, $read, $pair),
-            };
-        }};
-    }
     let (arch, addressing) = (sh.arch, sh.dst_addressing);
     // `Dst16b` rows, read in place: as one slice when they lie one after
     // another ([`consecutive_rows16`]), else row by row; `$lanes` makes a
@@ -588,14 +588,17 @@ fn tile_bytes_avx512(
         ($held:ident, $lanes:expr) => {{
             let lanes = $lanes;
             if let Some(cells) = consecutive_rows16(dst, (arch, addressing), rows) {
-                return match form.width {
-                    Bits8 => slice16_in_quads_avx512::<$held, 8>(cells, exps, data, lanes),
-                    Bits4 => slice16_in_quads_avx512::<$held, 4>(cells, exps, data, lanes),
-                    Bits2 => slice16_in_quads_avx512::<$held, 2>(cells, exps, data, lanes),
-                };
+                return by_width!(
+                    form.width,
+                    slice16_in_quads_avx512::<$held>(cells, exps, data, lanes)
+                );
             }
             let r16 = |row: &u32| dst_row16(dst, arch, addressing, *row);
-            widths!($held, rows, r16, |a, b| lanes(two_rows_avx512(a, b)))
+            let pair = |a, b| lanes(two_rows_avx512(a, b));
+            return by_width!(
+                form.width,
+                groups_in_quads_avx512::<$held, _, _>(rows, exps, data, r16, pair)
+            );
         }};
     }
     // `Dst32b` rows, read in place: whole blocks of storage when they lie
@@ -606,17 +609,19 @@ fn tile_bytes_avx512(
         ($held:ident, $lanes:expr) => {{
             let lanes = $lanes;
             if let Some(blocks) = consecutive_rows32(dst, (arch, addressing), rows) {
-                return match form.width {
-                    Bits8 => blocks32_in_quads_avx512::<$held, 8>(blocks, exps, data, lanes),
-                    Bits4 => blocks32_in_quads_avx512::<$held, 4>(blocks, exps, data, lanes),
-                    Bits2 => blocks32_in_quads_avx512::<$held, 2>(blocks, exps, data, lanes),
-                };
+                return by_width!(
+                    form.width,
+                    blocks32_in_quads_avx512::<$held>(blocks, exps, data, lanes)
+                );
             }
             let r32 = |row: &u32| dst_row32(dst, arch, addressing, *row);
             let pair = |a: [&[u16; 16]; 2], b: [&[u16; 16]; 2]| {
                 lanes(two_rows_avx512(a[0], b[0]), two_rows_avx512(a[1], b[1]))
             };
-            widths!($held, rows, r32, pair)
+            return by_width!(
+                form.width,
+                groups_in_quads_avx512::<$held, _, _>(rows, exps, data, r32, pair)
+            );
         }};
     }
     // Each arm names its own lane form too, a constant in its loop. Where
@@ -661,8 +666,6 @@ fn elements_then_quads_avx512<'c>(
     exps: &mut [u8],
     data: &mut [u8],
 ) {
-    use BfpExp::{A, B};
-    use BfpWidth::{Bits2, Bits4, Bits8};
     let mut all = [[0u16; 16]; TILE_ROWS];
     let mut len = 0;
     each_row_elements(form, cells, &mut all, |_, elems, slot| {
@@ -671,19 +674,18 @@ fn elements_then_quads_avx512<'c>(
     });
     let elems = &all[..len];
     let two = |a, b| two_rows_avx512(a, b);
-    // Each arm passes its own form and width, constants in the loop.
-    macro_rules! in_quads {
-        ($held:ident, $bits:literal) => {
-            groups_in_quads_avx512::<$held, $bits, _, _>(elems, exps, data, |e| e, two)
-        };
-    }
-    match (form.exp, form.width) {
-        (B, Bits8) => in_quads!(B_ELEMENTS, 8),
-        (B, Bits4) => in_quads!(B_ELEMENTS, 4),
-        (B, Bits2) => in_quads!(B_ELEMENTS, 2),
-        (A, Bits8) => in_quads!(A_ELEMENTS, 8),
-        (A, Bits4) => in_quads!(A_ELEMENTS, 4),
-        (A, Bits2) => in_quads!(A_ELEMENTS, 2),
+    // Each arm passes its own form, and `by_width!` the width, constants
+    // in the loop.
+    let w = form.width;
+    match form.exp {
+        BfpExp::B => by_width!(
+            w,
+            groups_in_quads_avx512::<B_ELEMENTS, _, _>(elems, exps, data, |e| e, two)
+        ),
+        BfpExp::A => by_width!(
+            w,
+            groups_in_quads_avx512::<A_ELEMENTS, _, _>(elems, exps, data, |e| e, two)
+        ),
     }
 }
 

@@ -164,6 +164,7 @@ pub(super) use pairs::{
 mod pairs {
     #[cfg(doc)]
     use super::{Dst16Lanes, Dst32Lanes, Fp16Lanes};
+    use crate::format::dst::cells_avx512::{exponent_not_zero, magnitudes, with_sign};
     use std::arch::x86_64::*;
 
     #[target_feature(enable = "avx512bw,avx512vl")]
@@ -190,49 +191,13 @@ mod pairs {
         unsafe { _mm512_loadu_si512(rows.as_ptr().cast()) }
     }
 
-    /// A stored `Dst16b` cell in every lane put back in its float layout
-    /// with the sign left out: the exponent, the cell's low bits, up by
-    /// `UP` into `field`, the mantissa above it down by `DOWN` below
-    /// `field`. One select of `x << UP` and `x >> DOWN` by the field: the
-    /// sign, bit `15 - DOWN` of `x >> DOWN`, lies inside the field, and
-    /// bit 15 of `x << UP` outside it, where `x >> DOWN` is clear.
-    /// `decode_bf16` is `<7, 8>` with field `0x7F80`, `decode_fp16`
-    /// `<10, 5>` with `0x7C00`.
-    #[target_feature(enable = "avx512bw,avx512vl")]
-    #[inline]
-    fn decode_magnitude<const UP: u32, const DOWN: u32>(x: __m512i, field: u16) -> __m512i {
-        let (exp, man) = (_mm512_slli_epi16::<UP>(x), _mm512_srli_epi16::<DOWN>(x));
-        _mm512_ternarylogic_epi64::<SELECT>(splat(field), exp, man)
-    }
-
-    /// `m | x & 0x8000`: magnitude `m` with the sign of stored cell `x`.
-    #[target_feature(enable = "avx512bw,avx512vl")]
-    #[inline]
-    fn with_sign(m: __m512i, x: __m512i) -> __m512i {
-        _mm512_ternarylogic_epi64::<A_OR_B_AND_C>(m, x, splat(0x8000))
-    }
-
-    /// The lanes whose stored cell `x` has a non-zero exponent, its low
-    /// bits `stored` (`0x00FF` for BF16, `0x001F` for FP16).
-    #[target_feature(enable = "avx512bw,avx512vl")]
-    #[inline]
-    fn exponent_not_zero(x: __m512i, stored: u16) -> __mmask32 {
-        _mm512_test_epi16_mask(x, splat(stored))
-    }
-
-    /// Ternary-logic tables (`a`, `b`, `c` the three operands in order):
-    /// `a ? b : c`, and `a | b & c`. Written as ternary logic, not as AND
-    /// and OR, so that the compiler keeps them one operation each.
-    const SELECT: i32 = 0xCA;
-    const A_OR_B_AND_C: i32 = 0xF8;
-
     /// [`Dst16Lanes::Round`] of the 32 cells `x` (the BF16 rows that
     /// `PACR` rounds whole). Infinity is the largest magnitude a result
     /// keeps, so a NaN's becomes it by a minimum.
     #[target_feature(enable = "avx512bw,avx512vl")]
     #[inline]
     pub fn bf16_round_avx512(x: __m512i) -> __m512i {
-        let mag = decode_magnitude::<7, 8>(x, 0x7F80);
+        let mag = magnitudes::<7, 8>(x, 0x7F80);
         let r = _mm512_min_epu16(mag, splat(0x7F80));
         _mm512_maskz_mov_epi16(exponent_not_zero(x, 0x00FF), with_sign(r, x))
     }
@@ -242,7 +207,7 @@ mod pairs {
     #[target_feature(enable = "avx512bw,avx512vl")]
     #[inline]
     pub fn fp16_to_e5m6_avx512(x: __m512i) -> __m512i {
-        let mag = decode_magnitude::<10, 5>(x, 0x7C00);
+        let mag = magnitudes::<10, 5>(x, 0x7C00);
         let up = _mm512_andnot_si512(splat(0xF), _mm512_add_epi16(mag, splat(8)));
         let r = _mm512_min_epu16(up, splat(0x7FF0));
         let normal = _mm512_test_epi16_mask(r, splat(0x7C00));
@@ -255,7 +220,7 @@ mod pairs {
     #[target_feature(enable = "avx512bw,avx512vl")]
     #[inline]
     pub fn fp32_round_avx512<const E8M6: bool>(h: __m512i, l: __m512i) -> __m512i {
-        let mag = decode_magnitude::<7, 8>(h, 0x7F80);
+        let mag = magnitudes::<7, 8>(h, 0x7F80);
         let r = if E8M6 {
             _mm512_andnot_si512(splat(1), _mm512_add_epi16(mag, splat(1)))
         } else {

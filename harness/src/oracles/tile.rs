@@ -316,7 +316,7 @@ pub fn check_roundtrip(bench: &mut Workbench, case: &RoundTripCase) -> Result<Ve
     if let (Ok(_), Ok(regs)) = (&golden_bytes, &golden_regs) {
         compare_registers(&ujob, regs, &unpacked, &what)?;
     }
-    precision(pack, &dst, &ujob, &unpacked, &what)?;
+    precision(&pack.job, &dst, &ujob, &unpacked, &what)?;
     bench.give_back(packed);
     bench.give_back(unpacked);
     Ok(Verdict::Agree)
@@ -386,8 +386,8 @@ fn output_value(job: &golden::UnpackJob, cell: u32) -> Option<f64> {
     }
 }
 
-/// Check each datum of the round trip, whose inputs `dst` holds (the image
-/// of `pack`'s rows), against the formats' documented
+/// Check each datum of the round trip of pack `job` from `dst`, unpack
+/// `ujob` and the registers of `m`, against the formats' documented
 /// precision (`Packers/FormatConversion.md`): lossless pairs exact, rounding
 /// within half a unit, truncation within one, BFP within two units of its
 /// magnitude width at the group's shared exponent.
@@ -400,13 +400,12 @@ fn output_value(job: &golden::UnpackJob, cell: u32) -> Option<f64> {
 /// (`RoundTripCase`), and the Src and `Dst` cell layouts read back are the
 /// same (`SrcASrcB.md`, `Dst.md`).
 pub fn precision(
-    pack: &PackTileCase,
+    job: &golden::PackJob,
     dst: &DstImage,
     ujob: &golden::UnpackJob,
     m: &Machine,
     what: &What<'_>,
 ) -> Result<(), Finding> {
-    let job = &pack.job;
     // Integer outputs are exact or saturate: the golden comparison checks
     // them.
     if matches!(job.out, Format::Int8 | Format::Int16 | Format::Int32) {

@@ -223,6 +223,39 @@ mod tests {
         }
     }
 
+    /// PACR.md (Blackhole): `AddrMode` is two bits, and the Wormhole B0
+    /// `PackerMask` (`pack_sel`) is not a Blackhole field.
+    #[test]
+    fn encode_names_the_first_field_that_does_not_fit() {
+        let word = 0x4100_8f01;
+        let Ok(Instruction::Pacr(p)) = decode(Arch::Blackhole, word) else {
+            panic!("PACR does not decode");
+        };
+        // `p` with `change` made, encoded for Blackhole.
+        let encoded = |change: &dyn Fn(&mut Pacr)| {
+            let mut q = p;
+            change(&mut q);
+            encode(Arch::Blackhole, &Instruction::Pacr(q))
+        };
+        assert_eq!(encoded(&|_| {}), Ok(word));
+        let too_wide = EncodeError::TooWide {
+            opcode: Opcode::Pacr,
+            field: "addr_mode",
+            value: 4,
+            max: 3,
+        };
+        assert_eq!(encoded(&|q| q.addr_mode = 4), Err(too_wide));
+        let absent = EncodeError::FieldNotOnArch {
+            opcode: Opcode::Pacr,
+            field: "pack_sel",
+            arch: Arch::Blackhole,
+        };
+        assert_eq!(encoded(&|q| q.pack_sel = 1), Err(absent.clone()));
+        // Both wrong: `pack_sel` comes before `addr_mode`.
+        let both = |q: &mut Pacr| (q.addr_mode, q.pack_sel) = (4, 1);
+        assert_eq!(encoded(&both), Err(absent));
+    }
+
     #[test]
     fn pacr_fields_decode_per_arch() {
         // PACR.md (Blackhole): Last [0], ReadIntfSel [11:8], AddrMode [16:15].

@@ -15,7 +15,7 @@
 
 use super::data_format::{BfpExp, BfpWidth};
 #[cfg(target_arch = "x86_64")]
-use super::dst::cells_avx512::{self as cells, A_OR_B_AND_C, SELECT};
+use super::dst::cells_avx512::{self as cells, exponent_not_zero, A_OR_B_AND_C, SELECT};
 use super::dst::encode_bf16;
 use crate::fault::{self, Fault};
 #[cfg(target_arch = "x86_64")]
@@ -299,27 +299,22 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
         BfpWidth::Bits2 => splat(126),
     };
     // A cell's exponent field: its low eight bits (BF16), five (FP16).
-    let own_field = match (cells, exp) {
-        (false, _) => field,
-        (true, BfpExp::B) => splat(0x00FF),
-        (true, BfpExp::A) => splat(0x001F),
+    let stored = match exp {
+        BfpExp::B => 0x00FF,
+        BfpExp::A => 0x001F,
     };
+    let own_field = if cells { splat(stored) } else { field };
     for (q, (exps, out)) in exps.chunks_mut(4).zip(data.chunks_mut(4 * n)).enumerate() {
         let x = quad(q);
-        // The E8M6 magnitudes, and which cells have a magnitude, or the
-        // lanes as they are.
-        let (e, nonzero) = match e8m6 {
-            true => {
-                let [(e0, k0), (e1, k1)] = x.map(|x| e8m6_magnitudes(x));
-                ([e0, e1], [k0, k1])
-            }
-            false => (x, [0; 2]),
-        };
-        // The fields, or the E8M6 magnitudes, whose largest has the
-        // largest field: their maxima give the shared exponent.
-        let own = match e8m6 {
-            true => e,
-            false => e.map(|e| _mm512_and_si512(e, own_field)),
+        // What the lanes are made from (`e`: the E8M6 magnitudes, or the
+        // lanes as they are), which E8M6 cells have a magnitude, and what
+        // the shared exponent is the largest of (`own`: the fields, or the
+        // E8M6 magnitudes, whose largest has the largest field).
+        let (e, nonzero, own) = if e8m6 {
+            let [(e0, k0), (e1, k1)] = x.map(|x| e8m6_magnitudes(x));
+            ([e0, e1], [k0, k1], [e0, e1])
+        } else {
+            (x, [0; 2], x.map(|x| _mm512_and_si512(x, own_field)))
         };
         let mut most = _mm512_max_epu16(own[0], own[1]);
         most = _mm512_max_epu16(most, _mm512_shuffle_epi32::<0b01_00_11_10>(most));
@@ -346,7 +341,7 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
                 // cell without a magnitude where its field is 0 gets a
                 // shift of 16, which leaves nothing of its mantissa.
                 let s = if narrowed {
-                    mask_sub16(splat(16), _mm512_test_epi16_mask(own, own), most, own)
+                    mask_sub16(splat(16), exponent_not_zero(x, stored), most, own)
                 } else {
                     _mm512_sub_epi16(most, own)
                 };
@@ -572,7 +567,7 @@ fn e8m6_magnitudes(
     use std::arch::x86_64::*;
     let splat = |v: u16| _mm512_set1_epi16(v as i16);
     let mag = cells::magnitudes::<7, 8>(x, 0x7F80);
-    let nonzero = cells::exponent_not_zero(x, 0x00FF);
+    let nonzero = exponent_not_zero(x, 0x00FF);
     let up = _mm512_maskz_add_epi16(nonzero, mag, splat(1));
     (_mm512_min_epu16(up, splat(0x7F80)), nonzero)
 }

@@ -35,6 +35,16 @@ pub(crate) fn has_avx512_bw_vl() -> bool {
         && std::arch::is_x86_feature_detected!("avx512vl")
 }
 
+/// Whether the CPU has BMI2 besides AVX-512BW and AVX-512VL, which the
+/// four-group BFP assembler takes (`format::bfp::assemble_quads_avx512`
+/// lays BFP2 datums' bits out with `pdep`). Every CPU with AVX-512BW has
+/// it.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx512_bw_vl_bmi2() -> bool {
+    has_avx512_bw_vl() && std::arch::is_x86_feature_detected!("bmi2")
+}
+
 /// Whether the CPU has AVX-512F and AVX-512 VBMI, which the BFP4 unpack
 /// kernel takes for its one-shuffle datum spread (`vpmultishiftqb`).
 #[cfg(target_arch = "x86_64")]

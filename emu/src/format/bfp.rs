@@ -237,7 +237,9 @@ pub(crate) fn assemble_lanes_avx512(
 /// - whether the magnitude at the width is 0, which drops the sign, is
 ///   read from `m >> s` before the rounding;
 /// - the datums of two registers are narrowed together, each group's
-///   bytes landing in order in place.
+///   bytes landing in order in place; BFP2 datums, a sign and one
+///   magnitude bit, are never made as bytes: both bits come from compares
+///   as masks, and BMI2's `pdep` lays them out.
 ///
 /// What the lanes hold, `LANES`, and the width `BITS` (8, 4 or 2 bits) are
 /// constants, so that each form's loop is its own whether or not the
@@ -252,7 +254,7 @@ pub(crate) fn assemble_lanes_avx512(
 /// # Panics
 /// If `data` is shorter than the groups' bytes.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,avx512vl")]
+#[target_feature(enable = "avx512bw,avx512vl,bmi2")]
 #[inline]
 pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
     exps: &mut [u8],
@@ -322,7 +324,8 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
         most = _mm512_max_epu16(most, _mm512_rol_epi32::<16>(most));
         // Every lane of 128-bit lane g now holds group g's largest, beside
         // the group's own elements in both registers.
-        let datums = [0, 1].map(|i| {
+        // `m >> s`, each element's magnitude moved to the shared exponent.
+        let shifted = [0, 1].map(|i| {
             let (x, e, own) = (x[i], e[i], own[i]);
             let (s, m) = if e8m6 {
                 // The largest field with 0x7F below it, less a magnitude:
@@ -377,31 +380,32 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
                 let m = _mm512_ternarylogic_epi64::<A_OR_B_AND_C>(hidden, man, splat(0x7F));
                 (s, m)
             };
-            let q = srlv16(m, s);
-            // The sign, where the magnitude at the width is not 0: where
-            // `(q + 1) >> 1` is at least 1, 16 or 64.
-            let signed = _mm512_mask_cmpgt_epu16_mask(_mm512_movepi16_mask(x), q, least);
+            srlv16(m, s)
+        });
+        let negative = x.map(|x| _mm512_movepi16_mask(x));
+        // The datum of each register's elements, as a byte: the sign, where
+        // the magnitude at the width is not 0 (where `(q + 1) >> 1` is at
+        // least 1, 16 or 64), above the magnitude.
+        let datum = |i: usize| {
+            let q = shifted[i];
+            let signed = _mm512_mask_cmpgt_epu16_mask(negative[i], q, least);
             let mag = _mm512_min_epu16(_mm512_avg_epu16(q, _mm512_setzero_si512()), splat(0x7F));
             // The sign bit is clear in `mag`.
-            let datum = mask_add16(mag, signed, splat(0x80));
-            match width {
-                BfpWidth::Bits8 => datum,
-                BfpWidth::Bits4 => _mm512_srli_epi16::<4>(datum),
-                BfpWidth::Bits2 => _mm512_srli_epi16::<6>(datum),
-            }
-        });
-        // Each datum is in the low bits of its 16-bit lane, nothing above
-        // it; the four groups' bytes, narrowed, go to the low `4n` bytes,
-        // group g's at `g * n`.
+            mask_add16(mag, signed, splat(0x80))
+        };
+        // The four groups' bytes, narrowed, go to the low `4n` bytes, group
+        // g's at `g * n`.
         let bytes = match width {
             // 128-bit lane g: group g's elements 0 to 7, then 8 to 15.
-            BfpWidth::Bits8 => _mm512_packus_epi16(datums[0], datums[1]),
+            BfpWidth::Bits8 => _mm512_packus_epi16(datum(0), datum(1)),
             BfpWidth::Bits4 => {
-                // Element 8 + j in the high byte of 16-bit lane j; then
-                // elements 2k + 1 and 9 + 2k (bits 19:16 and 27:24 of a
-                // 32-bit lane) beside 2k and 8 + 2k: 16-bit lane 0 of
-                // 32-bit lane k holds byte k of the group and byte 4 + k.
-                let both = _mm512_or_si512(datums[0], _mm512_slli_epi16::<8>(datums[1]));
+                // Each datum in the low four bits of its 16-bit lane, and
+                // element 8 + j in the high byte of lane j; then elements
+                // 2k + 1 and 9 + 2k (bits 19:16 and 27:24 of a 32-bit lane)
+                // beside 2k and 8 + 2k: 16-bit lane 0 of 32-bit lane k holds
+                // byte k of the group and byte 4 + k.
+                let [low, high] = [0, 1].map(|i| _mm512_srli_epi16::<4>(datum(i)));
+                let both = _mm512_or_si512(low, _mm512_slli_epi16::<8>(high));
                 let pairs =
                     _mm512_cvtepi32_epi16(_mm512_or_si512(both, _mm512_srli_epi32::<12>(both)));
                 // Each group's eight bytes from that order to theirs.
@@ -413,17 +417,29 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
                 _mm512_castsi256_si512(_mm256_shuffle_epi8(pairs, order))
             }
             BfpWidth::Bits2 => {
-                // As for BFP4, with elements 4m + 1, 4m + 2, 4m + 3 (bits
-                // 17:16, 33:32, 49:48 of a 64-bit lane, and 8 above) beside
-                // 4m: 16-bit lane 0 of 64-bit lane m holds byte m of the
-                // group and byte 2 + m.
-                let both = _mm512_or_si512(datums[0], _mm512_slli_epi16::<8>(datums[1]));
-                let quads = _mm512_or_si512(
-                    _mm512_or_si512(both, _mm512_srli_epi64::<14>(both)),
-                    _mm512_or_si512(_mm512_srli_epi64::<28>(both), _mm512_srli_epi64::<42>(both)),
-                );
-                let order = _mm_setr_epi8(0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15);
-                _mm512_castsi128_si512(_mm_shuffle_epi8(_mm512_cvtepi64_epi16(quads), order))
+                // A BFP2 datum is the byte's top two bits: whether the
+                // magnitude reaches 64 (bit 0), that is whether `q` is
+                // above 126, and the sign where it does (bit 1). Both are
+                // masks, bit 8g + j of register i's for element 8i + j of
+                // group g; `pdep` puts each group's 16 bits together (group
+                // g's at bit 16g), then the two masks' bits side by side,
+                // datum j of a group at bits 2j and 2j + 1
+                // (`bfp_pack_datums`).
+                let some = shifted.map(|q| _mm512_cmpgt_epu16_mask(q, least));
+                let signed = [some[0] & negative[0], some[1] & negative[1]];
+                let by_group = |k: [u32; 2]| {
+                    _pdep_u64(u64::from(k[0]), 0x00FF_00FF_00FF_00FF)
+                        | _pdep_u64(u64::from(k[1]), 0xFF00_FF00_FF00_FF00)
+                };
+                let (some, signed) = (by_group(some), by_group(signed));
+                // Two groups' datums from the low 32 bits of each.
+                let datums = |some: u64, signed: u64| {
+                    _pdep_u64(some, 0x5555_5555_5555_5555)
+                        | _pdep_u64(signed, 0xAAAA_AAAA_AAAA_AAAA)
+                };
+                let low = datums(some, signed);
+                let high = datums(some >> 32, signed >> 32);
+                _mm512_castsi128_si512(_mm_set_epi64x(high as i64, low as i64))
             }
         };
         // Word 0 of each 128-bit lane, the field moved down to a byte.
@@ -1832,7 +1848,7 @@ mod tests {
     /// in form `e` and width `w`.
     ///
     /// # Safety
-    /// The CPU must have AVX-512BW and AVX-512VL.
+    /// The CPU must have AVX-512BW, AVX-512VL and BMI2.
     #[cfg(target_arch = "x86_64")]
     unsafe fn quads(
         e: BfpExp,
@@ -1874,7 +1890,7 @@ mod tests {
         if !std::arch::is_x86_feature_detected!("avx2") {
             return;
         }
-        let avx512 = crate::has_avx512_bw_vl();
+        let avx512 = crate::has_avx512_bw_vl_bmi2();
         use BfpExp::{A, B};
         use BfpWidth::{Bits2, Bits4, Bits8};
         let mut checked = 0u32;
@@ -1909,7 +1925,7 @@ mod tests {
                 if avx512 {
                     let mut got = BfpGroup::default();
                     // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked
-                    // above.
+                    // above (with BMI2).
                     unsafe { assemble_lanes_avx512(e, w, &elems, &mut got) };
                     assert_eq!(got, want, "AVX-512: {e:?} {w:?} {elems:04x?}");
                     // In each of a quad's four places, beside groups whose
@@ -1946,8 +1962,8 @@ mod tests {
                         }
                         let mut exps = [0u8; 4];
                         let mut bytes = [0u8; 64];
-                        // SAFETY: the CPU has AVX-512BW and AVX-512VL,
-                        // checked above.
+                        // SAFETY: the CPU has AVX-512BW, AVX-512VL and
+                        // BMI2, checked above.
                         unsafe { quads(e, w, quad, &mut exps, &mut bytes) };
                         assert_eq!(
                             (exps, bytes),

@@ -432,9 +432,9 @@ impl BfpRows {
     #[inline]
     fn tile_bytes(self, sh: &Shared, dst: &Dst, rows: &[u32], exps: &mut [u8], data: &mut [u8]) {
         #[cfg(target_arch = "x86_64")]
-        if crate::has_avx512_bw_vl() {
-            // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked just
-            // above.
+        if crate::has_avx512_bw_vl_bmi2() {
+            // SAFETY: the CPU has AVX-512BW, AVX-512VL and BMI2, checked
+            // just above.
             return unsafe { tile_bytes_avx512(self, sh, dst, rows, exps, data) };
         }
         let cells = rows.iter().map(|row| self.row_cells(sh, dst, *row));
@@ -555,7 +555,8 @@ macro_rules! by_width {
     };
 }
 
-/// [`BfpRows::tile_bytes`] compiled for AVX-512: the groups four at a time,
+/// [`BfpRows::tile_bytes`] compiled for AVX-512 (and BMI2, for the
+/// assembler's BFP2 datums): the groups four at a time,
 /// two to a register ([`groups_in_quads_avx512`]). An early conversion
 /// with a lane form for the exponent form (BF16-shaped for "b", FP16 for
 /// "a") brings its rows there two at a time: as the stored cells, whose
@@ -566,7 +567,7 @@ macro_rules! by_width {
 /// other early conversion has every row's elements worked out first. The
 /// forms and width are chosen once for the whole loop.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,avx512vl")]
+#[target_feature(enable = "avx512bw,avx512vl,bmi2")]
 fn tile_bytes_avx512(
     form: BfpRows,
     sh: &Shared,
@@ -659,7 +660,7 @@ fn tile_bytes_avx512(
 /// [`tile_bytes_avx512`] for a form without a lane form in pairs: every
 /// row's elements first, then their groups four at a time.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,avx512vl")]
+#[target_feature(enable = "avx512bw,avx512vl,bmi2")]
 fn elements_then_quads_avx512<'c>(
     form: BfpRows,
     cells: impl Iterator<Item = Cells<'c>>,
@@ -694,7 +695,7 @@ fn elements_then_quads_avx512<'c>(
 /// made what `LANES` says by `lanes` (the cells themselves, or
 /// [`fp16_to_e5m6_avx512`]'s elements).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,avx512vl")]
+#[target_feature(enable = "avx512bw,avx512vl,bmi2")]
 #[inline]
 fn slice16_in_quads_avx512<const LANES: u8, const BITS: u32>(
     cells: &[[u16; 16]],
@@ -726,7 +727,7 @@ fn slice16_in_quads_avx512<const LANES: u8, const BITS: u32>(
 /// [`fp32_round_avx512`]'s elements). Only "b" elements come from `Dst32b`
 /// rows.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,avx512vl")]
+#[target_feature(enable = "avx512bw,avx512vl,bmi2")]
 #[inline]
 fn blocks32_in_quads_avx512<const LANES: u8, const BITS: u32>(
     blocks: &[[[u16; 16]; 16]],
@@ -759,7 +760,7 @@ fn blocks32_in_quads_avx512<const LANES: u8, const BITS: u32>(
 /// quad of fewer is filled out with the last item. `LANES` and the width
 /// (`BITS`) are [`assemble_quads_avx512`]'s.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,avx512vl")]
+#[target_feature(enable = "avx512bw,avx512vl,bmi2")]
 #[inline]
 fn groups_in_quads_avx512<'a, const LANES: u8, const BITS: u32, T, R: Copy>(
     items: &'a [T],

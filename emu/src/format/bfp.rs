@@ -399,22 +399,17 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
             // 128-bit lane g: group g's elements 0 to 7, then 8 to 15.
             BfpWidth::Bits8 => _mm512_packus_epi16(datum(0), datum(1)),
             BfpWidth::Bits4 => {
-                // Each datum in the low four bits of its 16-bit lane, and
-                // element 8 + j in the high byte of lane j; then elements
-                // 2k + 1 and 9 + 2k (bits 19:16 and 27:24 of a 32-bit lane)
-                // beside 2k and 8 + 2k: 16-bit lane 0 of 32-bit lane k holds
-                // byte k of the group and byte 4 + k.
-                let [low, high] = [0, 1].map(|i| _mm512_srli_epi16::<4>(datum(i)));
-                let both = _mm512_or_si512(low, _mm512_slli_epi16::<8>(high));
-                let pairs =
-                    _mm512_cvtepi32_epi16(_mm512_or_si512(both, _mm512_srli_epi32::<12>(both)));
-                // Each group's eight bytes from that order to theirs.
-                #[rustfmt::skip]
-                let order = _mm256_setr_epi8(
-                    0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15,
-                    0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15,
+                // Each group's datums as bytes, in order, as for BFP8. Byte
+                // k of the group holds the top four bits of datum 2k in its
+                // low half and of datum 2k + 1 in its high half: 16-bit
+                // lane k's two bytes, one moved down by 4 and one by 8.
+                let both = _mm512_packus_epi16(datum(0), datum(1));
+                let pairs = _mm512_ternarylogic_epi64::<SELECT>(
+                    splat(0x000F),
+                    _mm512_srli_epi16::<4>(both),
+                    _mm512_srli_epi16::<8>(both),
                 );
-                _mm512_castsi256_si512(_mm256_shuffle_epi8(pairs, order))
+                _mm512_castsi256_si512(_mm512_cvtepi16_epi8(pairs))
             }
             BfpWidth::Bits2 => {
                 // A BFP2 datum is the byte's top two bits: whether the

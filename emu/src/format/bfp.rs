@@ -382,16 +382,17 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
             };
             srlv16(m, s)
         });
-        let negative = x.map(|x| _mm512_movepi16_mask(x));
-        // The datum of each register's elements, as a byte: the sign, where
-        // the magnitude at the width is not 0 (where `(q + 1) >> 1` is at
-        // least 1, 16 or 64), above the magnitude.
+        // Where the magnitude at the width is not 0, where `(q + 1) >> 1`
+        // is at least 1, 16 or 64; the sign is kept only there.
+        let some = shifted.map(|q| _mm512_cmpgt_epu16_mask(q, least));
+        let signed = [0, 1].map(|i| some[i] & _mm512_movepi16_mask(x[i]));
+        // The datum of each register's elements, as a byte: the sign above
+        // the magnitude.
         let datum = |i: usize| {
             let q = shifted[i];
-            let signed = _mm512_mask_cmpgt_epu16_mask(negative[i], q, least);
             let mag = _mm512_min_epu16(_mm512_avg_epu16(q, _mm512_setzero_si512()), splat(0x7F));
             // The sign bit is clear in `mag`.
-            mask_add16(mag, signed, splat(0x80))
+            mask_add16(mag, signed[i], splat(0x80))
         };
         // The four groups' bytes, narrowed, go to the low `4n` bytes, group
         // g's at `g * n`.
@@ -412,16 +413,12 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
                 _mm512_castsi256_si512(_mm512_cvtepi16_epi8(pairs))
             }
             BfpWidth::Bits2 => {
-                // A BFP2 datum is the byte's top two bits: whether the
-                // magnitude reaches 64 (bit 0), that is whether `q` is
-                // above 126, and the sign where it does (bit 1). Both are
-                // masks, bit 8g + j of register i's for element 8i + j of
-                // group g; `pdep` puts each group's 16 bits together (group
-                // g's at bit 16g), then the two masks' bits side by side,
-                // datum j of a group at bits 2j and 2j + 1
-                // (`bfp_pack_datums`).
-                let some = shifted.map(|q| _mm512_cmpgt_epu16_mask(q, least));
-                let signed = [some[0] & negative[0], some[1] & negative[1]];
+                // A BFP2 datum is the byte's top two bits: `some` (bit 0,
+                // the magnitude's bit 6) and `signed` (bit 1), bit 8g + j
+                // of register i's mask for element 8i + j of group g.
+                // `pdep` puts each group's 16 bits together (group g's at
+                // bit 16g), then the two masks' bits side by side, datum j
+                // of a group at bits 2j and 2j + 1 (`bfp_pack_datums`).
                 let by_group = |k: [u32; 2]| {
                     _pdep_u64(u64::from(k[0]), 0x00FF_00FF_00FF_00FF)
                         | _pdep_u64(u64::from(k[1]), 0xFF00_FF00_FF00_FF00)

@@ -478,6 +478,220 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
     }
 }
 
+/// Groups two at a time, by the rule of [`bfp8_datum`] and
+/// [`bfp8_truncate`], written as they go to L1, for CPUs with AVX2 and
+/// without AVX-512: each group's shared exponent to `exps` (one byte a
+/// group) and its datums, packed to the width as [`bfp_pack_datums`] packs
+/// them, to `data`, group after group. `pair(p)` gives the elements of
+/// groups `2p` and `2p + 1` in halves ([`halves_avx2`]): 128-bit lane `g`
+/// of its first register holds elements 0 to 7 of group `2p + g`, of its
+/// second elements 8 to 15. A last pair of one group is filled out with
+/// anything; only its group is written.
+///
+/// The arithmetic is [`assemble_quads_avx512`]'s on half the width, with
+/// what AVX2 lacks made otherwise:
+///
+/// - no variable shift of 16-bit lanes: `m >> s` is two variable shifts of
+///   32-bit lanes (`vpsrlvd`), one for the even lanes (moved to the low
+///   half and alone there) and one for the odd, blended. A count of 32 or
+///   more leaves nothing, so, as there, the shift needs no clamp;
+/// - no masks: the compares give lanes of ones, and a BFP2 datum's two
+///   bits, put at bits 7 and 15 of its lane, are gathered by one
+///   `vpmovmskb` per register, datum `j` of a group at bits `2j` and
+///   `2j + 1`;
+/// - no narrowing of 16-bit lanes to bytes at once: BFP4's byte pairs are
+///   joined by a multiply-add of bytes (`vpmaddubsw`, `lo + 16 * hi`).
+///
+/// `LANES` is [`quad_lanes::B_ELEMENTS`] or [`quad_lanes::A_ELEMENTS`] and
+/// the width `BITS` is 8, 4 or 2, constants so that each form's loop is its
+/// own. `lane_assembler_is_the_portable_one` holds it to the portable
+/// assembler on elements, and `pack_fast_path`'s tests to the per-datum
+/// path.
+///
+/// # Panics
+/// If `data` is shorter than the groups' bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn assemble_pairs_avx2<const LANES: u8, const BITS: u32>(
+    exps: &mut [u8],
+    data: &mut [u8],
+    mut pair: impl FnMut(usize) -> [std::arch::x86_64::__m256i; 2],
+) {
+    use quad_lanes::*;
+    use std::arch::x86_64::*;
+    let exp = const {
+        match LANES {
+            B_ELEMENTS => BfpExp::B,
+            A_ELEMENTS => BfpExp::A,
+            _ => panic!("the AVX2 assembler takes elements"),
+        }
+    };
+    let width = const {
+        match BITS {
+            8 => BfpWidth::Bits8,
+            4 => BfpWidth::Bits4,
+            2 => BfpWidth::Bits2,
+            _ => panic!("BFP datums are 8, 4 or 2 bits"),
+        }
+    };
+    let n = width.group_bytes();
+    let data = &mut data[..exps.len() * n];
+    let splat = |v: u16| _mm256_set1_epi16(v as i16);
+    let zero = _mm256_setzero_si256();
+    // The exponent field where it lies: bits 14:7 ("b"), 14:10 ("a").
+    let field = match exp {
+        BfpExp::B => splat(0x7F80),
+        BfpExp::A => splat(0x7C00),
+    };
+    let least = match width {
+        BfpWidth::Bits8 => splat(0),
+        BfpWidth::Bits4 => splat(30),
+        BfpWidth::Bits2 => splat(126),
+    };
+    // The two 16-bit halves of each 32-bit lane swapped.
+    #[rustfmt::skip]
+    let swap_halves = _mm256_setr_epi8(
+        2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+        2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+    );
+    let low_halves = _mm256_set1_epi32(0xFFFF);
+    for (p, (exps, out)) in exps.chunks_mut(2).zip(data.chunks_mut(2 * n)).enumerate() {
+        let x = pair(p);
+        let own = x.map(|x| _mm256_and_si256(x, field));
+        let mut most = _mm256_max_epu16(own[0], own[1]);
+        most = _mm256_max_epu16(most, _mm256_shuffle_epi32::<0b01_00_11_10>(most));
+        most = _mm256_max_epu16(most, _mm256_shuffle_epi32::<0b10_11_00_01>(most));
+        most = _mm256_max_epu16(most, _mm256_shuffle_epi8(most, swap_halves));
+        // Every lane of 128-bit lane g now holds group g's largest field.
+        // `m >> s`, each element's magnitude moved to the shared exponent.
+        let shifted = [0, 1].map(|i| {
+            let (x, own) = (x[i], own[i]);
+            let d = _mm256_sub_epi16(most, own);
+            let (s, man) = match exp {
+                BfpExp::B => (_mm256_srli_epi16::<7>(d), x),
+                BfpExp::A => (_mm256_srli_epi16::<10>(d), _mm256_srli_epi16::<3>(x)),
+            };
+            // The hidden bit, 0x80 where the field is not 0, below it the
+            // mantissa's seven bits.
+            let m = _mm256_or_si256(
+                _mm256_min_epu16(own, splat(0x80)),
+                _mm256_and_si256(man, splat(0x7F)),
+            );
+            let even = _mm256_srlv_epi32(
+                _mm256_and_si256(m, low_halves),
+                _mm256_and_si256(s, low_halves),
+            );
+            let odd = _mm256_srlv_epi32(m, _mm256_srli_epi32::<16>(s));
+            _mm256_blend_epi16::<0b1010_1010>(even, odd)
+        });
+        // Where the magnitude at the width is not 0, where `(q + 1) >> 1`
+        // is at least 1, 16 or 64 (`q` is at most 255: the signed compare
+        // is the unsigned one); the sign is kept only there.
+        let some = shifted.map(|q| _mm256_cmpgt_epi16(q, least));
+        let signed = [0, 1].map(|i| _mm256_and_si256(some[i], _mm256_srai_epi16::<15>(x[i])));
+        // The datum of each register's elements, as a byte: the sign above
+        // the magnitude.
+        let datum = |i: usize| {
+            let mag = _mm256_min_epu16(_mm256_avg_epu16(shifted[i], zero), splat(0x7F));
+            _mm256_or_si256(mag, _mm256_and_si256(signed[i], splat(0x80)))
+        };
+        // The two groups' bytes, group g's at `g * n`: all 32 for BFP8, the
+        // low 16 for BFP4, the low 8 for BFP2.
+        let bytes = match width {
+            // 128-bit lane g: group g's datums 0 to 7, then 8 to 15.
+            BfpWidth::Bits8 => _mm256_packus_epi16(datum(0), datum(1)),
+            BfpWidth::Bits4 => {
+                // Each datum's top four bits, bytes in order as for BFP8;
+                // byte k of a group is datum 2k plus 16 times datum 2k + 1.
+                let both = _mm256_packus_epi16(datum(0), datum(1));
+                let nibbles =
+                    _mm256_and_si256(_mm256_srli_epi16::<4>(both), _mm256_set1_epi8(0x0F));
+                let pairs = _mm256_maddubs_epi16(nibbles, splat(0x1001));
+                let eight = _mm256_packus_epi16(pairs, pairs);
+                _mm256_permute4x64_epi64::<0b11_11_10_00>(eight)
+            }
+            BfpWidth::Bits2 => {
+                // A BFP2 datum is the byte's top two bits: `some` (bit 0,
+                // the magnitude's bit 6) and `signed` (bit 1), here at bits
+                // 7 and 15 of its lane. Register i's mask holds element
+                // 8i + j of group g at bits 16g + 2j and 16g + 2j + 1.
+                let [k0, k1] = [0, 1].map(|i| {
+                    let bits = _mm256_or_si256(
+                        _mm256_and_si256(some[i], splat(0x0080)),
+                        _mm256_and_si256(signed[i], splat(0x8000)),
+                    );
+                    _mm256_movemask_epi8(bits) as u32
+                });
+                let first = (k0 & 0xFFFF) | k1 << 16;
+                let second = k0 >> 16 | (k1 & 0xFFFF_0000);
+                _mm256_castsi128_si256(_mm_cvtsi64_si128(
+                    (u64::from(second) << 32 | u64::from(first)) as i64,
+                ))
+            }
+        };
+        // Word 0 of each 128-bit lane, the field moved down to a byte.
+        let (first, second) = (
+            _mm256_extract_epi16::<0>(most) as u16,
+            _mm256_extract_epi16::<8>(most) as u16,
+        );
+        let shift = match exp {
+            BfpExp::B => 7,
+            BfpExp::A => 10,
+        };
+        // Made as one word: two byte stores read back as one word would
+        // wait for both to reach the cache.
+        let two = (first >> shift | (second >> shift) << 8).to_le_bytes();
+        // A whole pair's `out` is two groups' bytes: 32, 16 or 8, the
+        // width of its store.
+        match (<&mut [u8; 2]>::try_from(&mut *exps).ok(), width) {
+            (Some(e), BfpWidth::Bits8) => {
+                *e = two;
+                // SAFETY: 32 bytes, as above.
+                unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), bytes) };
+            }
+            (Some(e), BfpWidth::Bits4) => {
+                *e = two;
+                // SAFETY: 16 bytes, as above.
+                unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), _mm256_castsi256_si128(bytes)) };
+            }
+            (Some(e), BfpWidth::Bits2) => {
+                *e = two;
+                // SAFETY: 8 bytes, as above.
+                unsafe { _mm_storel_epi64(out.as_mut_ptr().cast(), _mm256_castsi256_si128(bytes)) };
+            }
+            (None, _) => {
+                let mut all = [0u8; 32];
+                // SAFETY: `all` is 32 bytes, the width of the store.
+                unsafe { _mm256_storeu_si256(all.as_mut_ptr().cast(), bytes) };
+                exps.copy_from_slice(&two[..exps.len()]);
+                out.copy_from_slice(&all[..out.len()]);
+            }
+        }
+    }
+}
+
+/// Two groups of elements in halves, as [`assemble_pairs_avx2`] takes
+/// them: 128-bit lane `g` of the first result holds elements 0 to 7 of
+/// group `g` (`a`, then `b`), of the second elements 8 to 15.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn halves_avx2(a: &[u16; 16], b: &[u16; 16]) -> [std::arch::x86_64::__m256i; 2] {
+    use std::arch::x86_64::*;
+    // SAFETY: each row is 32 bytes, the width of its load.
+    let (a, b) = unsafe {
+        (
+            _mm256_loadu_si256(a.as_ptr().cast()),
+            _mm256_loadu_si256(b.as_ptr().cast()),
+        )
+    };
+    [
+        _mm256_permute2x128_si256::<0x20>(a, b),
+        _mm256_permute2x128_si256::<0x31>(a, b),
+    ]
+}
+
 /// `vpsrlvw`: each 16-bit lane of `x` shifted right by its lane of
 /// `counts`, 0 where the count is past 15. The intrinsic restates that
 /// rule as a compare and a select, which the compiler keeps beside the
@@ -1871,6 +2085,61 @@ mod tests {
         }
     }
 
+    /// [`assemble_pairs_avx2`] of the two groups of elements `groups`, in
+    /// form `e` and width `w`.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn pairs(
+        e: BfpExp,
+        w: BfpWidth,
+        groups: [&[u16; 16]; 2],
+        exps: &mut [u8],
+        data: &mut [u8],
+    ) {
+        use quad_lanes::{A_ELEMENTS, B_ELEMENTS};
+        use std::arch::x86_64::*;
+        use BfpExp::{A, B};
+        use BfpWidth::{Bits2, Bits4, Bits8};
+        // The layout `assemble_pairs_avx2` documents, built here rather
+        // than by `halves_avx2`: elements 0 to 7 of group g at 8g in the
+        // first register, elements 8 to 15 in the second.
+        let half =
+            |from: usize| -> [u16; 16] { std::array::from_fn(|i| groups[i / 8][from + i % 8]) };
+        // SAFETY: each array is 32 bytes, the width of its load.
+        let x = [half(0), half(8)].map(|h| unsafe { _mm256_loadu_si256(h.as_ptr().cast()) });
+        let pair = |_| x;
+        match (e, w) {
+            (B, Bits8) => assemble_pairs_avx2::<B_ELEMENTS, 8>(exps, data, pair),
+            (B, Bits4) => assemble_pairs_avx2::<B_ELEMENTS, 4>(exps, data, pair),
+            (B, Bits2) => assemble_pairs_avx2::<B_ELEMENTS, 2>(exps, data, pair),
+            (A, Bits8) => assemble_pairs_avx2::<A_ELEMENTS, 8>(exps, data, pair),
+            (A, Bits4) => assemble_pairs_avx2::<A_ELEMENTS, 4>(exps, data, pair),
+            (A, Bits2) => assemble_pairs_avx2::<A_ELEMENTS, 2>(exps, data, pair),
+        }
+    }
+
+    /// What the portable assembler writes to L1 for `groups`: their shared
+    /// exponents, and their datums packed to the width.
+    fn portable_bytes<const N: usize>(
+        e: BfpExp,
+        w: BfpWidth,
+        groups: [&[u16; 16]; N],
+    ) -> ([u8; N], Vec<u8>) {
+        let n = w.group_bytes();
+        let mut exps = [0u8; N];
+        let mut bytes = vec![0u8; N * n];
+        for ((g, shared), out) in groups.iter().zip(&mut exps).zip(bytes.chunks_exact_mut(n)) {
+            let mut want = BfpGroup::default();
+            assemble_portable(e, w, g, &mut want);
+            *shared = want.shared_exp;
+            bfp_pack_datums(w, &want.datums, out);
+        }
+        (exps, bytes)
+    }
+
     /// The lane assembler against the portable rule, where the CPU has
     /// AVX2: every 16-bit pattern in every lane position, beside groups
     /// whose other elements make it the largest exponent, one exponent
@@ -1914,6 +2183,39 @@ mod tests {
                 // SAFETY: the CPU has AVX2, checked above.
                 unsafe { assemble_lanes(e, w, &elems, &mut got) };
                 assert_eq!(got, want, "{e:?} {w:?} {elems:04x?}");
+                // In each of a pair's two places, beside a group whose
+                // elements are the same in another order, with another
+                // exponent spread; and alone, as a last pair of one.
+                let mut other = elems;
+                other.rotate_left(7);
+                other.reverse();
+                other[lane] = x.rotate_left(9);
+                let n = w.group_bytes();
+                for pair in [[&elems, &other], [&other, &elems]] {
+                    let (want_exps, want_bytes) = portable_bytes(e, w, pair);
+                    let mut exps = [0u8; 2];
+                    let mut bytes = [0u8; 32];
+                    // SAFETY: the CPU has AVX2, checked above.
+                    unsafe { pairs(e, w, pair, &mut exps, &mut bytes) };
+                    assert_eq!(
+                        (exps, &bytes[..2 * n]),
+                        (want_exps, &want_bytes[..]),
+                        "AVX2 pair: {e:?} {w:?} {pair:04x?}"
+                    );
+                    assert!(bytes[2 * n..].iter().all(|b| *b == 0));
+                    let mut exps = [0u8; 2];
+                    let mut bytes = [0u8; 32];
+                    // SAFETY: as above.
+                    unsafe { pairs(e, w, pair, &mut exps[..1], &mut bytes) };
+                    assert_eq!(
+                        (exps, &bytes[..]),
+                        (
+                            [want_exps[0], 0],
+                            &[&want_bytes[..n], &[0u8; 32][n..]].concat()[..]
+                        ),
+                        "AVX2, 1 of a pair: {e:?} {w:?} {pair:04x?}"
+                    );
+                }
                 if avx512 {
                     let mut got = BfpGroup::default();
                     // SAFETY: the CPU has AVX-512BW and AVX-512VL, checked
@@ -1929,7 +2231,6 @@ mod tests {
                         other.reverse();
                         other[lane] = x.rotate_left(7 + 3 * k as u32);
                     }
-                    let n = w.group_bytes();
                     for place in 0..4 {
                         let mut quad = [&others[0], &others[1], &others[2], &others[2]];
                         let mut rest = others.iter();
@@ -1940,18 +2241,9 @@ mod tests {
                                 rest.next().unwrap()
                             };
                         }
-                        let mut want_exps = [0u8; 4];
+                        let (mut want_exps, want) = portable_bytes(e, w, quad);
                         let mut want_bytes = [0u8; 64];
-                        for ((g, shared), out) in quad
-                            .iter()
-                            .zip(&mut want_exps)
-                            .zip(want_bytes.chunks_exact_mut(n))
-                        {
-                            let mut want = BfpGroup::default();
-                            assemble_portable(e, w, g, &mut want);
-                            *shared = want.shared_exp;
-                            bfp_pack_datums(w, &want.datums, out);
-                        }
+                        want_bytes[..4 * n].copy_from_slice(&want);
                         let mut exps = [0u8; 4];
                         let mut bytes = [0u8; 64];
                         // SAFETY: the CPU has AVX-512BW, AVX-512VL and

@@ -23,7 +23,8 @@ use crate::arch::Arch;
 use crate::fault::Result;
 #[cfg(target_arch = "x86_64")]
 use crate::format::bfp::{
-    assemble_lanes, assemble_lanes_avx512, assemble_quads_avx512, halves_avx512,
+    assemble_lanes, assemble_lanes_avx512, assemble_pairs_avx2, assemble_quads_avx512, halves_avx2,
+    halves_avx512,
     quad_lanes::{self, A_ELEMENTS, B_ELEMENTS},
 };
 use crate::format::bfp::{assemble_portable, bfp_pack_datums, BfpGroup};
@@ -437,6 +438,12 @@ impl BfpRows {
             // just above.
             return unsafe { tile_bytes_avx512(self, sh, dst, rows, exps, data) };
         }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            let cells = rows.iter().map(|row| self.row_cells(sh, dst, *row));
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { elements_then_pairs_avx2(self, cells, exps, data) };
+        }
         let cells = rows.iter().map(|row| self.row_cells(sh, dst, *row));
         let mut groups = [BfpGroup::default(); TILE_ROWS];
         let groups = &mut groups[..exps.len().min(TILE_ROWS)];
@@ -687,6 +694,50 @@ fn elements_then_quads_avx512<'c>(
             w,
             groups_in_quads_avx512::<A_ELEMENTS, _, _>(elems, exps, data, |e| e, two)
         ),
+    }
+}
+
+/// [`BfpRows::tile_bytes`] compiled for AVX2, where there is no AVX-512:
+/// every row's elements first ([`each_row_elements`], each lane form in a
+/// loop of its own), then their groups two at a time
+/// ([`assemble_pairs_avx2`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn elements_then_pairs_avx2<'c>(
+    form: BfpRows,
+    cells: impl Iterator<Item = Cells<'c>>,
+    exps: &mut [u8],
+    data: &mut [u8],
+) {
+    let mut all = [[0u16; 16]; TILE_ROWS];
+    let mut len = 0;
+    each_row_elements(form, cells, &mut all, |_, elems, slot| {
+        *slot = *elems;
+        len += 1;
+    });
+    let elems = &all[..len];
+    let Some(last) = elems.last() else {
+        return;
+    };
+    let count = len.min(exps.len());
+    let exps = &mut exps[..count];
+    // A last pair of one group is filled out with that group.
+    let pair = |p: usize| {
+        let at = |i: usize| elems.get(2 * p + i).unwrap_or(last);
+        halves_avx2(at(0), at(1))
+    };
+    macro_rules! by_width {
+        ($lanes:ident) => {
+            match form.width {
+                BfpWidth::Bits8 => assemble_pairs_avx2::<$lanes, 8>(exps, data, pair),
+                BfpWidth::Bits4 => assemble_pairs_avx2::<$lanes, 4>(exps, data, pair),
+                BfpWidth::Bits2 => assemble_pairs_avx2::<$lanes, 2>(exps, data, pair),
+            }
+        };
+    }
+    match form.exp {
+        BfpExp::B => by_width!(B_ELEMENTS),
+        BfpExp::A => by_width!(A_ELEMENTS),
     }
 }
 

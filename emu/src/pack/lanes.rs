@@ -12,11 +12,13 @@
 //! half a unit at bit 16 or 15 of an FP32 value changes its high half by
 //! one or by bit 15 of its low half. Those definitions stay the reference:
 //! the tests compare every 16-bit cell, and every high half with the low
-//! halves that decide rounding and NaN, against them. The FP16 forms have
-//! no row rule of their own: where there is no AVX-512, the per-datum
-//! definition (`EarlyConversion::bfp_elements`) is the row path.
+//! halves that decide rounding and NaN, against them. The FP16 forms'
+//! row rules ([`Fp16Lanes::row`]) are the per-datum definitions
+//! themselves, with their "a" element conversion, lane by lane.
 
 use crate::format::dst::decode_bf16;
+#[cfg(target_arch = "x86_64")]
+use crate::format::dst::decode_fp16;
 use crate::format::pack::EarlyConversion;
 
 /// An early conversion from `Dst16b` with a BF16-shaped result.
@@ -143,6 +145,33 @@ impl Fp16Lanes {
             _ => return None,
         })
     }
+
+    /// The "a" elements of a row of `Dst16b` FP16 cells, for CPUs without
+    /// AVX-512 (whose assembler makes them from the cells as it reads
+    /// them): the per-datum definitions on each lane, with the element
+    /// conversion (`e5_narrow` to seven mantissa bits) written out for the
+    /// intermediate each form gives, which the compiler keeps in vector
+    /// lanes where the general per-datum path is not.
+    #[inline(always)]
+    pub fn row(self, cells: &[u16; 16]) -> [u16; 16] {
+        use crate::format::float::e5_narrow;
+        use crate::format::pack::{fp16_round, fp16_round_to_e5m6, fp16_truncate_to_e5m7};
+        let mut out = [0u16; 16];
+        match self {
+            // FP16 intermediates: ten mantissa bits to seven.
+            Fp16Lanes::Identity => each16(&mut out, cells, |c| e5_narrow(decode_fp16(c), 10, 7)),
+            Fp16Lanes::Round => each16(&mut out, cells, |c| {
+                e5_narrow(fp16_round(decode_fp16(c)), 10, 7)
+            }),
+            // E5M7 and E5M6 intermediates: already no wider than the
+            // element.
+            Fp16Lanes::TruncateToE5m7 => {
+                each16(&mut out, cells, |c| fp16_truncate_to_e5m7(decode_fp16(c)))
+            }
+            Fp16Lanes::ToE5m6 => each16(&mut out, cells, |c| fp16_round_to_e5m6(decode_fp16(c))),
+        }
+        out
+    }
 }
 
 /// Two rows at once in AVX-512's 32 16-bit lanes, the first row in the low
@@ -152,7 +181,7 @@ impl Fp16Lanes {
 /// it reads them ([`crate::format::bfp::quad_lanes`]): FP32 to BF16 and to
 /// E8M6, FP16 to E5M6. `vector_rules_are_the_row_rules` holds the BF16 and
 /// FP32 ones to the row rules for every cell,
-/// `fp16_pairs_are_the_early_conversion_and_its_a_element` the FP16 one to
+/// `fp16_rows_and_pairs_are_the_early_conversion_and_its_a_element` the FP16 one to
 /// the per-datum definition.
 #[cfg(target_arch = "x86_64")]
 pub(super) use pairs::{
@@ -421,7 +450,7 @@ mod tests {
     /// the stored cells, `quad_lanes`.)
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn fp16_pairs_are_the_early_conversion_and_its_a_element() {
+    fn fp16_rows_and_pairs_are_the_early_conversion_and_its_a_element() {
         use EarlyConversion as E;
         let with_lanes: Vec<_> = every_early_conversion()
             .into_iter()
@@ -435,6 +464,17 @@ mod tests {
         ];
         assert_eq!(with_lanes, want);
         assert!(with_lanes.iter().all(|e| !e.reads_32b()), "{with_lanes:?}");
+        // The row rules, every cell in every lane position.
+        for early in want {
+            let k = Fp16Lanes::of(early).unwrap();
+            for c in 0..=u16::MAX {
+                let row = row_with(c, c as usize);
+                for (g, c) in k.row(&row).iter().zip(&row) {
+                    let want = bfp_element(early.apply(u32::from(*c)), BfpExp::A).unwrap();
+                    assert_eq!(*g, want, "{early:?} {c:#06x}");
+                }
+            }
+        }
         if !crate::has_avx512_bw_vl() {
             return;
         }

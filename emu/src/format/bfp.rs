@@ -1138,7 +1138,7 @@ macro_rules! by_four {
 /// `j`'s cells go to `out(j, cells)`. By AVX-512 or AVX2 where the CPU has
 /// it (checked once for all the groups), which takes each datum straight
 /// from the packed bytes into its lane (`bfp_group_to_src_avx512`,
-/// `bfp_group_to_src_avx2`).
+/// `bfp_groups_to_src_avx2`).
 #[inline(always)]
 pub fn bfp_groups_to_src<const BITS: usize>(
     bytes: &[u8],
@@ -1287,7 +1287,7 @@ unsafe fn groups_to_src_avx512<const BITS: usize, const VBMI: bool>(
     }
 }
 
-/// [`bfp_group_to_src_avx2`] in AVX-512's sixteen 32-bit lanes: the whole
+/// [`bfp8_group_to_src_avx2`] in AVX-512's sixteen 32-bit lanes: the whole
 /// group in one register, `rebase` its exponent's `(exp - 133) << 10`.
 /// BFP8 datums are expanded lane by lane, the zero datums picked out by a
 /// lane mask. A BFP4 datum has only 16 values, so the group's 16 possible
@@ -1455,7 +1455,11 @@ static BFP2_CELLS: CacheLines<[[u32; 16]; 256]> = {
     t
 };
 
-/// [`bfp_groups_to_src`] with each group by [`bfp_group_to_src_avx2`].
+/// [`bfp_groups_to_src`] in AVX2's 32-bit lanes, eight datums to a
+/// register: BFP8 groups by [`bfp8_group_to_src_avx2`], BFP4 and BFP2 ones
+/// by lookup ([`bfp4_group_to_src_avx2`], [`bfp2_group_to_src_avx2`]),
+/// each inlined into a loop of its own for each kind of exponent, a
+/// section's four groups to a pass (`by_four!`) for BFP4 and BFP2.
 ///
 /// # Safety
 /// The CPU must have AVX2.
@@ -1467,11 +1471,40 @@ unsafe fn bfp_groups_to_src_avx2<const BITS: usize>(
     exps: GroupExps<'_>,
     mut out: impl FnMut(usize, [u32; 16]),
 ) {
-    exps.each(bytes.chunks_exact(2 * BITS), |j, group, e| {
-        // SAFETY: the CPU has AVX2 (this function's contract); `group` is
-        // `2 × BITS` bytes long.
-        out(j, unsafe { bfp_group_to_src_avx2::<BITS>(group, e) });
-    });
+    // `$kernel` on each `$n`-byte group of `bytes`, a section's groups
+    // one or four to a pass, the loops written out (as `by_four!` does).
+    macro_rules! groups {
+        ($n:literal, $kernel:ident, $pass:ident) => {{
+            let groups = bytes.as_chunks::<$n>().0;
+            match exps {
+                GroupExps::Forced(e) => {
+                    for (j, group) in groups.iter().enumerate() {
+                        // SAFETY: the CPU has AVX2 (this function's
+                        // contract).
+                        out(j, unsafe { $kernel(group, e) });
+                    }
+                }
+                GroupExps::Section(s) => groups!(@$pass groups, s, |j, group, e| {
+                    // SAFETY: as above.
+                    out(j, unsafe { $kernel(group, *e) })
+                }),
+            }
+        }};
+        (@one $groups:expr, $exps:expr, |$j:ident, $group:ident, $exp:ident| $body:expr) => {
+            for ($j, ($group, $exp)) in $groups.iter().zip($exps).enumerate() {
+                $body;
+            }
+        };
+        (@four $($rest:tt)*) => {
+            by_four!($($rest)*)
+        };
+    }
+    match BITS {
+        // BFP8's kernel is larger, and measured 3-5% slower four to a pass.
+        8 => groups!(16, bfp8_group_to_src_avx2, one),
+        4 => groups!(8, bfp4_group_to_src_avx2, four),
+        _ => groups!(4, bfp2_group_to_src_avx2, four),
+    }
 }
 
 /// One group of [`bfp_groups_to_src`] without vector instructions of its
@@ -1488,77 +1521,196 @@ fn bfp_group_to_src_portable<const BITS: usize>(bytes: &[u8], exp: u8) -> [u32; 
     cells
 }
 
-/// One group of [`bfp_groups_to_src`] in AVX2's 32-bit lanes, eight datums
-/// to a register. Each lane gets its datum sign-extended from the top of a
-/// byte, as `bfp8_to_src_arith` takes it: BFP8 datums by widening the
-/// bytes, BFP4 and BFP2 datums by shifting the packed word right by the
-/// lane's datum position (`vpsrlvd`), then up to the top and arithmetically
-/// back down.
+/// A BFP8 group of [`bfp_groups_to_src`] in AVX2's 32-bit lanes, eight
+/// datums to a register: each lane's datum sign-extended from its byte,
+/// and expanded as [`bfp8_to_src_arith`] does.
+///
+/// The AVX2 kernels and their parts are functions inlined always, not
+/// closures: these functions have their target features only from the
+/// callers they are inlined into, a closure in one is compiled without
+/// them, and one left out of line calls each intrinsic (BFP8 tiles
+/// measured 25 times slower so).
 ///
 /// # Safety
-/// The CPU must have AVX2. `bytes` is `2 × BITS` long (checked by the
-/// caller); nothing else is read, and the stores are of the array's own
-/// size.
+/// The CPU must have AVX2 (the caller's target features, into which this
+/// is inlined).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn bfp_group_to_src_avx2<const BITS: usize>(bytes: &[u8], exp: u8) -> [u32; 16] {
+#[inline(always)]
+unsafe fn bfp8_group_to_src_avx2(bytes: &[u8; 16], exp: u8) -> [u32; 16] {
     use std::arch::x86_64::*;
     let rebase = _mm256_set1_epi32(((exp as u32).wrapping_sub(133) << 10) as i32);
-    let cells_of = |signed: __m256i| {
-        let magnitude = _mm256_and_si256(signed, _mm256_set1_epi32(0x7F));
-        let normalised = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(magnitude)), 13);
-        let rebased = _mm256_and_si256(
-            _mm256_add_epi32(normalised, rebase),
-            _mm256_set1_epi32(0x3_FFF8),
-        );
-        let value = _mm256_or_si256(
-            _mm256_and_si256(signed, _mm256_set1_epi32(0x4_0000)),
-            rebased,
-        );
-        let zero = _mm256_cmpeq_epi32(magnitude, _mm256_setzero_si256());
-        _mm256_blendv_epi8(
-            value,
-            _mm256_and_si256(signed, _mm256_set1_epi32(0x7_FC00)),
-            zero,
+    // SAFETY: `bytes` is 16 bytes, the width of the load.
+    let d = unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) };
+    // SAFETY: the CPU has AVX2 (this function's contract).
+    let (low, high) = unsafe {
+        (
+            bfp8_cells_avx2(_mm256_cvtepi8_epi32(d), rebase),
+            bfp8_cells_avx2(_mm256_cvtepi8_epi32(_mm_srli_si128::<8>(d)), rebase),
         )
     };
-    // Lanes 0..8 and 8..16, each datum sign-extended from bit 7.
-    let (low, high) = match BITS {
-        8 => {
-            let d = _mm_loadu_si128(bytes.as_ptr().cast());
-            (
-                _mm256_cvtepi8_epi32(d),
-                _mm256_cvtepi8_epi32(_mm_srli_si128(d, 8)),
-            )
-        }
-        4 => {
-            let word = u64::from_le_bytes([
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            ]);
-            let at = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
-            let lanes = |half: u32| {
-                let d = _mm256_srlv_epi32(_mm256_set1_epi32(half as i32), at);
-                _mm256_srai_epi32(_mm256_slli_epi32(d, 28), 24)
-            };
-            (lanes(word as u32), lanes((word >> 32) as u32))
-        }
-        _ => {
-            let word = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-            let lanes = |at: __m256i| {
-                let d = _mm256_srlv_epi32(_mm256_set1_epi32(word), at);
-                _mm256_srai_epi32(_mm256_slli_epi32(d, 30), 24)
-            };
-            (
-                lanes(_mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)),
-                lanes(_mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30)),
-            )
-        }
-    };
+    // SAFETY: as above.
+    unsafe { join_halves_avx2(low, high) }
+}
+
+/// [`bfp8_to_src_arith`] of the datums `signed` (each sign-extended from
+/// bit 7 of its lane), `rebase` their exponent's `(exp - 133) << 10`.
+///
+/// # Safety
+/// The CPU must have AVX2 (the caller's target features).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn bfp8_cells_avx2(
+    signed: std::arch::x86_64::__m256i,
+    rebase: std::arch::x86_64::__m256i,
+) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    let magnitude = _mm256_and_si256(signed, _mm256_set1_epi32(0x7F));
+    let normalised = _mm256_srli_epi32::<13>(_mm256_castps_si256(_mm256_cvtepi32_ps(magnitude)));
+    let rebased = _mm256_and_si256(
+        _mm256_add_epi32(normalised, rebase),
+        _mm256_set1_epi32(0x3_FFF8),
+    );
+    let value = _mm256_or_si256(
+        _mm256_and_si256(signed, _mm256_set1_epi32(0x4_0000)),
+        rebased,
+    );
+    // Magnitude 0: 0, or −infinity for sign 1.
+    let zero = _mm256_cmpeq_epi32(magnitude, _mm256_setzero_si256());
+    _mm256_blendv_epi8(
+        value,
+        _mm256_and_si256(signed, _mm256_set1_epi32(0x7_FC00)),
+        zero,
+    )
+}
+
+/// A group's 16 cells from its two halves, eight to a register.
+///
+/// # Safety
+/// The CPU must have AVX (the caller's target features).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn join_halves_avx2(
+    low: std::arch::x86_64::__m256i,
+    high: std::arch::x86_64::__m256i,
+) -> [u32; 16] {
+    use std::arch::x86_64::_mm256_storeu_si256;
     let mut cells = [0u32; 16];
-    _mm256_storeu_si256(cells.as_mut_ptr().cast(), cells_of(low));
-    _mm256_storeu_si256(cells[8..].as_mut_ptr().cast(), cells_of(high));
+    // SAFETY: each store is 32 bytes, half of `cells`.
+    unsafe {
+        _mm256_storeu_si256(cells.as_mut_ptr().cast(), low);
+        _mm256_storeu_si256(cells[8..].as_mut_ptr().cast(), high);
+    }
     cells
+}
+
+/// A BFP4 group of [`bfp_groups_to_src`] by lookup, as the AVX-512 kernel
+/// does it ([`bfp_group_to_src_avx512`]) in AVX2's eight lanes: the
+/// group's 16 possible cells made once from its exponent
+/// ([`BFP4_CELLS`]), the positive datums' in one register and the
+/// negative ones' in another; each lane shifts its datum to its low bits
+/// (`vpsrlvd`), picks its magnitude's cell from both (`vpermd`, which
+/// reads the low three bits of its lane) and keeps one by its sign (bit
+/// 3, moved to the top for `vblendvps`).
+///
+/// # Safety
+/// The CPU must have AVX2 (the caller's target features, into which this
+/// is inlined).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn bfp4_group_to_src_avx2(bytes: &[u8; 8], exp: u8) -> [u32; 16] {
+    use std::arch::x86_64::*;
+    let rebase = _mm256_set1_epi32(((exp as u32).wrapping_sub(133) << 10) as i32);
+    let [a, b, c, d, e, f, g, h] = *bytes;
+    let words = [[a, b, c, d], [e, f, g, h]].map(|w| _mm256_set1_epi32(i32::from_le_bytes(w)));
+    // SAFETY: the CPU has AVX2 (this function's contract).
+    unsafe {
+        let positive = bfp4_cells_avx2::<0>(rebase);
+        let negative = bfp4_cells_avx2::<8>(rebase);
+        join_halves_avx2(
+            bfp4_pick_avx2(words[0], positive, negative),
+            bfp4_pick_avx2(words[1], positive, negative),
+        )
+    }
+}
+
+/// The cells of BFP4 datum values `FROM` to `FROM + 7` at the exponent
+/// whose `(exp - 133) << 10` is `rebase`: [`BFP4_CELLS`]'s
+/// `(normalised + rebase) & rebased | fixed`.
+///
+/// # Safety
+/// The CPU must have AVX2 (the caller's target features).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn bfp4_cells_avx2<const FROM: usize>(
+    rebase: std::arch::x86_64::__m256i,
+) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    let t = &BFP4_CELLS;
+    let at = const {
+        assert!(FROM == 0 || FROM == 8);
+        FROM
+    };
+    // SAFETY: eight of each array's sixteen values, from 0 or 8.
+    let (normalised, rebased, fixed) = unsafe {
+        (
+            _mm256_loadu_si256(t.normalised[at..].as_ptr().cast()),
+            _mm256_loadu_si256(t.rebased[at..].as_ptr().cast()),
+            _mm256_loadu_si256(t.fixed[at..].as_ptr().cast()),
+        )
+    };
+    _mm256_or_si256(
+        _mm256_and_si256(_mm256_add_epi32(normalised, rebase), rebased),
+        fixed,
+    )
+}
+
+/// The cells of the eight BFP4 datums in the low half of `word` (in every
+/// lane), datum `i` of them in lane `i`, from the positive and negative
+/// values' cells.
+///
+/// # Safety
+/// The CPU must have AVX2 (the caller's target features).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn bfp4_pick_avx2(
+    word: std::arch::x86_64::__m256i,
+    positive: std::arch::x86_64::__m256i,
+    negative: std::arch::x86_64::__m256i,
+) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    let datum = _mm256_srlv_epi32(word, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
+    let sign = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(datum));
+    let if_positive = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(positive, datum));
+    let if_negative = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(negative, datum));
+    _mm256_castps_si256(_mm256_blendv_ps(if_positive, if_negative, sign))
+}
+
+/// A BFP2 group of [`bfp_groups_to_src`] by lookup in AVX2's eight lanes,
+/// as [`bfp2_group_to_src_avx512`] does it in sixteen: the exponent's four
+/// cells ([`BFP2_CELLS`]) in each 128-bit half of a register, each lane's
+/// datum shifted to its low bits (`vpsrlvd`) and picking its cell within
+/// its half (`vpermilps`, which reads the low two bits of its lane).
+///
+/// # Safety
+/// The CPU must have AVX2 (the caller's target features, into which this
+/// is inlined).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn bfp2_group_to_src_avx2(bytes: &[u8; 4], exp: u8) -> [u32; 16] {
+    use std::arch::x86_64::*;
+    let word = _mm256_set1_epi32(i32::from_le_bytes(*bytes));
+    // SAFETY: the first eight of the exponent's sixteen cells.
+    let table = unsafe { _mm256_loadu_si256(BFP2_CELLS.0[exp as usize].as_ptr().cast()) };
+    let table = _mm256_castsi256_ps(table);
+    let low = _mm256_srlv_epi32(word, _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14));
+    let high = _mm256_srlv_epi32(word, _mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30));
+    // SAFETY: the CPU has AVX2 (this function's contract).
+    unsafe {
+        join_halves_avx2(
+            _mm256_castps_si256(_mm256_permutevar_ps(table, low)),
+            _mm256_castps_si256(_mm256_permutevar_ps(table, high)),
+        )
+    }
 }
 
 /// [`bfp8_to_bf16`] for a row of 16 datums, each with its shared exponent,

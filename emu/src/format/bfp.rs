@@ -2202,6 +2202,25 @@ mod tests {
 
     use proptest::prelude::*;
 
+    /// `$f::<LANES, BITS>(args)` for the elements of form `$e` and width
+    /// `$w`, each form and width its own constants.
+    #[cfg(target_arch = "x86_64")]
+    macro_rules! by_form {
+        ($e:expr, $w:expr, $f:ident($($arg:expr),*)) => {{
+            use quad_lanes::{A_ELEMENTS, B_ELEMENTS};
+            use BfpExp::{A, B};
+            use BfpWidth::{Bits2, Bits4, Bits8};
+            match ($e, $w) {
+                (B, Bits8) => $f::<B_ELEMENTS, 8>($($arg),*),
+                (B, Bits4) => $f::<B_ELEMENTS, 4>($($arg),*),
+                (B, Bits2) => $f::<B_ELEMENTS, 2>($($arg),*),
+                (A, Bits8) => $f::<A_ELEMENTS, 8>($($arg),*),
+                (A, Bits4) => $f::<A_ELEMENTS, 4>($($arg),*),
+                (A, Bits2) => $f::<A_ELEMENTS, 2>($($arg),*),
+            }
+        }};
+    }
+
     /// [`assemble_quads_avx512`] of the four groups of elements `groups`,
     /// in form `e` and width `w`.
     ///
@@ -2215,10 +2234,7 @@ mod tests {
         exps: &mut [u8],
         data: &mut [u8],
     ) {
-        use quad_lanes::{A_ELEMENTS, B_ELEMENTS};
         use std::arch::x86_64::*;
-        use BfpExp::{A, B};
-        use BfpWidth::{Bits2, Bits4, Bits8};
         // The layout `assemble_quads_avx512` documents, built here rather
         // than by `halves_avx512`: elements 0 to 7 of group g at 8g in the
         // first register, elements 8 to 15 in the second.
@@ -2226,15 +2242,7 @@ mod tests {
             |from: usize| -> [u16; 32] { std::array::from_fn(|i| groups[i / 8][from + i % 8]) };
         // SAFETY: each array is 64 bytes, the width of its load.
         let x = [half(0), half(8)].map(|h| unsafe { _mm512_loadu_si512(h.as_ptr().cast()) });
-        let quad = |_| x;
-        match (e, w) {
-            (B, Bits8) => assemble_quads_avx512::<B_ELEMENTS, 8>(exps, data, quad),
-            (B, Bits4) => assemble_quads_avx512::<B_ELEMENTS, 4>(exps, data, quad),
-            (B, Bits2) => assemble_quads_avx512::<B_ELEMENTS, 2>(exps, data, quad),
-            (A, Bits8) => assemble_quads_avx512::<A_ELEMENTS, 8>(exps, data, quad),
-            (A, Bits4) => assemble_quads_avx512::<A_ELEMENTS, 4>(exps, data, quad),
-            (A, Bits2) => assemble_quads_avx512::<A_ELEMENTS, 2>(exps, data, quad),
-        }
+        by_form!(e, w, assemble_quads_avx512(exps, data, |_| x));
     }
 
     /// [`assemble_pairs_avx2`] of the two groups of elements `groups`, in
@@ -2251,10 +2259,7 @@ mod tests {
         exps: &mut [u8],
         data: &mut [u8],
     ) {
-        use quad_lanes::{A_ELEMENTS, B_ELEMENTS};
         use std::arch::x86_64::*;
-        use BfpExp::{A, B};
-        use BfpWidth::{Bits2, Bits4, Bits8};
         // The layout `assemble_pairs_avx2` documents, built here rather
         // than by `halves_avx2`: elements 0 to 7 of group g at 8g in the
         // first register, elements 8 to 15 in the second.
@@ -2262,15 +2267,7 @@ mod tests {
             |from: usize| -> [u16; 16] { std::array::from_fn(|i| groups[i / 8][from + i % 8]) };
         // SAFETY: each array is 32 bytes, the width of its load.
         let x = [half(0), half(8)].map(|h| unsafe { _mm256_loadu_si256(h.as_ptr().cast()) });
-        let pair = |_| x;
-        match (e, w) {
-            (B, Bits8) => assemble_pairs_avx2::<B_ELEMENTS, 8>(exps, data, pair),
-            (B, Bits4) => assemble_pairs_avx2::<B_ELEMENTS, 4>(exps, data, pair),
-            (B, Bits2) => assemble_pairs_avx2::<B_ELEMENTS, 2>(exps, data, pair),
-            (A, Bits8) => assemble_pairs_avx2::<A_ELEMENTS, 8>(exps, data, pair),
-            (A, Bits4) => assemble_pairs_avx2::<A_ELEMENTS, 4>(exps, data, pair),
-            (A, Bits2) => assemble_pairs_avx2::<A_ELEMENTS, 2>(exps, data, pair),
-        }
+        by_form!(e, w, assemble_pairs_avx2(exps, data, |_| x));
     }
 
     /// What the portable assembler writes to L1 for `groups`: their shared

@@ -737,19 +737,12 @@ fn tile_bytes_avx2(
         let at = |i: usize| elems.get(2 * p + i).unwrap_or(last);
         halves_avx2(at(0), at(1))
     };
-    // Each arm passes its own form and width, constants in the loop.
-    macro_rules! by_width {
-        ($lanes:ident) => {
-            match form.width {
-                BfpWidth::Bits8 => assemble_pairs_avx2::<$lanes, 8>(exps, data, pair),
-                BfpWidth::Bits4 => assemble_pairs_avx2::<$lanes, 4>(exps, data, pair),
-                BfpWidth::Bits2 => assemble_pairs_avx2::<$lanes, 2>(exps, data, pair),
-            }
-        };
-    }
+    // Each arm passes its own form, and `by_width!` the width, constants
+    // in the loop.
+    let w = form.width;
     match form.exp {
-        BfpExp::B => by_width!(B_ELEMENTS),
-        BfpExp::A => by_width!(A_ELEMENTS),
+        BfpExp::B => by_width!(w, assemble_pairs_avx2::<B_ELEMENTS>(exps, data, pair)),
+        BfpExp::A => by_width!(w, assemble_pairs_avx2::<A_ELEMENTS>(exps, data, pair)),
     }
 }
 

@@ -642,31 +642,25 @@ pub(crate) fn assemble_pairs_avx2<const LANES: u8, const BITS: u32>(
         // Made as one word: two byte stores read back as one word would
         // wait for both to reach the cache.
         let two = (first >> shift | (second >> shift) << 8).to_le_bytes();
-        // A whole pair's `out` is two groups' bytes: 32, 16 or 8, the
-        // width of its store.
-        match (<&mut [u8; 2]>::try_from(&mut *exps).ok(), width) {
-            (Some(e), BfpWidth::Bits8) => {
-                *e = two;
-                // SAFETY: 32 bytes, as above.
-                unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), bytes) };
+        if let Ok(e) = <&mut [u8; 2]>::try_from(&mut *exps) {
+            *e = two;
+            let at = out.as_mut_ptr();
+            let low = _mm256_castsi256_si128(bytes);
+            // SAFETY: a whole pair's `out` is two groups' bytes, 32, 16 or
+            // 8: the width of its store.
+            unsafe {
+                match width {
+                    BfpWidth::Bits8 => _mm256_storeu_si256(at.cast(), bytes),
+                    BfpWidth::Bits4 => _mm_storeu_si128(at.cast(), low),
+                    BfpWidth::Bits2 => _mm_storel_epi64(at.cast(), low),
+                }
             }
-            (Some(e), BfpWidth::Bits4) => {
-                *e = two;
-                // SAFETY: 16 bytes, as above.
-                unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), _mm256_castsi256_si128(bytes)) };
-            }
-            (Some(e), BfpWidth::Bits2) => {
-                *e = two;
-                // SAFETY: 8 bytes, as above.
-                unsafe { _mm_storel_epi64(out.as_mut_ptr().cast(), _mm256_castsi256_si128(bytes)) };
-            }
-            (None, _) => {
-                let mut all = [0u8; 32];
-                // SAFETY: `all` is 32 bytes, the width of the store.
-                unsafe { _mm256_storeu_si256(all.as_mut_ptr().cast(), bytes) };
-                exps.copy_from_slice(&two[..exps.len()]);
-                out.copy_from_slice(&all[..out.len()]);
-            }
+        } else {
+            let mut all = [0u8; 32];
+            // SAFETY: `all` is 32 bytes, the width of the store.
+            unsafe { _mm256_storeu_si256(all.as_mut_ptr().cast(), bytes) };
+            exps.copy_from_slice(&two[..exps.len()]);
+            out.copy_from_slice(&all[..out.len()]);
         }
     }
 }

@@ -146,9 +146,10 @@ impl Fp16Lanes {
         })
     }
 
-    /// The "a" elements of a row of `Dst16b` FP16 cells, for CPUs without
-    /// AVX-512 (whose assembler makes them from the cells as it reads
-    /// them): the per-datum definitions on each lane, with the element
+    /// The "a" elements of a row of `Dst16b` FP16 cells, for the row paths
+    /// that take elements (all but AVX-512's four-group assembler, which
+    /// makes them from the cells as it reads them): the per-datum
+    /// definitions on each lane, with the element
     /// conversion (`e5_narrow` to seven mantissa bits) written out for the
     /// intermediate each form gives, which the compiler keeps in vector
     /// lanes where the general per-datum path is not.

@@ -138,7 +138,7 @@ fn the_step_budget_stops_long_runs() {
     let arch = Arch::WormholeB0;
     let mut m = Machine::new(arch);
     let p = program(0, vec![word(arch, "NOP"); 100]);
-    let f = m.run(&[p], Limits { max_steps: 10 }).unwrap_err();
+    let f = m.run(&[p], Limits::steps(10)).unwrap_err();
     assert_eq!(f.kind, FaultKind::ResourceLimit);
 }
 
@@ -173,7 +173,7 @@ fn every_opcode_with_random_fields_runs_or_faults_without_panicking() {
                     let mut m = Machine::new(arch);
                     let r = m.run(
                         &[program(thread, vec![Step::Instruction(w)])],
-                        Limits { max_steps: 10_000 },
+                        Limits::steps(10_000),
                     );
                     let key = r
                         .map(|_| "ok".to_string())
@@ -378,7 +378,7 @@ fn a_mop_expansion_cut_short_goes_on_in_the_next_run() {
     let mop = (0x01 << 24) | (9 << 16);
     let x = |m: &Machine| m.adcs.values(0, Unit::Unpacker0).unwrap()[0][0];
     let p = program(0, vec![Step::Instruction(mop)]);
-    let f = m.run(&[p], Limits { max_steps: 4 }).unwrap_err();
+    let f = m.run(&[p], Limits::steps(4)).unwrap_err();
     assert_eq!(f.kind, FaultKind::ResourceLimit);
     let first = x(&m);
     assert!(first < 10, "the budget stopped the expansion at {first}");
@@ -489,7 +489,7 @@ fn stretches_do_what_the_scheduler_does_step_by_step() {
         let mut stepwise = direct.clone();
         stepwise.observer = Some(Box::default());
         let p = [program(thread, steps)];
-        let limits = Limits { max_steps: budget };
+        let limits = Limits::steps(budget);
         let a = direct.run(&p, limits).map_err(|f| f.into_info());
         let b = stepwise.run(&p, limits).map_err(|f| f.into_info());
         let what = format!("case {case} ({arch}, thread {thread}, budget {budget}): {p:?}");

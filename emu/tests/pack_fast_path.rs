@@ -997,10 +997,10 @@ fn pacr_runs_do_what_one_word_at_a_time_does() {
         let case = format!("case {k} ({arch}, budget {budget})");
         // Without the L1 write log, the run's express instructions write
         // their rows together: the same ending, L1 and state.
-        let unlogged = quiet.run(std::slice::from_ref(&program), Limits { max_steps: budget });
+        let unlogged = quiet.run(std::slice::from_ref(&program), Limits::steps(budget));
         let logged = together
             .clone()
-            .run(std::slice::from_ref(&program), Limits { max_steps: budget });
+            .run(std::slice::from_ref(&program), Limits::steps(budget));
         assert_eq!(
             unlogged.map_err(|f| f.into_info()),
             logged.map_err(|f| f.into_info()),

@@ -246,7 +246,7 @@ fn random_unpacker_programs_run_or_fault_deterministically() {
             } else {
                 structured_case(arch, seed * 2 + arch as u64)
             };
-            let limits = Limits { max_steps: 10_000 };
+            let limits = Limits::steps(10_000);
             let mut a = m0.clone();
             let ra = a.run(&programs, limits);
             let mut b = m0;
@@ -291,7 +291,7 @@ fn all_ones_in_any_config_word_is_handled() {
             let mut m = Machine::new(arch);
             j.configure(&mut m).unwrap();
             m.config.write_addr32(0, a, u32::MAX);
-            let r = m.run(&[j.program(arch).unwrap()], Limits { max_steps: 10_000 });
+            let r = m.run(&[j.program(arch).unwrap()], Limits::steps(10_000));
             if let Err(f) = r {
                 assert_ne!(f.kind, FaultKind::ResourceLimit, "{arch} word {a}: {f}");
             }

@@ -220,7 +220,7 @@ impl Workbench {
         let mut m =
             (self.spare(arch, prepared.l1.fill_byte())).unwrap_or_else(|| Machine::new(arch));
         m.copy_from(prepared);
-        let fault = run_within(v, &mut m, log, STEP_BUDGET);
+        let fault = run_within(v, &mut m, log, LIMITS);
         (m, fault)
     }
 }
@@ -287,7 +287,7 @@ pub fn programs(v: &Vector) -> Vec<ThreadProgram> {
 /// setup applied) and return that copy with the run's result.
 pub fn execute(v: &Vector, prepared: &Machine) -> (Machine, Option<Fault>) {
     let mut m = prepared.clone();
-    let fault = run_within(v, &mut m, L1Log::On, STEP_BUDGET);
+    let fault = run_within(v, &mut m, L1Log::On, LIMITS);
     (m, fault)
 }
 
@@ -301,15 +301,18 @@ pub enum L1Log {
     Off,
 }
 
-/// Run `v`'s programs on `m` within `max_steps` scheduler steps, its L1
-/// writes recorded or not as `log` says.
-pub(crate) fn run_within(v: &Vector, m: &mut Machine, log: L1Log, max_steps: u64) -> Option<Fault> {
+/// Run `v`'s programs on `m` within `limits`, its L1 writes recorded or not
+/// as `log` says.
+pub(crate) fn run_within(v: &Vector, m: &mut Machine, log: L1Log, limits: Limits) -> Option<Fault> {
     match log {
         L1Log::On => m.l1.enable_log(),
         L1Log::Off => m.l1.disable_log(),
     }
-    m.run(&programs(v), Limits { max_steps }).err()
+    m.run(&programs(v), limits).err()
 }
+
+/// The bounds of a vector's run: [`STEP_BUDGET`], and no datum budget.
+const LIMITS: Limits = Limits::steps(STEP_BUDGET);
 
 /// Run a vector and compare. `Err` when its setup cannot be applied.
 pub fn run_vector(v: &Vector) -> Result<Outcome, String> {

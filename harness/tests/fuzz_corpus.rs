@@ -4,8 +4,9 @@
 //! A finding panics with its report, failing the test.
 
 use std::path::{Path, PathBuf};
+use tensix_emu::FaultKind;
 use tensix_harness::oracles::targets::{self, TARGETS};
-use tensix_harness::oracles::{Tally, Workbench};
+use tensix_harness::oracles::{Tally, Verdict, Workbench};
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
@@ -110,3 +111,23 @@ replay_test!(replay_roundtrip, "roundtrip");
 replay_test!(replay_formats, "formats");
 replay_test!(replay_isa_roundtrip, "isa_roundtrip");
 replay_test!(replay_vector_parse, "vector_parse");
+
+/// An unpack program whose MOP loops read about 1.4 million datums
+/// (`UNPACR`s with drop and decompression counts in the hundreds of
+/// thousands) stops at the oracles' datum budget, a legal outcome, rather
+/// than taking as long as hundreds of other inputs.
+#[test]
+fn a_program_past_the_datum_budget_stops_legally() {
+    let path = fuzz_dir()
+        .join("regressions")
+        .join("unpack_program")
+        .join("reads-1.4-million-datums");
+    let bytes = std::fs::read(&path).expect("regression file reads");
+    let verdict = targets::check(&mut Workbench::new(), "unpack_program", &bytes);
+    assert_eq!(
+        verdict,
+        Ok(Some(Verdict::Stopped(FaultKind::ResourceLimit))),
+        "{}",
+        path.display()
+    );
+}

@@ -44,18 +44,37 @@ pub struct ThreadProgram {
     pub steps: Vec<Step>,
 }
 
-/// Bounds on a run.
+/// Bounds on a run. Neither is a property of the hardware: they keep a run
+/// of any program, however long, finite and its cost bounded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Scheduler steps before the run stops with `ResourceLimit`.
+    /// Scheduler steps before the run stops with `ResourceLimit` ("step
+    /// budget"): a program that has not finished by then is taken to hang.
     pub max_steps: u64,
+    /// Datums that `PACR` and `UNPACR` instructions may read before the
+    /// run stops with `ResourceLimit` ("datum budget"): each packer's
+    /// `InputNumDatums`, and each `UNPACR`'s `InputNumDatums` or, where
+    /// fewer, its `DecompressDrop + DecompressNumDatums`. The check comes
+    /// after each step, and after each run of consecutive `PACR` or
+    /// `UNPACR` words that a lone thread outside a MOP executes together,
+    /// so a run may end past the budget by up to that step or run.
+    /// Unbounded by default.
+    pub max_datums: u64,
+}
+
+impl Limits {
+    /// At most `max_steps` steps, with no datum budget.
+    pub const fn steps(max_steps: u64) -> Limits {
+        Limits {
+            max_steps,
+            max_datums: u64::MAX,
+        }
+    }
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits {
-            max_steps: 10_000_000,
-        }
+        Limits::steps(10_000_000)
     }
 }
 
@@ -64,6 +83,8 @@ impl Default for Limits {
 pub struct RunStats {
     pub steps: u64,
     pub instructions: u64,
+    /// Datums read by `PACR` and `UNPACR` ([`Limits::max_datums`]).
+    pub datums: u64,
 }
 
 /// Whether an instruction could start.
@@ -88,6 +109,16 @@ fn budget_exhausted(limits: Limits) -> Fault {
     Fault::new(
         FaultKind::ResourceLimit,
         format!("step budget of {} exhausted", limits.max_steps),
+    )
+}
+
+/// The fault of a run whose instructions have read more than
+/// `limits.max_datums` datums.
+#[cold]
+fn datums_exhausted(limits: Limits) -> Fault {
+    Fault::new(
+        FaultKind::ResourceLimit,
+        format!("datum budget of {} exhausted", limits.max_datums),
     )
 }
 
@@ -205,6 +236,7 @@ impl Machine {
         let mut threads: [ThreadRun<'_>; THREADS] =
             std::array::from_fn(|t| ThreadRun::new(programs, t));
         let mut stats = RunStats::default();
+        self.datums_read = 0;
         // Bit t: thread t has not drained (no entries left, nothing in its
         // front end or at its Wait Gate). Nothing another thread does
         // refills a drained thread, so it is not visited again; a thread
@@ -241,6 +273,7 @@ impl Machine {
                 }
             }
             if !busy {
+                stats.datums = self.datums_read;
                 return Ok(stats);
             }
             stats.steps += 1;
@@ -265,10 +298,21 @@ impl Machine {
                 )
                 .at(first as u8, entry));
             }
-            if stats.steps >= limits.max_steps {
-                return Err(budget_exhausted(limits));
-            }
+            self.check_budgets(&stats, limits)?;
         }
+    }
+
+    /// The run's step and datum budgets, checked after each step (and
+    /// after each batch of a stretch).
+    #[inline]
+    fn check_budgets(&self, stats: &RunStats, limits: Limits) -> Result<()> {
+        if stats.steps >= limits.max_steps {
+            return Err(budget_exhausted(limits));
+        }
+        if self.datums_read > limits.max_datums {
+            return Err(datums_exhausted(limits));
+        }
+        Ok(())
     }
 
     /// One action of thread `t`.
@@ -396,9 +440,7 @@ impl Machine {
                     None => return Ok(()),
                 },
             };
-            if stats.steps >= limits.max_steps {
-                return Err(budget_exhausted(limits));
-            }
+            self.check_budgets(stats, limits)?;
             if done == 0 {
                 // An instruction that must wait: the scheduler takes it.
                 return Ok(());

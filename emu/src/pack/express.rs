@@ -399,6 +399,9 @@ pub(super) fn follow(
             done += 1;
         }
     }
+    // Each word of the run reads 16 datums (`Express::qualify`), with the X
+    // counters the run started with: `PACR` steps only Y and Z.
+    *parts.datums_read = parts.datums_read.saturating_add(16 * done as u64);
     // The set exists: its counters were read above.
     let stepped = parts.adcs.apply_yz(adc, Unit::Packers, effect);
     debug_assert!(stepped.is_ok());

@@ -68,15 +68,23 @@ pub fn which_adc(thread: usize, ovrd_thread_id: bool, pk: &PackerConfig) -> Resu
     }
 }
 
+/// The datums a packer reads for ADC X counters `x0` (channel 0) and `x1`
+/// (channel 1): `InputNumDatums = x1 - x0 + 1`, modulo 2^32, or none for a
+/// `Flush` (InputAddressGenerator.md, functional model).
+#[inline]
+pub fn datum_count(x0: u32, x1: u32, flush: bool) -> u32 {
+    if flush {
+        0
+    } else {
+        x1.wrapping_sub(x0).wrapping_add(1)
+    }
+}
+
 /// The input address generator's fault for ADC X counters `x0` (channel 0)
 /// and `x1` (channel 1), if any: a datum count above [`MAX_DATUMS`].
 #[inline]
 pub fn check_count(x0: u32, x1: u32, packer: usize, flush: bool) -> Result<()> {
-    let count = if flush {
-        0
-    } else {
-        x1.wrapping_sub(x0).wrapping_add(1)
-    };
+    let count = datum_count(x0, x1, flush);
     if count > MAX_DATUMS {
         return Err(too_many_datums(packer, x1, x0, count));
     }
@@ -100,11 +108,7 @@ pub fn plan_from(
     let x = ch0[0];
     let addr = addr(shared, ch0);
     let (bpd, x_mask) = bytes_per_datum(pk.in_format_code);
-    let count = if flush {
-        0
-    } else {
-        ch1[0].wrapping_sub(x).wrapping_add(1)
-    };
+    let count = datum_count(x, ch1[0], flush);
     let source = if zero_write || flush {
         Source::DevNull
     } else if packer == 0 && pk.source_interface_selection {

@@ -327,6 +327,7 @@ fn one_word(
         ..
     } = decoded;
     let prep = prepared.at(slot);
+    parts.count_datums(prep);
     if let (Some(x), true) = (&prep.express, pending.on()) {
         if x.defer(parts, prep, shared, &packers[0], pending)? {
             return Ok(());
@@ -353,6 +354,27 @@ struct Parts<'m> {
     tag: u64,
     /// Where each datum's stages are recorded, when the machine observes.
     probe: Option<&'m mut Observer>,
+    /// `Machine::datums_read`.
+    datums_read: &'m mut u64,
+}
+
+impl Parts<'_> {
+    /// Count the datums `prep` reads with the counters as they are, each
+    /// packer's `InputNumDatums` ([`input::datum_count`]), towards the
+    /// run's datum budget. A packer whose ADC set does not exist reads
+    /// none: the instruction faults.
+    #[inline]
+    fn count_datums(&mut self, prep: &prepared::Prepared) {
+        let flush = prep.fields.flush;
+        let datums = prep.units().iter().fold(0u64, |sum, u| {
+            let n = match self.adcs.values(u.adc(), Unit::Packers) {
+                Some([ch0, ch1]) => input::datum_count(ch0[0], ch1[0], flush),
+                None => 0,
+            };
+            sum + u64::from(n)
+        });
+        *self.datums_read = self.datums_read.saturating_add(datums);
+    }
 }
 
 /// Run `body` with the configuration an instruction of `thread` sees,
@@ -373,6 +395,7 @@ fn with_config(
         l1,
         packer,
         issued,
+        datums_read,
         observer,
         ..
     } = m;
@@ -395,6 +418,7 @@ fn with_config(
         strict_groups: !*allow_read_interface_group_crossing,
         tag: *issued,
         probe: observer.as_deref_mut(),
+        datums_read,
     };
     body(parts, decoded)
 }

@@ -44,6 +44,17 @@ pub struct InputPlan {
     pub row_stride_bits: i64,
 }
 
+impl InputPlan {
+    /// The most datums the instruction reads from L1: `InputNumDatums`,
+    /// or fewer where the decompressed datums it drops and writes
+    /// (`DecompressDrop + DecompressNumDatums`) come first, as each datum
+    /// read gives at least one (UNPACR_Regular.md, the main loop).
+    pub fn datums_read(&self) -> u64 {
+        let out = u64::from(self.drop) + u64::from(self.decompress_datums);
+        u64::from(self.input_datums).min(out)
+    }
+}
+
 /// The three counters the input address generator reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InputCounters {

@@ -15,9 +15,9 @@ pub enum Ending {
 
 /// Run `program` on `together` under a budget of `budget` steps, and its
 /// steps one per `Machine::run` on `alone` with the budget counted across
-/// them; assert that both end alike: every step taken, or the same
-/// `ResourceLimit`, or the same fault (kind and rule) at the same program
-/// entry of the same thread. `case` names the case in a failure. The
+/// them; assert that both end alike: every step taken (and as many datums
+/// read), or the same `ResourceLimit`, or the same fault (kind and rule)
+/// at the same program entry of the same thread. `case` names the case in a failure. The
 /// callers compare the machines.
 pub fn run_both_ways(
     together: &mut Machine,
@@ -27,8 +27,9 @@ pub fn run_both_ways(
     case: &str,
 ) -> Ending {
     let len = program.steps.len() as u64;
-    let whole = together.run(std::slice::from_ref(program), Limits { max_steps: budget });
+    let whole = together.run(std::slice::from_ref(program), Limits::steps(budget));
     let mut one_by_one = Ok(());
+    let mut datums = 0;
     for (i, step) in program.steps.iter().enumerate() {
         if i as u64 == budget {
             one_by_one = Err((FaultKind::ResourceLimit, None));
@@ -38,10 +39,13 @@ pub fn run_both_ways(
             thread: program.thread,
             steps: vec![*step],
         };
-        if let Err(f) = alone.run(&[single], Limits::default()) {
-            let f = f.into_info();
-            one_by_one = Err((f.kind, Some((f.rule, i))));
-            break;
+        match alone.run(&[single], Limits::default()) {
+            Ok(stats) => datums += stats.datums,
+            Err(f) => {
+                let f = f.into_info();
+                one_by_one = Err((f.kind, Some((f.rule, i))));
+                break;
+            }
         }
     }
     if one_by_one.is_ok() && len == budget {
@@ -51,6 +55,7 @@ pub fn run_both_ways(
         (Ok(stats), Ok(())) => {
             assert_eq!(stats.instructions, len, "{case}");
             assert_eq!(stats.steps, len, "{case}");
+            assert_eq!(stats.datums, datums, "{case}: datums read");
             Ending::Completed
         }
         (Err(f), Err((FaultKind::ResourceLimit, None))) => {

@@ -238,7 +238,7 @@ mod tests {
             thread: 0,
             steps: load.steps.clone(),
         };
-        m.run(&[program], Limits { max_steps: 1 << 20 })
+        m.run(&[program], Limits::steps(1 << 20))
             .unwrap_or_else(|f| panic!("{arch:?} {}: {f}", dst.format));
 
         let mut want = reset();

@@ -372,7 +372,7 @@ mod tests {
         after
             .run(
                 &[ThreadProgram { thread: 2, steps }],
-                Limits { max_steps: 1 << 20 },
+                Limits::steps(1 << 20),
             )
             .unwrap_or_else(|f| panic!("the readback faults: {f}"));
         let seen = rb.read_src(after.l1.bytes()).unwrap();

@@ -25,11 +25,29 @@ pub use tile::{
 use crate::vector::Vector;
 use std::collections::BTreeMap;
 use std::fmt;
-use tensix_emu::{Fault, FaultKind, Machine};
+use tensix_emu::{Fault, FaultKind, Limits, Machine};
 
 /// Scheduler steps one generated program may take. A well-formed program of
 /// the generators' size needs far fewer; reaching it means a hang.
 pub const STEP_BUDGET: u64 = 1_000_000;
+
+/// Datums the `PACR`s and `UNPACR`s of one generated job may read
+/// ([`Limits::max_datums`]) before its run stops with a `ResourceLimit`
+/// that is a legal outcome, not a hang: 16 tiles of 1,024 datums. A tile
+/// job reads at most one tile a unit (a round trip two), so the budget
+/// bounds only the program targets, whose random counters and MOP loops
+/// can read hundreds of thousands of datums in a run of a few hundred
+/// instructions. Such a run reaches nothing that its first 16 tiles do
+/// not, but it costs as much as hundreds of others: before the budget, a
+/// five-minute `unpack_program` run from a 2,141-input corpus spent most
+/// of its time on its eight slowest inputs.
+pub const DATUM_BUDGET: u64 = 1 << 14;
+
+/// The bounds of every oracle run.
+pub const LIMITS: Limits = Limits {
+    max_steps: STEP_BUDGET,
+    max_datums: DATUM_BUDGET,
+};
 
 /// A legal outcome of one oracle run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,10 +163,10 @@ pub fn prepare(bench: &mut Workbench, v: &Vector) -> Result<Machine, Finding> {
 }
 
 /// Run the vector's programs on `m` (its setup applied) within
-/// [`STEP_BUDGET`], recording L1 writes. The machine is run in place: the
+/// [`LIMITS`], recording L1 writes. The machine is run in place: the
 /// oracles never copy L1, which keeps a fuzz iteration cheap.
 pub fn execute(v: &Vector, m: &mut Machine) -> Option<Fault> {
-    crate::run::run_within(v, m, L1Log::On, STEP_BUDGET)
+    crate::run::run_within(v, m, L1Log::On, LIMITS)
 }
 
 /// The faults that end a comparison without a finding, whatever the input.
@@ -212,7 +230,7 @@ pub fn check_determinism(
         return Ok(());
     }
     let mut m = prepare(bench, v)?;
-    let fault = crate::run::run_within(v, &mut m, L1Log::Off, STEP_BUDGET);
+    let fault = crate::run::run_within(v, &mut m, L1Log::Off, LIMITS);
     let differs = crate::run::first_difference(first, first_fault, &m, &fault);
     bench.give_back(m);
     match differs {

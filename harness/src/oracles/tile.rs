@@ -4,7 +4,7 @@
 use super::report;
 use super::{
     check_determinism, check_writes, execute, expect_agreement, is_hang, legal_fault, prepare,
-    Finding, Verdict, Workbench, STEP_BUDGET,
+    Finding, Verdict, Workbench, LIMITS,
 };
 use crate::generators::tile::{PackTileCase, RoundTripCase, UnpackTileCase};
 use crate::golden::{self, unpack::Unpacked, Bytes, DstImage, Format, Refusal, UnpackTarget};
@@ -296,7 +296,7 @@ pub fn check_roundtrip(bench: &mut Workbench, case: &RoundTripCase) -> Result<Ve
     // The pack half runs with L1's write log off, as a program does outside
     // the harness: a run of `PACR`s may write its rows together at its end.
     // (`pack_tile_diff` holds the logged path to the same model.)
-    if let Some(f) = &run_within(&v, &mut packed, L1Log::Off, STEP_BUDGET) {
+    if let Some(f) = &run_within(&v, &mut packed, L1Log::Off, LIMITS) {
         bench.give_back(packed);
         return judge_fault(f, &golden_bytes, &what);
     }

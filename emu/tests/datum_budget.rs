@@ -1,0 +1,127 @@
+//! The datum budget (`Limits::max_datums`): the datums a run's `PACR`s and
+//! `UNPACR`s read, counted alike on every path, and the run stopped once
+//! they pass the budget.
+
+mod pack_util;
+
+use pack_util::{dst_bf16, formats, machine, pacr_word, setadcxx, PACK};
+use tensix_emu::format::DataFormat;
+use tensix_emu::isa::Pacr;
+use tensix_emu::unpack::program::TileUnpack;
+use tensix_emu::{Arch, FaultKind, Limits, Machine, Step, ThreadProgram};
+
+const STEPS: u64 = 100_000;
+
+fn limits(max_datums: u64) -> Limits {
+    Limits {
+        max_steps: STEPS,
+        max_datums,
+    }
+}
+
+/// The run stops with `ResourceLimit`, naming the datum budget.
+fn assert_stopped(m: &mut Machine, p: &[ThreadProgram], max_datums: u64, what: &str) {
+    let f = m.run(p, limits(max_datums)).unwrap_err();
+    assert_eq!(f.kind, FaultKind::ResourceLimit, "{what}: {f}");
+    assert_eq!(
+        f.rule,
+        format!("datum budget of {max_datums} exhausted"),
+        "{what}"
+    );
+}
+
+/// tt-llk's tile unpack: one `UNPACR` per face, each reading the face's 16
+/// rows of 16 datums (`InputNumDatums` from `SETADCXX` 0..255), so four
+/// faces read 1,024. A budget of 1,024 lets the run finish; one of 1,023
+/// stops it, with or without an observer (which takes the scheduler's
+/// one-instruction steps rather than a run of `UNPACR` words at once).
+#[test]
+fn a_tile_unpack_reads_each_faces_datums() {
+    for arch in [Arch::Blackhole, Arch::WormholeB0] {
+        let j = TileUnpack {
+            unpacker: 0,
+            in_format: DataFormat::Float16B,
+            out_format: DataFormat::Float16B,
+            to_dst: false,
+            l1_addr: 0x1_0000,
+            faces: 4,
+            face_rows: 16,
+            set_dvalid: false,
+            dst_row: 0,
+        };
+        let mut m = Machine::new(arch);
+        j.configure(&mut m).unwrap();
+        let p = [j.program(arch).unwrap()];
+        let mut observed = m.clone();
+        observed.observer = Some(Box::default());
+        for (m, how) in [(&m, "direct"), (&observed, "observed")] {
+            let what = format!("{arch}, {how}");
+            let stats = m.clone().run(&p, limits(1024)).unwrap();
+            assert_eq!(stats.datums, 4 * 16 * 16, "{what}");
+            assert_stopped(&mut m.clone(), &p, 1023, &what);
+        }
+    }
+}
+
+/// On Blackhole, 64 `PACR`s that each read one row of 16 `Dst` datums
+/// (`SETADCXX` 0..15) read 1,024, counted alike with L1's write log on
+/// (each instruction alone) and off (a run of them written together,
+/// `pack::express`) and with the per-datum path forced.
+#[test]
+fn rows_of_pacrs_count_sixteen_datums_each_on_every_path() {
+    let arch = Arch::Blackhole;
+    let mut m = machine(arch);
+    formats(&mut m, 5, 5, 5);
+    dst_bf16(&mut m, 0, [0x3F80; 16]);
+    let mut words = vec![setadcxx(arch, 0, 15)];
+    for i in 0..64 {
+        words.push(pacr_word(
+            arch,
+            Pacr {
+                last: u32::from(i == 63),
+                ..Pacr::default()
+            },
+        ));
+    }
+    let p = [ThreadProgram {
+        thread: PACK,
+        steps: words.into_iter().map(Step::Instruction).collect(),
+    }];
+    let mut logged = m.clone();
+    logged.l1.enable_log();
+    let mut unlogged = m.clone();
+    unlogged.l1.disable_log();
+    let mut general = m;
+    general.packer.force_general_path = true;
+    for (m, how) in [
+        (&logged, "logged"),
+        (&unlogged, "unlogged"),
+        (&general, "per datum"),
+    ] {
+        let stats = m.clone().run(&p, limits(1024)).unwrap();
+        assert_eq!(stats.datums, 64 * 16, "{how}");
+        assert_stopped(&mut m.clone(), &p, 1023, how);
+    }
+}
+
+/// Without a datum budget (the default) nothing is stopped, and a run
+/// that reads none counts none.
+#[test]
+fn the_default_has_no_datum_budget() {
+    assert_eq!(Limits::default().max_datums, u64::MAX);
+    assert_eq!(Limits::steps(7).max_datums, u64::MAX);
+    let mut m = Machine::new(Arch::Blackhole);
+    let stats = m
+        .run(
+            &[ThreadProgram {
+                thread: 0,
+                steps: vec![Step::Cfg {
+                    addr32: 0,
+                    value: 1,
+                }],
+            }],
+            limits(0),
+        )
+        .unwrap();
+    assert_eq!(stats.datums, 0);
+}

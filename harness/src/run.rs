@@ -97,7 +97,7 @@ impl Default for Workbench {
 
 impl Workbench {
     /// Machines kept per workbench; a job takes at most three at once.
-    const KEEP: usize = 6;
+    const KEEP: usize = 12;
 
     /// A workbench whose oracles check every job for determinism.
     pub fn new() -> Workbench {
@@ -171,14 +171,21 @@ impl Workbench {
     /// A kept machine of `arch`, as its last job left it. One whose L1 has
     /// fill `l1_fill` is taken first: setting it up again (a reset, or a
     /// copy of a machine with that fill) stores only what either machine
-    /// wrote, where another stores all of L1.
+    /// wrote, where another stores all of L1. Failing that, one whose fill
+    /// is not zero. A zero-filled machine goes only to a job whose fill is
+    /// zero, as most jobs' fill is (`generators::tile::canary`): a job with
+    /// another fill takes a new machine rather than one that those jobs
+    /// would have to fill back, and the workbench comes to keep machines of
+    /// both kinds.
     fn spare(&mut self, arch: tensix_emu::Arch, l1_fill: u8) -> Option<Machine> {
         let same_arch = |m: &Machine| m.arch() == arch;
-        let found = self
-            .spare
-            .iter()
-            .rposition(|m| same_arch(m) && m.l1.fill_byte() == l1_fill)
-            .or_else(|| self.spare.iter().rposition(same_arch))?;
+        let with_fill = |fill: fn(u8, u8) -> bool| {
+            self.spare
+                .iter()
+                .rposition(|m| same_arch(m) && fill(m.l1.fill_byte(), l1_fill))
+        };
+        let found =
+            with_fill(|kept, wanted| kept == wanted).or_else(|| with_fill(|kept, _| kept != 0))?;
         Some(self.spare.swap_remove(found))
     }
 
@@ -736,6 +743,43 @@ mod tests {
                 bench.give_back(m);
             }
         }
+    }
+
+    /// A job whose fill is not zero leaves the zero-filled machines for
+    /// the jobs whose fill is zero: it takes a machine with its own fill,
+    /// then one with another non-zero fill, and otherwise a new one.
+    #[test]
+    fn zero_filled_machines_are_kept_for_zero_filled_jobs() {
+        let arch = tensix_emu::Arch::Blackhole;
+        let mut bench = Workbench::new();
+        let fills = |b: &Workbench| b.spare.iter().map(|m| m.l1.fill_byte()).collect::<Vec<_>>();
+        let take = |b: &mut Workbench, fill: u8| {
+            let m = b.machine_with_l1_fill(arch, fill);
+            assert!(m.l1.bytes().iter().all(|&x| x == fill), "fill {fill:#x}");
+            m
+        };
+        let zero = take(&mut bench, 0);
+        bench.give_back(zero);
+        let a5 = take(&mut bench, 0xA5);
+        assert_eq!(fills(&bench), [0], "a new machine for 0xA5");
+        bench.give_back(a5);
+        let a5 = take(&mut bench, 0xA5);
+        assert_eq!(fills(&bench), [0], "the 0xA5 machine again");
+        bench.give_back(a5);
+        let x5a = take(&mut bench, 0x5A);
+        assert_eq!(fills(&bench), [0], "the 0xA5 machine, filled with 0x5A");
+        let zero = take(&mut bench, 0);
+        assert_eq!(fills(&bench), Vec::<u8>::new(), "the zero-filled machine");
+        bench.give_back(x5a);
+        let again = take(&mut bench, 0);
+        assert_eq!(
+            fills(&bench),
+            Vec::<u8>::new(),
+            "the 0x5A machine, filled with zero"
+        );
+        bench.give_back(zero);
+        bench.give_back(again);
+        assert_eq!(fills(&bench), [0, 0]);
     }
 
     /// `expect.l1` laid over the setup: a run that changes nothing passes

@@ -44,9 +44,9 @@ pub struct Machine {
     pub(crate) frontends: [FrontEnd; THREADS],
     /// Instructions executed so far (across threads); tags L1 writes.
     pub(crate) issued: u64,
-    /// Datums read by `PACR` and `UNPACR` in the current run
-    /// ([`crate::exec::Limits::max_datums`]).
-    pub(crate) datums_read: u64,
+    /// The datums `PACR` and `UNPACR` may read in the current run, and
+    /// have read.
+    pub(crate) datums: crate::exec::DatumBudget,
     /// When set, what the run does is recorded here (see [`crate::observe`]).
     pub observer: Option<Box<crate::observe::Observer>>,
 }
@@ -69,7 +69,7 @@ impl Machine {
             unpackers: crate::unpack::UnpackerState::default(),
             frontends: std::array::from_fn(|_| FrontEnd::new(arch)),
             issued: 0,
-            datums_read: 0,
+            datums: crate::exec::DatumBudget::default(),
             observer: None,
         }
     }
@@ -107,7 +107,7 @@ impl Machine {
             unpackers,
             frontends,
             issued,
-            datums_read,
+            datums,
             observer,
         } = self;
         let arch = *arch;
@@ -124,7 +124,7 @@ impl Machine {
         unpackers.reset();
         *frontends = std::array::from_fn(|_| FrontEnd::new(arch));
         *issued = 0;
-        *datums_read = 0;
+        *datums = crate::exec::DatumBudget::default();
         *observer = None;
     }
 
@@ -147,7 +147,7 @@ impl Machine {
             unpackers,
             frontends,
             issued,
-            datums_read,
+            datums,
             observer,
         } = self;
         *arch = other.arch;
@@ -164,7 +164,7 @@ impl Machine {
         unpackers.clone_from(&other.unpackers);
         frontends.clone_from(&other.frontends);
         *issued = other.issued;
-        *datums_read = other.datums_read;
+        *datums = other.datums;
         *observer = None;
     }
 

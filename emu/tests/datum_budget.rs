@@ -1,12 +1,13 @@
 //! The datum budget (`Limits::max_datums`): the datums a run's `PACR`s and
-//! `UNPACR`s read, counted alike on every path, and the run stopped once
-//! they pass the budget.
+//! `UNPACR`s read, counted alike on every path, and the run stopped at the
+//! instruction that would read past it, before that instruction changes
+//! anything.
 
 mod pack_util;
 
 use pack_util::{dst_bf16, formats, machine, pacr_word, setadcxx, PACK};
 use tensix_emu::format::DataFormat;
-use tensix_emu::isa::Pacr;
+use tensix_emu::isa::{self, Opcode, Pacr};
 use tensix_emu::unpack::program::TileUnpack;
 use tensix_emu::{Arch, FaultKind, Limits, Machine, Step, ThreadProgram};
 
@@ -19,22 +20,42 @@ fn limits(max_datums: u64) -> Limits {
     }
 }
 
-/// The run stops with `ResourceLimit`, naming the datum budget.
-fn assert_stopped(m: &mut Machine, p: &[ThreadProgram], max_datums: u64, what: &str) {
-    let f = m.run(p, limits(max_datums)).unwrap_err();
+/// The run stops with `ResourceLimit`, naming the datum budget, at program
+/// entry `at`; and it leaves what the program's entries before `at` leave
+/// when run without a budget.
+fn assert_stopped_at(m: &Machine, p: &[ThreadProgram], max_datums: u64, at: usize, what: &str) {
+    let mut stopped = m.clone();
+    let f = stopped.run(p, limits(max_datums)).unwrap_err();
     assert_eq!(f.kind, FaultKind::ResourceLimit, "{what}: {f}");
     assert_eq!(
         f.rule,
         format!("datum budget of {max_datums} exhausted"),
         "{what}"
     );
+    assert_eq!(f.instruction_index, Some(at), "{what}");
+    let before: Vec<ThreadProgram> = p
+        .iter()
+        .map(|t| ThreadProgram {
+            thread: t.thread,
+            steps: t.steps[..at].to_vec(),
+        })
+        .collect();
+    let mut reference = m.clone();
+    let stats = reference.run(&before, Limits::steps(STEPS)).unwrap();
+    assert!(stats.datums <= max_datums, "{what}: {stats:?}");
+    assert_eq!(stopped.adcs, reference.adcs, "{what}: ADCs");
+    assert_eq!(stopped.srca, reference.srca, "{what}: SrcA");
+    assert_eq!(stopped.unpackers, reference.unpackers, "{what}: unpackers");
+    assert_eq!(stopped.packer, reference.packer, "{what}: packer");
+    assert!(stopped.l1.bytes() == reference.l1.bytes(), "{what}: L1");
 }
 
 /// tt-llk's tile unpack: one `UNPACR` per face, each reading the face's 16
 /// rows of 16 datums (`InputNumDatums` from `SETADCXX` 0..255), so four
 /// faces read 1,024. A budget of 1,024 lets the run finish; one of 1,023
-/// stops it, with or without an observer (which takes the scheduler's
-/// one-instruction steps rather than a run of `UNPACR` words at once).
+/// stops it at the fourth `UNPACR`, and one of 300 at the second, with or
+/// without an observer (which takes the scheduler's one-instruction steps
+/// rather than a run of `UNPACR` words at once).
 #[test]
 fn a_tile_unpack_reads_each_faces_datums() {
     for arch in [Arch::Blackhole, Arch::WormholeB0] {
@@ -52,13 +73,24 @@ fn a_tile_unpack_reads_each_faces_datums() {
         let mut m = Machine::new(arch);
         j.configure(&mut m).unwrap();
         let p = [j.program(arch).unwrap()];
+        let unpacrs: Vec<usize> = p[0]
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                matches!(s, Step::Instruction(w) if isa::opcode_of(arch, *w) == Ok(Opcode::Unpacr))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(unpacrs.len(), 4, "{arch}: one UNPACR a face");
         let mut observed = m.clone();
         observed.observer = Some(Box::default());
         for (m, how) in [(&m, "direct"), (&observed, "observed")] {
             let what = format!("{arch}, {how}");
             let stats = m.clone().run(&p, limits(1024)).unwrap();
             assert_eq!(stats.datums, 4 * 16 * 16, "{what}");
-            assert_stopped(&mut m.clone(), &p, 1023, &what);
+            assert_stopped_at(m, &p, 1023, unpacrs[3], &what);
+            assert_stopped_at(m, &p, 300, unpacrs[1], &what);
         }
     }
 }
@@ -66,7 +98,9 @@ fn a_tile_unpack_reads_each_faces_datums() {
 /// On Blackhole, 64 `PACR`s that each read one row of 16 `Dst` datums
 /// (`SETADCXX` 0..15) read 1,024, counted alike with L1's write log on
 /// (each instruction alone) and off (a run of them written together,
-/// `pack::express`) and with the per-datum path forced.
+/// `pack::express`) and with the per-datum path forced; a budget of 1,023
+/// stops the run at the last `PACR` (entry 64), and one of 100 at the
+/// seventh (entry 7), on every path.
 #[test]
 fn rows_of_pacrs_count_sixteen_datums_each_on_every_path() {
     let arch = Arch::Blackhole;
@@ -100,7 +134,8 @@ fn rows_of_pacrs_count_sixteen_datums_each_on_every_path() {
     ] {
         let stats = m.clone().run(&p, limits(1024)).unwrap();
         assert_eq!(stats.datums, 64 * 16, "{how}");
-        assert_stopped(&mut m.clone(), &p, 1023, how);
+        assert_stopped_at(m, &p, 1023, 64, how);
+        assert_stopped_at(m, &p, 100, 7, how);
     }
 }
 

@@ -406,6 +406,7 @@ const ADC_OPS: [&str; 8] = [
 fn stretches_do_what_the_scheduler_does_step_by_step() {
     let mut seed = 0x57e7_c4e5_u64;
     let (mut completed, mut faulted, mut limited, mut written) = (0, 0, 0, 0);
+    let mut out_of_datums = 0;
     for case in 0..600 {
         let arch = Arch::ALL[case % 2];
         let opcode_byte = |text: &str| match word(arch, text) {
@@ -458,6 +459,12 @@ fn stretches_do_what_the_scheduler_does_step_by_step() {
         } else {
             1_000
         };
+        // A datum budget stops both runs at the same instruction.
+        let max_datums = if splitmix(&mut seed).is_multiple_of(2) {
+            splitmix(&mut seed) % 64
+        } else {
+            u64::MAX
+        };
         let mut direct = Machine::new(arch);
         direct
             .config
@@ -489,10 +496,15 @@ fn stretches_do_what_the_scheduler_does_step_by_step() {
         let mut stepwise = direct.clone();
         stepwise.observer = Some(Box::default());
         let p = [program(thread, steps)];
-        let limits = Limits::steps(budget);
+        let limits = Limits {
+            max_steps: budget,
+            max_datums,
+        };
         let a = direct.run(&p, limits).map_err(|f| f.into_info());
         let b = stepwise.run(&p, limits).map_err(|f| f.into_info());
-        let what = format!("case {case} ({arch}, thread {thread}, budget {budget}): {p:?}");
+        let what = format!(
+            "case {case} ({arch}, thread {thread}, budget {budget}, {max_datums} datums): {p:?}"
+        );
         assert_eq!(a, b, "{what}");
         assert_eq!(direct.adcs, stepwise.adcs, "{what}");
         assert_eq!(direct.srca, stepwise.srca, "{what}");
@@ -504,6 +516,7 @@ fn stretches_do_what_the_scheduler_does_step_by_step() {
         written += usize::from(!direct.l1.log().is_empty());
         match a {
             Ok(_) => completed += 1,
+            Err(f) if f.rule.starts_with("datum budget") => out_of_datums += 1,
             Err(f) if f.kind == FaultKind::ResourceLimit => limited += 1,
             Err(_) => faulted += 1,
         }
@@ -512,4 +525,8 @@ fn stretches_do_what_the_scheduler_does_step_by_step() {
     assert!(completed > 100, "only {completed} programs completed");
     assert!(faulted > 100, "only {faulted} programs faulted");
     assert!(limited > 30, "only {limited} programs ran out of steps");
+    assert!(
+        out_of_datums > 15,
+        "only {out_of_datums} programs ran out of datums"
+    );
 }

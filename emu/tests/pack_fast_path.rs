@@ -934,14 +934,17 @@ fn express_path_matches_the_per_datum_path() {
 /// the same machine afterwards (all of L1, the ADCs, the packers' state),
 /// the same L1 writes in the same order with the same tags (the issue
 /// count), the same fault at the same program entry, and under a step budget
-/// the same `ResourceLimit` after the same number of instructions. Both
-/// architectures (Wormhole takes the general path, Blackhole mostly the
-/// express one), with other instructions between runs of `PACR`s.
+/// the same `ResourceLimit` after the same number of instructions; and with
+/// L1's write log off (the express instructions' rows written together)
+/// and on, the same ending, under a datum budget too. Both architectures
+/// (Wormhole takes the general path, Blackhole mostly the express one),
+/// with other instructions between runs of `PACR`s.
 #[test]
 fn pacr_runs_do_what_one_word_at_a_time_does() {
     use tensix_emu::{Limits, Step, ThreadProgram};
     let mut rng = Lcg(0x5EED_0006);
     let (mut completed, mut faulted, mut limited) = (0, 0, 0);
+    let mut datum_stops = 0;
     for k in 0..300 {
         let arch = [Arch::Blackhole, Arch::WormholeB0][k % 2];
         let (wide, dstacc, out, bytes) = [
@@ -1006,6 +1009,34 @@ fn pacr_runs_do_what_one_word_at_a_time_does() {
             logged.map_err(|f| f.into_info()),
             "{case}: unlogged"
         );
+        // A datum budget stops both at the same instruction, having
+        // written the same bytes: the express instructions that wait are
+        // counted as they are taken.
+        let datums = Limits {
+            max_steps: budget,
+            max_datums: u64::from(rng.below(400)),
+        };
+        let mut quiet_budget = together.clone();
+        quiet_budget.l1.disable_log();
+        let mut logged_budget = together.clone();
+        let unlogged = quiet_budget.run(std::slice::from_ref(&program), datums);
+        let logged = logged_budget.run(std::slice::from_ref(&program), datums);
+        if let Err(f) = &logged {
+            datum_stops += usize::from(f.rule.starts_with("datum budget"));
+        }
+        assert_eq!(
+            unlogged.map_err(|f| f.into_info()),
+            logged.map_err(|f| f.into_info()),
+            "{case}: unlogged, within {datums:?}"
+        );
+        assert!(
+            quiet_budget.l1.bytes() == logged_budget.l1.bytes(),
+            "{case}: L1 within {datums:?}"
+        );
+        assert_eq!(
+            quiet_budget.adcs, logged_budget.adcs,
+            "{case}: ADCs within {datums:?}"
+        );
         match run_both_ways(&mut together, &mut alone, &program, budget, &case) {
             Ending::Completed => completed += 1,
             Ending::OutOfSteps => limited += 1,
@@ -1030,6 +1061,10 @@ fn pacr_runs_do_what_one_word_at_a_time_does() {
         "only {faulted} cases stopped at the end of L1"
     );
     assert!(limited > 20, "only {limited} cases ran out of steps");
+    assert!(
+        datum_stops > 20,
+        "only {datum_stops} cases ran out of datums"
+    );
 }
 
 /// A run of express `PACR`s is compiled once and the plan kept with the

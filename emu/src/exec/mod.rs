@@ -51,14 +51,13 @@ pub struct Limits {
     /// Scheduler steps before the run stops with `ResourceLimit` ("step
     /// budget"): a program that has not finished by then is taken to hang.
     pub max_steps: u64,
-    /// Datums that `PACR` and `UNPACR` instructions may read before the
-    /// run stops with `ResourceLimit` ("datum budget"): each packer's
+    /// Datums that the run's `PACR`s and `UNPACR`s may read: each packer's
     /// `InputNumDatums`, and each `UNPACR`'s `InputNumDatums` or, where
-    /// fewer, its `DecompressDrop + DecompressNumDatums`. The check comes
-    /// after each step, and after each run of consecutive `PACR` or
-    /// `UNPACR` words that a lone thread outside a MOP executes together,
-    /// so a run may end past the budget by up to that step or run.
-    /// Unbounded by default.
+    /// fewer, its `DecompressDrop + DecompressNumDatums`. An instruction
+    /// that would read past the budget faults with `ResourceLimit` ("datum
+    /// budget") before it changes anything, on every path alike: the run
+    /// ends at the same instruction whether its instructions execute one a
+    /// step or a run of them at once. Unbounded by default.
     pub max_datums: u64,
 }
 
@@ -112,13 +111,55 @@ fn budget_exhausted(limits: Limits) -> Fault {
     )
 }
 
-/// The fault of a run whose instructions have read more than
-/// `limits.max_datums` datums.
+/// The datums a run's `PACR`s and `UNPACR`s may read
+/// ([`Limits::max_datums`]), and those they have read. Outside
+/// [`Machine::run`] there is no budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DatumBudget {
+    read: u64,
+    limit: u64,
+}
+
+impl Default for DatumBudget {
+    fn default() -> DatumBudget {
+        DatumBudget::new(u64::MAX)
+    }
+}
+
+impl DatumBudget {
+    pub(crate) fn new(limit: u64) -> DatumBudget {
+        DatumBudget { read: 0, limit }
+    }
+
+    /// Datums read so far.
+    pub(crate) fn read(&self) -> u64 {
+        self.read
+    }
+
+    /// Datums that may still be read.
+    pub(crate) fn room(&self) -> u64 {
+        self.limit - self.read
+    }
+
+    /// Count `n` datums an instruction is about to read, or, where they
+    /// would take the run past its budget, its fault.
+    #[inline]
+    pub(crate) fn take(&mut self, n: u64) -> Result<()> {
+        if n > self.room() {
+            return Err(datums_exhausted(self.limit));
+        }
+        self.read += n;
+        Ok(())
+    }
+}
+
+/// The fault of an instruction that would read more datums than the run's
+/// budget of `limit` leaves.
 #[cold]
-fn datums_exhausted(limits: Limits) -> Fault {
+fn datums_exhausted(limit: u64) -> Fault {
     Fault::new(
         FaultKind::ResourceLimit,
-        format!("datum budget of {} exhausted", limits.max_datums),
+        format!("datum budget of {limit} exhausted"),
     )
 }
 
@@ -227,6 +268,14 @@ enum Moved {
 impl Machine {
     /// Run the programs together until every thread has drained, or a fault.
     pub fn run(&mut self, programs: &[ThreadProgram], limits: Limits) -> Result<RunStats> {
+        self.datums = DatumBudget::new(limits.max_datums);
+        let ran = self.run_within(programs, limits);
+        self.datums = DatumBudget::default();
+        ran
+    }
+
+    /// [`Machine::run`] with the datum budget in place.
+    fn run_within(&mut self, programs: &[ThreadProgram], limits: Limits) -> Result<RunStats> {
         if let Some(p) = programs.iter().find(|p| p.thread >= THREADS) {
             return Err(Fault::unsupported(format!(
                 "there is no Tensix thread {} (threads are 0, 1 and 2)",
@@ -236,7 +285,6 @@ impl Machine {
         let mut threads: [ThreadRun<'_>; THREADS] =
             std::array::from_fn(|t| ThreadRun::new(programs, t));
         let mut stats = RunStats::default();
-        self.datums_read = 0;
         // Bit t: thread t has not drained (no entries left, nothing in its
         // front end or at its Wait Gate). Nothing another thread does
         // refills a drained thread, so it is not visited again; a thread
@@ -273,7 +321,7 @@ impl Machine {
                 }
             }
             if !busy {
-                stats.datums = self.datums_read;
+                stats.datums = self.datums.read();
                 return Ok(stats);
             }
             stats.steps += 1;
@@ -298,21 +346,10 @@ impl Machine {
                 )
                 .at(first as u8, entry));
             }
-            self.check_budgets(&stats, limits)?;
+            if stats.steps >= limits.max_steps {
+                return Err(budget_exhausted(limits));
+            }
         }
-    }
-
-    /// The run's step and datum budgets, checked after each step (and
-    /// after each batch of a stretch).
-    #[inline]
-    fn check_budgets(&self, stats: &RunStats, limits: Limits) -> Result<()> {
-        if stats.steps >= limits.max_steps {
-            return Err(budget_exhausted(limits));
-        }
-        if self.datums_read > limits.max_datums {
-            return Err(datums_exhausted(limits));
-        }
-        Ok(())
     }
 
     /// One action of thread `t`.
@@ -440,7 +477,9 @@ impl Machine {
                     None => return Ok(()),
                 },
             };
-            self.check_budgets(stats, limits)?;
+            if stats.steps >= limits.max_steps {
+                return Err(budget_exhausted(limits));
+            }
             if done == 0 {
                 // An instruction that must wait: the scheduler takes it.
                 return Ok(());

@@ -364,10 +364,15 @@ pub(super) fn follow(
     let free = room.saturating_sub(pending.len);
     let ends = &plan.ends[..plan.worked.min(given)];
     // Most often every word fits (a tile's run from its start).
-    let taken = match ends.last() {
+    let fit = match ends.last() {
         Some(&end) if usize::from(end) <= free => ends.len(),
         _ => ends.partition_point(|&end| usize::from(end) <= free),
     };
+    // Each word reads 16 datums (`Express::qualify`), with the X counters
+    // the run started with (`PACR` steps only Y and Z): the words within
+    // the datum budget. The next one faults as `one_word` counts it.
+    let within = usize::try_from(parts.datums.room() / 16).unwrap_or(usize::MAX);
+    let taken = fit.min(within);
     let mut tile_position = start.tile;
     if let Some(k) = taken.checked_sub(1) {
         pending.extend(run.to, &plan.read[..usize::from(plan.ends[k])]);
@@ -399,9 +404,8 @@ pub(super) fn follow(
             done += 1;
         }
     }
-    // Each word of the run reads 16 datums (`Express::qualify`), with the X
-    // counters the run started with: `PACR` steps only Y and Z.
-    *parts.datums_read = parts.datums_read.saturating_add(16 * done as u64);
+    let counted = parts.datums.take(16 * done as u64);
+    debug_assert!(counted.is_ok(), "the words taken are within the budget");
     // The set exists: its counters were read above.
     let stepped = parts.adcs.apply_yz(adc, Unit::Packers, effect);
     debug_assert!(stepped.is_ok());

@@ -47,6 +47,7 @@ mod fast;
 
 use crate::adc::{Adcs, Unit, ADC_SETS};
 use crate::arch::Arch;
+use crate::exec::DatumBudget;
 use crate::fault::{Fault, Result};
 use crate::format::bfp::BfpGroup;
 use crate::format::data_format::{BfpWidth, DataFormat};
@@ -327,7 +328,7 @@ fn one_word(
         ..
     } = decoded;
     let prep = prepared.at(slot);
-    parts.count_datums(prep);
+    parts.take_datums(prep)?;
     if let (Some(x), true) = (&prep.express, pending.on()) {
         if x.defer(parts, prep, shared, &packers[0], pending)? {
             return Ok(());
@@ -354,26 +355,28 @@ struct Parts<'m> {
     tag: u64,
     /// Where each datum's stages are recorded, when the machine observes.
     probe: Option<&'m mut Observer>,
-    /// `Machine::datums_read`.
-    datums_read: &'m mut u64,
+    /// `Machine::datums`.
+    datums: &'m mut DatumBudget,
 }
 
 impl Parts<'_> {
     /// Count the datums `prep` reads with the counters as they are, each
     /// packer's `InputNumDatums` ([`input::datum_count`]), towards the
-    /// run's datum budget. A packer whose ADC set does not exist reads
-    /// none: the instruction faults.
+    /// run's datum budget, or the fault of reading past it. A packer whose
+    /// ADC set does not exist, or whose count [`input::check_count`]
+    /// refuses, is counted as reading none: the instruction has that fault
+    /// instead.
     #[inline]
-    fn count_datums(&mut self, prep: &prepared::Prepared) {
+    fn take_datums(&mut self, prep: &prepared::Prepared) -> Result<()> {
         let flush = prep.fields.flush;
         let datums = prep.units().iter().fold(0u64, |sum, u| {
             let n = match self.adcs.values(u.adc(), Unit::Packers) {
                 Some([ch0, ch1]) => input::datum_count(ch0[0], ch1[0], flush),
                 None => 0,
             };
-            sum + u64::from(n)
+            sum + u64::from(n).min(u64::from(input::MAX_DATUMS))
         });
-        *self.datums_read = self.datums_read.saturating_add(datums);
+        self.datums.take(datums)
     }
 }
 
@@ -395,7 +398,7 @@ fn with_config(
         l1,
         packer,
         issued,
-        datums_read,
+        datums,
         observer,
         ..
     } = m;
@@ -418,7 +421,7 @@ fn with_config(
         strict_groups: !*allow_read_interface_group_crossing,
         tag: *issued,
         probe: observer.as_deref_mut(),
-        datums_read,
+        datums,
     };
     body(parts, decoded)
 }

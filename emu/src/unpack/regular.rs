@@ -259,7 +259,7 @@ fn execute_prepared(
     let Some((in_plan, out_plan)) = plan(m, thread, &op, sel, prep)? else {
         return Ok(Issue::Wait);
     };
-    m.datums_read = m.datums_read.saturating_add(in_plan.datums_read());
+    m.datums.take(in_plan.datums_read())?;
     let fast = fast && m.observer.is_none();
     if let Some(o) = m.observer.as_deref_mut() {
         o.unpack_plans.push(UnpackPlan {

@@ -32,15 +32,16 @@ use tensix_emu::{Fault, FaultKind, Limits, Machine};
 pub const STEP_BUDGET: u64 = 1_000_000;
 
 /// Datums the `PACR`s and `UNPACR`s of one generated job may read
-/// ([`Limits::max_datums`]) before its run stops with a `ResourceLimit`
-/// that is a legal outcome, not a hang: 16 tiles of 1,024 datums. A tile
-/// job reads at most one tile a unit (a round trip two), so the budget
-/// bounds only the program targets, whose random counters and MOP loops
-/// can read hundreds of thousands of datums in a run of a few hundred
-/// instructions. Such a run reaches nothing that its first 16 tiles do
-/// not, but it costs as much as hundreds of others: before the budget, a
-/// five-minute `unpack_program` run from a 2,141-input corpus spent most
-/// of its time on its eight slowest inputs.
+/// ([`Limits::max_datums`]) before its run stops with a `ResourceLimit`:
+/// 16 tiles of 1,024 datums. A tile job reads at most one tile a run, so
+/// there the stop is a fault on a well-defined job like any other, and a
+/// finding. It bounds the program targets, whose random counters, drop
+/// and decompression counts and MOP loops can read hundreds of thousands
+/// of datums in a few hundred instructions; there it is a legal outcome,
+/// not a hang. Such a run reaches nothing its first 16 tiles do not, but
+/// costs as much as thousands of others: before the budget, a corpus that
+/// a five-minute `unpack_program` run grew to 2,141 inputs spent over half
+/// of its time on eight of them.
 pub const DATUM_BUDGET: u64 = 1 << 14;
 
 /// The bounds of every oracle run.

@@ -139,6 +139,31 @@ fn rows_of_pacrs_count_sixteen_datums_each_on_every_path() {
     }
 }
 
+/// A `PACR` whose count the input address generator refuses
+/// (`Channel[1].X < Channel[0].X` wraps to about 2^32 datums) has that
+/// fault under a datum budget too, not the budget's: also when its word
+/// comes again after the counters change, prepared as it was.
+#[test]
+fn a_refused_count_is_its_own_fault_not_the_budgets() {
+    let arch = Arch::Blackhole;
+    let mut m = machine(arch);
+    formats(&mut m, 5, 5, 5);
+    dst_bf16(&mut m, 0, [0x3F80; 16]);
+    let pacr = pacr_word(arch, Pacr::default());
+    for steps in [
+        vec![setadcxx(arch, 15, 0), pacr],
+        vec![setadcxx(arch, 0, 15), pacr, setadcxx(arch, 15, 0), pacr],
+    ] {
+        let p = [ThreadProgram {
+            thread: PACK,
+            steps: steps.into_iter().map(Step::Instruction).collect(),
+        }];
+        let f = m.clone().run(&p, limits(100)).unwrap_err();
+        assert_eq!(f.kind, FaultKind::Unsupported, "{f}");
+        assert!(f.rule.contains("InputNumDatums"), "{f}");
+    }
+}
+
 /// Without a datum budget (the default) nothing is stopped, and a run
 /// that reads none counts none.
 #[test]

@@ -374,7 +374,8 @@ impl Parts<'_> {
                 Some([ch0, ch1]) => input::datum_count(ch0[0], ch1[0], flush),
                 None => 0,
             };
-            sum + u64::from(n).min(u64::from(input::MAX_DATUMS))
+            let n = if n > input::MAX_DATUMS { 0 } else { n };
+            sum + u64::from(n)
         });
         self.datums.take(datums)
     }

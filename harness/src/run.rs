@@ -96,7 +96,9 @@ impl Default for Workbench {
 }
 
 impl Workbench {
-    /// Machines kept per workbench; a job takes at most three at once.
+    /// Machines kept per workbench: a job takes at most three at once, and
+    /// the workbench keeps zero-filled machines and others
+    /// ([`Workbench::spare`]) of both architectures.
     const KEEP: usize = 12;
 
     /// A workbench whose oracles check every job for determinism.

@@ -5,7 +5,7 @@
 
 mod pack_util;
 
-use pack_util::{dst_bf16, formats, machine, pacr_word, setadcxx, PACK};
+use pack_util::{dst_bf16, formats, machine, pack_program, pacr_word, setadcxx};
 use tensix_emu::format::DataFormat;
 use tensix_emu::isa::{self, Opcode, Pacr};
 use tensix_emu::unpack::program::TileUnpack;
@@ -117,10 +117,7 @@ fn rows_of_pacrs_count_sixteen_datums_each_on_every_path() {
             },
         ));
     }
-    let p = [ThreadProgram {
-        thread: PACK,
-        steps: words.into_iter().map(Step::Instruction).collect(),
-    }];
+    let p = [pack_program(words)];
     let mut logged = m.clone();
     logged.l1.enable_log();
     let mut unlogged = m.clone();
@@ -154,34 +151,39 @@ fn a_refused_count_is_its_own_fault_not_the_budgets() {
         vec![setadcxx(arch, 15, 0), pacr],
         vec![setadcxx(arch, 0, 15), pacr, setadcxx(arch, 15, 0), pacr],
     ] {
-        let p = [ThreadProgram {
-            thread: PACK,
-            steps: steps.into_iter().map(Step::Instruction).collect(),
-        }];
+        let p = [pack_program(steps)];
         let f = m.clone().run(&p, limits(100)).unwrap_err();
         assert_eq!(f.kind, FaultKind::Unsupported, "{f}");
         assert!(f.rule.contains("InputNumDatums"), "{f}");
     }
 }
 
-/// Without a datum budget (the default) nothing is stopped, and a run
-/// that reads none counts none.
+/// Without a datum budget (`Limits::default`, `Limits::steps`) a run is
+/// not stopped however much it reads; under a budget of none, a run that
+/// reads nothing finishes, and one that reads a datum stops at that
+/// instruction.
 #[test]
-fn the_default_has_no_datum_budget() {
-    assert_eq!(Limits::default().max_datums, u64::MAX);
-    assert_eq!(Limits::steps(7).max_datums, u64::MAX);
-    let mut m = Machine::new(Arch::Blackhole);
-    let stats = m
-        .run(
-            &[ThreadProgram {
-                thread: 0,
-                steps: vec![Step::Cfg {
-                    addr32: 0,
-                    value: 1,
-                }],
-            }],
-            limits(0),
-        )
-        .unwrap();
+fn no_budget_stops_nothing_and_a_budget_of_none_stops_any_read() {
+    let arch = Arch::Blackhole;
+    let mut m = machine(arch);
+    formats(&mut m, 5, 5, 5);
+    dst_bf16(&mut m, 0, [0x3F80; 16]);
+    let rows = [pack_program(
+        std::iter::once(setadcxx(arch, 0, 15))
+            .chain((0..2000).map(|_| pacr_word(arch, Pacr::default()))),
+    )];
+    for unbounded in [Limits::default(), Limits::steps(STEPS)] {
+        let stats = m.clone().run(&rows, unbounded).unwrap();
+        assert_eq!(stats.datums, 2000 * 16, "{unbounded:?}");
+    }
+    assert_stopped_at(&m, &rows, 0, 1, "a budget of none");
+    let none = [ThreadProgram {
+        thread: 0,
+        steps: vec![Step::Cfg {
+            addr32: 0,
+            value: 1,
+        }],
+    }];
+    let stats = m.clone().run(&none, limits(0)).unwrap();
     assert_eq!(stats.datums, 0);
 }

@@ -87,17 +87,18 @@ pub fn setadcxx(arch: Arch, x0: u32, x1: u32) -> u32 {
     .expect("SETADCXX encodes")
 }
 
+/// Instruction words as the pack thread's program.
+pub fn pack_program(words: impl IntoIterator<Item = u32>) -> ThreadProgram {
+    ThreadProgram {
+        thread: PACK,
+        steps: words.into_iter().map(Step::Instruction).collect(),
+    }
+}
+
 /// Run instruction words on the pack thread.
 pub fn run(m: &mut Machine, words: &[u32]) -> Result<(), Fault> {
-    let steps = words.iter().map(|w| Step::Instruction(*w)).collect();
-    m.run(
-        &[ThreadProgram {
-            thread: PACK,
-            steps,
-        }],
-        Limits::default(),
-    )
-    .map(|_| ())
+    m.run(&[pack_program(words.iter().copied())], Limits::default())
+        .map(|_| ())
 }
 
 /// `len` bytes of L1 from `addr`.

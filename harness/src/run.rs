@@ -16,6 +16,9 @@ use tensix_emu::{Fault, Limits, Machine, ThreadProgram};
 /// Scheduler steps one vector may take.
 pub const STEP_BUDGET: u64 = 5_000_000;
 
+/// The bounds of a vector's run: [`STEP_BUDGET`], and no datum budget.
+const LIMITS: Limits = Limits::steps(STEP_BUDGET);
+
 /// One difference between what a vector expects and what the run gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mismatch {
@@ -180,14 +183,12 @@ impl Workbench {
     /// would have to fill back, and the workbench comes to keep machines of
     /// both kinds.
     fn spare(&mut self, arch: tensix_emu::Arch, l1_fill: u8) -> Option<Machine> {
-        let same_arch = |m: &Machine| m.arch() == arch;
-        let with_fill = |fill: fn(u8, u8) -> bool| {
+        let kept = |fill: &dyn Fn(u8) -> bool| {
             self.spare
                 .iter()
-                .rposition(|m| same_arch(m) && fill(m.l1.fill_byte(), l1_fill))
+                .rposition(|m| m.arch() == arch && fill(m.l1.fill_byte()))
         };
-        let found =
-            with_fill(|kept, wanted| kept == wanted).or_else(|| with_fill(|kept, _| kept != 0))?;
+        let found = kept(&|f| f == l1_fill).or_else(|| kept(&|f| f != 0))?;
         Some(self.spare.swap_remove(found))
     }
 
@@ -319,9 +320,6 @@ pub(crate) fn run_within(v: &Vector, m: &mut Machine, log: L1Log, limits: Limits
     }
     m.run(&programs(v), limits).err()
 }
-
-/// The bounds of a vector's run: [`STEP_BUDGET`], and no datum budget.
-const LIMITS: Limits = Limits::steps(STEP_BUDGET);
 
 /// Run a vector and compare. `Err` when its setup cannot be applied.
 pub fn run_vector(v: &Vector) -> Result<Outcome, String> {

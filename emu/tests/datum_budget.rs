@@ -20,6 +20,14 @@ fn limits(max_datums: u64) -> Limits {
     }
 }
 
+/// A packer that packs BF16 `Dst` rows to BF16, with row 0 written.
+fn bf16_packer(arch: Arch) -> Machine {
+    let mut m = machine(arch);
+    formats(&mut m, 5, 5, 5);
+    dst_bf16(&mut m, 0, [0x3F80; 16]);
+    m
+}
+
 /// The run stops with `ResourceLimit`, naming the datum budget, at program
 /// entry `at`; and it leaves what the program's entries before `at` leave
 /// when run without a budget.
@@ -104,9 +112,7 @@ fn a_tile_unpack_reads_each_faces_datums() {
 #[test]
 fn rows_of_pacrs_count_sixteen_datums_each_on_every_path() {
     let arch = Arch::Blackhole;
-    let mut m = machine(arch);
-    formats(&mut m, 5, 5, 5);
-    dst_bf16(&mut m, 0, [0x3F80; 16]);
+    let m = bf16_packer(arch);
     let mut words = vec![setadcxx(arch, 0, 15)];
     for i in 0..64 {
         words.push(pacr_word(
@@ -143,9 +149,7 @@ fn rows_of_pacrs_count_sixteen_datums_each_on_every_path() {
 #[test]
 fn a_refused_count_is_its_own_fault_not_the_budgets() {
     let arch = Arch::Blackhole;
-    let mut m = machine(arch);
-    formats(&mut m, 5, 5, 5);
-    dst_bf16(&mut m, 0, [0x3F80; 16]);
+    let m = bf16_packer(arch);
     let pacr = pacr_word(arch, Pacr::default());
     for steps in [
         vec![setadcxx(arch, 15, 0), pacr],
@@ -165,9 +169,7 @@ fn a_refused_count_is_its_own_fault_not_the_budgets() {
 #[test]
 fn no_budget_stops_nothing_and_a_budget_of_none_stops_any_read() {
     let arch = Arch::Blackhole;
-    let mut m = machine(arch);
-    formats(&mut m, 5, 5, 5);
-    dst_bf16(&mut m, 0, [0x3F80; 16]);
+    let m = bf16_packer(arch);
     let rows = [pack_program(
         std::iter::once(setadcxx(arch, 0, 15))
             .chain((0..2000).map(|_| pacr_word(arch, Pacr::default()))),

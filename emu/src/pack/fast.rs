@@ -704,11 +704,15 @@ fn elements_then_quads_avx512<'c>(
 }
 
 /// [`BfpRows::tile_bytes`] compiled for AVX2, where there is no AVX-512:
-/// every row's elements first ([`each_row_elements`], each lane form in a
-/// loop of its own), then their groups two at a time
-/// ([`assemble_pairs_avx2`]). Making each pair's elements as the assembler
-/// reads them, through closures as the AVX-512 path does, measured slower
-/// here: the compiler kept the closures out of line.
+/// groups two at a time ([`assemble_pairs_avx2`]). Rows that lie one after
+/// another, in a lane form that a few register operations make from the
+/// cells ([`rows_avx2`](super::lanes::rows_avx2): the BF16 identity,
+/// rounding and E8M6 rounding, FP32 truncated or narrowed, the FP16
+/// identity and rounding), are read in place and made elements as the
+/// assembler takes them; any other rows have every row's elements worked
+/// out first ([`each_row_elements`], each lane form in a loop of its own).
+/// Reading the same slices through the row-by-row lane loops measured
+/// twice as slow: the compiler vectorised those loops across rows.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn tile_bytes_avx2(
@@ -719,6 +723,51 @@ fn tile_bytes_avx2(
     exps: &mut [u8],
     data: &mut [u8],
 ) {
+    use super::lanes::rows_avx2::{
+        bf16_avx2, bf16_e8m6_avx2, bf16_narrow_avx2, bf16_round_avx2, fp16_a_avx2,
+    };
+    use {Dst16Lanes as L16, Dst32Lanes as L32, Fp16Lanes as F16};
+    let place = (sh.arch, sh.dst_addressing);
+    let w = form.width;
+    // Rows that lie one after another: one slice ([`consecutive_rows16`],
+    // [`consecutive_rows32`]), made elements in the assembler's registers.
+    macro_rules! rows16 {
+        ($held:ident, $elements:expr) => {
+            if let Some(cells) = consecutive_rows16(dst, place, rows) {
+                let elements = $elements;
+                return by_width!(
+                    w,
+                    slice16_in_pairs_avx2::<$held>(cells, exps, data, elements)
+                );
+            }
+        };
+    }
+    macro_rules! rows32 {
+        ($held:ident, $elements:expr) => {
+            if let Some(blocks) = consecutive_rows32(dst, place, rows) {
+                let elements = $elements;
+                return by_width!(
+                    w,
+                    blocks32_in_pairs_avx2::<$held>(blocks, exps, data, elements)
+                );
+            }
+        };
+    }
+    match form.exp {
+        BfpExp::B => match (L16::of(form.early), L32::of(form.early)) {
+            (Some(L16::Identity), _) => rows16!(B_ELEMENTS, |x| bf16_avx2(x)),
+            (Some(L16::Round), _) => rows16!(B_ELEMENTS, |x| bf16_round_avx2(x)),
+            (Some(L16::E8m6), _) => rows16!(B_ELEMENTS, |x| bf16_e8m6_avx2(x)),
+            (_, Some(L32::Truncate)) => rows32!(B_ELEMENTS, |h| bf16_avx2(h)),
+            (_, Some(L32::Narrow)) => rows32!(B_ELEMENTS, |h| bf16_narrow_avx2(h)),
+            _ => {}
+        },
+        BfpExp::A => match F16::of(form.early) {
+            Some(F16::Identity) => rows16!(A_ELEMENTS, |x| fp16_a_avx2::<false>(x)),
+            Some(F16::Round) => rows16!(A_ELEMENTS, |x| fp16_a_avx2::<true>(x)),
+            _ => {}
+        },
+    }
     let cells = rows.iter().map(|row| form.row_cells(sh, dst, *row));
     let mut all = [[0u16; 16]; TILE_ROWS];
     let mut len = 0;
@@ -739,11 +788,59 @@ fn tile_bytes_avx2(
     };
     // Each arm passes its own form, and `by_width!` the width, constants
     // in the loop.
-    let w = form.width;
     match form.exp {
         BfpExp::B => by_width!(w, assemble_pairs_avx2::<B_ELEMENTS>(exps, data, pair)),
         BfpExp::A => by_width!(w, assemble_pairs_avx2::<A_ELEMENTS>(exps, data, pair)),
     }
+}
+
+/// The groups of `Dst16b` rows that lie together, `cells`, into `exps` and
+/// `data`, as [`assemble_pairs_avx2`] takes them, two rows to a pair of
+/// loads, made elements by `elements` in the registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn slice16_in_pairs_avx2<const LANES: u8, const BITS: u32>(
+    cells: &[[u16; 16]],
+    exps: &mut [u8],
+    data: &mut [u8],
+    elements: impl Fn(std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i,
+) {
+    let Some(last) = cells.last() else {
+        return;
+    };
+    let count = cells.len().min(exps.len());
+    let exps = &mut exps[..count];
+    // A last pair of one group is filled out with that group.
+    let pair = |p: usize| {
+        let at = |i: usize| cells.get(2 * p + i).unwrap_or(last);
+        halves_avx2(at(0), at(1)).map(&elements)
+    };
+    assemble_pairs_avx2::<LANES, BITS>(exps, data, pair);
+}
+
+/// The groups of `Dst32b` rows that lie together, stored as whole blocks
+/// of eight high-half rows then their eight low-half rows (`blocks`), into
+/// `exps` and `data`, as [`assemble_pairs_avx2`] takes them, made elements
+/// by `elements` from the high halves alone.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn blocks32_in_pairs_avx2<const LANES: u8, const BITS: u32>(
+    blocks: &[[[u16; 16]; 16]],
+    exps: &mut [u8],
+    data: &mut [u8],
+    elements: impl Fn(std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i,
+) {
+    let count = (8 * blocks.len()).min(exps.len());
+    let exps = &mut exps[..count];
+    // Rows 2p and 2p + 1 lie in one block: a block holds eight.
+    let pair = |p: usize| {
+        let (b, i) = (p / 4, 2 * (p % 4));
+        let block = &blocks[b];
+        halves_avx2(&block[i], &block[i + 1]).map(&elements)
+    };
+    assemble_pairs_avx2::<LANES, BITS>(exps, data, pair);
 }
 
 /// The groups of `Dst16b` rows that lie together, `cells`, into `exps` and

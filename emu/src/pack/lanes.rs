@@ -267,6 +267,94 @@ mod pairs {
     }
 }
 
+/// The lane forms whose elements are the cells rearranged, or rounded by
+/// a few lane operations, on one row in AVX2's 16 16-bit lanes: the BFP
+/// row path on CPUs without AVX-512 makes them from whole rows of `Dst` as
+/// its assembler reads them. `avx2_rules_are_the_row_rules` holds each to
+/// its row rule for every cell.
+#[cfg(target_arch = "x86_64")]
+pub(super) mod rows_avx2 {
+    #[cfg(doc)]
+    use super::{Dst16Lanes, Dst32Lanes, Fp16Lanes};
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn splat(v: u16) -> __m256i {
+        _mm256_set1_epi16(v as i16)
+    }
+
+    /// Lanes of ones where `x`'s bits `field` are all 0.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn field_zero(x: __m256i, field: u16) -> __m256i {
+        _mm256_cmpeq_epi16(_mm256_and_si256(x, splat(field)), _mm256_setzero_si256())
+    }
+
+    /// [`Dst16Lanes::Identity`], and [`Dst32Lanes::Truncate`] of the high
+    /// halves: `decode_bf16`, `Dst16b`'s BF16 arrangement (exponent field
+    /// at bits 7:0, mantissa at 14:8) to BF16's.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn bf16_avx2(x: __m256i) -> __m256i {
+        let exp = _mm256_and_si256(_mm256_slli_epi16::<7>(x), splat(0x7F80));
+        let man = _mm256_and_si256(_mm256_srli_epi16::<8>(x), splat(0x007F));
+        let sign = _mm256_and_si256(x, splat(0x8000));
+        _mm256_or_si256(_mm256_or_si256(exp, man), sign)
+    }
+
+    /// [`Dst16Lanes::Round`]: +0 where the exponent field is 0, and a NaN
+    /// (field 0xFF, mantissa not 0) its mantissa cleared, infinity of its
+    /// sign.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn bf16_round_avx2(x: __m256i) -> __m256i {
+        let e = bf16_avx2(x);
+        // Magnitudes are below 0x8000: the signed compare is the unsigned.
+        let nan = _mm256_cmpgt_epi16(_mm256_and_si256(e, splat(0x7FFF)), splat(0x7F80));
+        let cleared = _mm256_or_si256(field_zero(e, 0x7F80), _mm256_and_si256(nan, splat(0x7F)));
+        _mm256_andnot_si256(cleared, e)
+    }
+
+    /// [`Dst16Lanes::E8m6`]: +0 where the exponent field is 0, otherwise
+    /// the magnitude plus half of bit 1, bit 0 cleared, at most infinity's
+    /// (which a NaN's and a carry out of the largest binade both become).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn bf16_e8m6_avx2(x: __m256i) -> __m256i {
+        let e = bf16_avx2(x);
+        let mag = _mm256_and_si256(e, splat(0x7FFF));
+        let up = _mm256_andnot_si256(splat(1), _mm256_add_epi16(mag, splat(1)));
+        let r = _mm256_min_epu16(up, splat(0x7F80));
+        let signed = _mm256_or_si256(r, _mm256_and_si256(e, splat(0x8000)));
+        _mm256_andnot_si256(field_zero(e, 0x7F80), signed)
+    }
+
+    /// [`Dst32Lanes::Narrow`] of the high halves: BF16, the sign alone
+    /// where the exponent field is 0.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn bf16_narrow_avx2(hi: __m256i) -> __m256i {
+        let e = bf16_avx2(hi);
+        _mm256_andnot_si256(_mm256_and_si256(field_zero(e, 0x7F80), splat(0x7FFF)), e)
+    }
+
+    /// [`Fp16Lanes::Identity`] (or, with `ROUND`, [`Fp16Lanes::Round`]):
+    /// `decode_fp16` (exponent field at bits 4:0 and mantissa at 14:5, to
+    /// FP16's), the mantissa's low three bits cleared; where the exponent
+    /// field is 0, the sign alone (+0 with `ROUND`).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn fp16_a_avx2<const ROUND: bool>(x: __m256i) -> __m256i {
+        let exp = _mm256_and_si256(_mm256_slli_epi16::<10>(x), splat(0x7C00));
+        let man = _mm256_and_si256(_mm256_srli_epi16::<5>(x), splat(0x03F8));
+        let sign = _mm256_and_si256(x, splat(0x8000));
+        let e = _mm256_or_si256(_mm256_or_si256(exp, man), sign);
+        let keep = if ROUND { 0xFFFF } else { 0x7FFF };
+        _mm256_andnot_si256(_mm256_and_si256(field_zero(x, 0x001F), splat(keep)), e)
+    }
+}
+
 #[inline(always)]
 fn each16(out: &mut [u16; 16], cells: &[u16; 16], f: impl Fn(u16) -> u16) {
     for (o, c) in out.iter_mut().zip(cells) {
@@ -370,6 +458,53 @@ mod tests {
                 let want = [k.row(&a, &lo_a), k.row(&b, &lo_b)].concat();
                 assert_eq!(got[..], want[..], "{k:?} {c:#06x}");
             }
+            checked += 1;
+        }
+        assert_eq!(checked, 65536);
+    }
+
+    /// The AVX2 row rules against the row rules, where the CPU has AVX2:
+    /// every 16-bit cell, beside neighbours.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_rules_are_the_row_rules() {
+        use rows_avx2::*;
+        use std::arch::x86_64::{__m256i, _mm256_loadu_si256};
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let to_row = |v: __m256i| -> [u16; 16] {
+            // SAFETY: both are 32 bytes of plain integers.
+            unsafe { std::mem::transmute(v) }
+        };
+        let mut checked = 0u32;
+        for c in 0..=u16::MAX {
+            let a = row_with(c, c as usize);
+            // SAFETY: the row is 32 bytes, the width of the load.
+            let x = unsafe { _mm256_loadu_si256(a.as_ptr().cast()) };
+            // SAFETY: the CPU has AVX2, checked above.
+            let got = unsafe {
+                [
+                    bf16_avx2(x),
+                    bf16_round_avx2(x),
+                    bf16_e8m6_avx2(x),
+                    bf16_narrow_avx2(x),
+                    fp16_a_avx2::<false>(x),
+                    fp16_a_avx2::<true>(x),
+                ]
+            }
+            .map(to_row);
+            let lo = [0u16; 16];
+            let want = [
+                Dst16Lanes::Identity.row(&a),
+                Dst16Lanes::Round.row(&a),
+                Dst16Lanes::E8m6.row(&a),
+                Dst32Lanes::Narrow.row(&a, &lo),
+                Fp16Lanes::Identity.row(&a),
+                Fp16Lanes::Round.row(&a),
+            ];
+            assert_eq!(got, want, "{c:#06x}");
+            assert_eq!(got[0], Dst32Lanes::Truncate.row(&a, &lo), "{c:#06x}");
             checked += 1;
         }
         assert_eq!(checked, 65536);

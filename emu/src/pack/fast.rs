@@ -776,27 +776,25 @@ fn tile_bytes_avx2(
         len += 1;
     });
     let elems = &all[..len];
-    let Some(last) = elems.last() else {
-        return;
-    };
-    let count = len.min(exps.len());
-    let exps = &mut exps[..count];
-    // A last pair of one group is filled out with that group.
-    let pair = |p: usize| {
-        let at = |i: usize| elems.get(2 * p + i).unwrap_or(last);
-        halves_avx2(at(0), at(1))
-    };
     // Each arm passes its own form, and `by_width!` the width, constants
     // in the loop.
+    let same = |x| x;
     match form.exp {
-        BfpExp::B => by_width!(w, assemble_pairs_avx2::<B_ELEMENTS>(exps, data, pair)),
-        BfpExp::A => by_width!(w, assemble_pairs_avx2::<A_ELEMENTS>(exps, data, pair)),
+        BfpExp::B => by_width!(
+            w,
+            slice16_in_pairs_avx2::<B_ELEMENTS>(elems, exps, data, same)
+        ),
+        BfpExp::A => by_width!(
+            w,
+            slice16_in_pairs_avx2::<A_ELEMENTS>(elems, exps, data, same)
+        ),
     }
 }
 
-/// The groups of `Dst16b` rows that lie together, `cells`, into `exps` and
-/// `data`, as [`assemble_pairs_avx2`] takes them, two rows to a pair of
-/// loads, made elements by `elements` in the registers.
+/// The groups of rows held one after another, `cells` (`Dst16b` rows in
+/// place, or elements worked out already), into `exps` and `data`, as
+/// [`assemble_pairs_avx2`] takes them, two rows to a pair of loads, made
+/// elements by `elements` in the registers.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]

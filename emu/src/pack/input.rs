@@ -80,15 +80,22 @@ pub fn datum_count(x0: u32, x1: u32, flush: bool) -> u32 {
     }
 }
 
+/// [`datum_count`], where the input address generator accepts it: at most
+/// [`MAX_DATUMS`].
+#[inline]
+pub fn accepted_count(x0: u32, x1: u32, flush: bool) -> Option<u32> {
+    Some(datum_count(x0, x1, flush)).filter(|&n| n <= MAX_DATUMS)
+}
+
 /// The input address generator's fault for ADC X counters `x0` (channel 0)
-/// and `x1` (channel 1), if any: a datum count above [`MAX_DATUMS`].
+/// and `x1` (channel 1), if any: a datum count it does not accept
+/// ([`accepted_count`]).
 #[inline]
 pub fn check_count(x0: u32, x1: u32, packer: usize, flush: bool) -> Result<()> {
-    let count = datum_count(x0, x1, flush);
-    if count > MAX_DATUMS {
-        return Err(too_many_datums(packer, x1, x0, count));
+    match accepted_count(x0, x1, flush) {
+        Some(_) => Ok(()),
+        None => Err(too_many_datums(packer, x1, x0, datum_count(x0, x1, flush))),
     }
-    Ok(())
 }
 
 /// The input address generator for packer `packer` (InputAddressGenerator.md,

@@ -361,9 +361,9 @@ struct Parts<'m> {
 
 impl Parts<'_> {
     /// Count the datums `prep` reads with the counters as they are, each
-    /// packer's `InputNumDatums` ([`input::datum_count`]), towards the
+    /// packer's `InputNumDatums` ([`input::accepted_count`]), towards the
     /// run's datum budget, or the fault of reading past it. A packer whose
-    /// ADC set does not exist, or whose count [`input::check_count`]
+    /// ADC set does not exist, or whose count the input address generator
     /// refuses, is counted as reading none: the instruction has that fault
     /// instead.
     #[inline]
@@ -371,11 +371,10 @@ impl Parts<'_> {
         let flush = prep.fields.flush;
         let datums = prep.units().iter().fold(0u64, |sum, u| {
             let n = match self.adcs.values(u.adc(), Unit::Packers) {
-                Some([ch0, ch1]) => input::datum_count(ch0[0], ch1[0], flush),
-                None => 0,
+                Some([ch0, ch1]) => input::accepted_count(ch0[0], ch1[0], flush),
+                None => None,
             };
-            let n = if n > input::MAX_DATUMS { 0 } else { n };
-            sum + u64::from(n)
+            sum + u64::from(n.unwrap_or(0))
         });
         self.datums.take(datums)
     }

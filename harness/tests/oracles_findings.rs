@@ -24,7 +24,7 @@ fn pack_case(bfp: bool) -> PackTileCase {
 }
 
 /// The machine after a "run" that wrote exactly `bytes` as 16-byte writes.
-fn machine_with(case: &PackTileCase, bytes: &[Bytes]) -> Machine {
+fn machine_with(case: &PackTileCase, bytes: &[Bytes]) -> Box<Machine> {
     let mut m =
         oracles::prepare(&mut oracles::Workbench::new(), &case.vector("t")).expect("setup applies");
     m.l1.enable_log();

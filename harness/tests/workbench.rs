@@ -65,7 +65,7 @@ fn check_order(vectors: &[&Vector]) {
         let (b, fb) = bench.execute(v, &reused);
         assert_eq!(fa, fb, "{}", v.name);
         assert_eq!(differences(&a, &b), Vec::<&str>::new(), "{} run", v.name);
-        bench.give_back(a);
+        bench.give_back(Box::new(a));
         bench.give_back(b);
         bench.give_back(reused);
         checked += 1;

@@ -154,7 +154,7 @@ pub use crate::run::Workbench;
 
 /// A vector's setup applied to one of `bench`'s machines, or a finding when
 /// the generated setup is refused (a generator bug).
-pub fn prepare(bench: &mut Workbench, v: &Vector) -> Result<Machine, Finding> {
+pub fn prepare(bench: &mut Workbench, v: &Vector) -> Result<Box<Machine>, Finding> {
     bench.prepare(v).map_err(|e| {
         Finding::new(
             "generated setup refused",

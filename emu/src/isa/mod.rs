@@ -163,7 +163,26 @@ pub fn encode(arch: Arch, insn: &Instruction) -> Result<u32, EncodeError> {
     let layout = opcode
         .layout(arch)
         .ok_or(EncodeError::NotOnArch { opcode, arch })?;
+    // Each field of the layout once; the instruction's other fields must be
+    // zero. Where anything is wrong, the field-by-field pass below names the
+    // first field (in the instruction's order) that is.
+    let mut word = (layout.byte as u32) << 24;
+    let mut wrong = false;
+    let mut placed = 0u64;
+    for f in layout.fields {
+        let value = insn.field(f.index);
+        wrong |= value > f.max() || f.index >= 64;
+        word |= value << f.lo;
+        placed |= 1u64.checked_shl(f.index as u32).unwrap_or(0);
+    }
     let names = opcode.field_names();
+    for index in 0..names.len() {
+        let here = placed.checked_shr(index as u32).unwrap_or(0) & 1 != 0;
+        wrong |= !here && insn.field(index) != 0;
+    }
+    if !wrong {
+        return Ok(word);
+    }
     let mut word = (layout.byte as u32) << 24;
     for (index, &name) in names.iter().enumerate() {
         let value = insn.field(index);

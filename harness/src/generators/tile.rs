@@ -373,7 +373,7 @@ impl PackTileCase {
         let fill = canary(u)?;
         let first = job.first_row();
         let end = (first + 16 * usize::from(job.faces) + 1).min(usize::from(job.dst.mode().rows()));
-        let mut dst = Vec::new();
+        let mut dst = Vec::with_capacity(end.saturating_sub(first.saturating_sub(1)));
         let mut rows = DstRows::new(job.dst);
         for row in first.saturating_sub(1)..end {
             dst.push(DstRow {
@@ -406,10 +406,19 @@ impl PackTileCase {
 }
 
 impl PackTileCase {
-    /// The vector that runs this job (no `expect` yet).
+    /// The vector that runs this job (no `expect` yet), tagged as the ttsim
+    /// vectors are ([`pack_tags`]).
     pub fn vector(&self, name: &str) -> Vector {
+        let mut v = self.untagged_vector(name);
+        v.tags = pack_tags(&self.job);
+        v
+    }
+
+    /// [`PackTileCase::vector`] without its tags: what an oracle runs, once
+    /// an execution, where tags are never read.
+    pub fn untagged_vector(&self, name: &str) -> Vector {
         let p = llk::pack(&self.job, self.form);
-        let mut v = llk::vector(
+        llk::vector(
             self.job.arch,
             name,
             p,
@@ -418,9 +427,7 @@ impl PackTileCase {
                 format: self.job.dst,
                 rows: self.dst.clone(),
             }),
-        );
-        v.tags = pack_tags(&self.job);
-        v
+        )
     }
 }
 
@@ -581,8 +588,29 @@ impl UnpackTileCase {
 }
 
 impl UnpackTileCase {
-    /// The vector that runs this job (no `expect` yet).
+    /// The vector that runs this job (no `expect` yet), tagged by its
+    /// target, input format and shape.
     pub fn vector(&self, name: &str) -> Vector {
+        let mut v = self.untagged_vector(name);
+        v.tags = vec![
+            "unpack".into(),
+            self.job.arch.name().into(),
+            match self.job.target {
+                UnpackTarget::SrcA => "to-srca",
+                UnpackTarget::SrcB => "to-srcb",
+                UnpackTarget::Dst => "to-dst",
+            }
+            .into(),
+            self.job.input.name().into(),
+            format!("face-r-dim-{}", self.job.face_rows),
+            format!("num-faces-{}", self.job.faces),
+        ];
+        v
+    }
+
+    /// [`UnpackTileCase::vector`] without its tags, as
+    /// [`PackTileCase::untagged_vector`].
+    pub fn untagged_vector(&self, name: &str) -> Vector {
         let p = llk::unpack(&self.job);
         let dst = (!self.dst_before.is_empty()).then(|| vector::Dst {
             format: self.job.dst_view(),
@@ -602,19 +630,6 @@ impl UnpackTileCase {
             UnpackTarget::SrcB => v.setup.srcb = self.before.clone(),
             _ => v.setup.srca = self.before.clone(),
         }
-        v.tags = vec![
-            "unpack".into(),
-            self.job.arch.name().into(),
-            match self.job.target {
-                UnpackTarget::SrcA => "to-srca",
-                UnpackTarget::SrcB => "to-srcb",
-                UnpackTarget::Dst => "to-dst",
-            }
-            .into(),
-            self.job.input.name().into(),
-            format!("face-r-dim-{}", self.job.face_rows),
-            format!("num-faces-{}", self.job.faces),
-        ];
         v
     }
 }

@@ -140,7 +140,7 @@ pub fn compare_l1(
 
 /// `pack_tile_diff` as a value.
 pub fn check_pack_tile(bench: &mut Workbench, case: &PackTileCase) -> Result<Verdict, Finding> {
-    let v = case.vector("fuzz/pack_tile_diff");
+    let v = case.untagged_vector("fuzz/pack_tile_diff");
     let mut m = prepare(bench, &v)?;
     let model = golden_pack(case, m.l1.bytes());
     let fault = execute(&v, &mut m);
@@ -223,7 +223,7 @@ fn compare_registers(
 
 /// `unpack_tile_diff` as a value.
 pub fn check_unpack_tile(bench: &mut Workbench, case: &UnpackTileCase) -> Result<Verdict, Finding> {
-    let v = case.vector("fuzz/unpack_tile_diff");
+    let v = case.untagged_vector("fuzz/unpack_tile_diff");
     let mut m = prepare(bench, &v)?;
     let model = golden_unpack(case, m.l1.bytes());
     let fault = execute(&v, &mut m);
@@ -280,7 +280,7 @@ pub fn check_roundtrip(bench: &mut Workbench, case: &RoundTripCase) -> Result<Ve
         ));
     };
     let pack = &case.pack;
-    let v = pack.vector("fuzz/roundtrip-pack");
+    let v = pack.untagged_vector("fuzz/roundtrip-pack");
     let mut packed = prepare(bench, &v)?;
     let describe = || {
         format!(

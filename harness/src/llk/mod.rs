@@ -329,17 +329,19 @@ pub fn pack(job: &PackJob, form: PackForm) -> Programmed {
                     )));
                 }
                 PackForm::Instructions => {
+                    // The three words the loop uses, each encoded once.
+                    let (next_rows, next_face, end) = (pacr(0, 0), pacr(2, 0), pacr(1, 1));
                     for face in 0..job.faces {
                         for j in 0..per_face {
                             let last_face = face + 1 == job.faces;
-                            let (mode, last) = if j + 1 < per_face {
-                                (0, 0)
+                            let w = if j + 1 < per_face {
+                                next_rows
                             } else if last_face {
-                                (1, 1)
+                                end
                             } else {
-                                (2, 0)
+                                next_face
                             };
-                            steps.push(Step::Instruction(pacr(mode, last)));
+                            steps.push(Step::Instruction(w));
                         }
                     }
                 }

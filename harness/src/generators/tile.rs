@@ -774,6 +774,55 @@ mod tests {
         })
     }
 
+    /// The vector a case makes for others to read (`repro`, the gate, the
+    /// campaigns) is the one the oracles run, with tags naming the job.
+    #[test]
+    fn a_cases_vector_is_its_untagged_vector_with_the_jobs_tags() {
+        for seed in 0..300 {
+            let case: PackTileCase = crate::generators::from_seed(seed, 2048);
+            let (mut v, bare) = (case.vector("t"), case.untagged_vector("t"));
+            let j = &case.job;
+            let want = [
+                "pack".to_string(),
+                j.arch.name().to_string(),
+                j.src.name().to_string(),
+                j.out.name().to_string(),
+                format!("face-r-dim-{}", j.face_rows),
+                format!("num-faces-{}", j.faces),
+            ];
+            for t in want
+                .iter()
+                .chain(j.l1_acc.then(|| "l1-acc".to_string()).iter())
+            {
+                assert!(v.tags.contains(t), "seed {seed}: {t} not in {:?}", v.tags);
+            }
+            assert!(bare.tags.is_empty(), "seed {seed}");
+            v.tags.clear();
+            assert_eq!(v, bare, "seed {seed}");
+
+            let case: UnpackTileCase = crate::generators::from_seed(seed, 2048);
+            let (mut v, bare) = (case.vector("t"), case.untagged_vector("t"));
+            let j = &case.job;
+            let target = match j.target {
+                UnpackTarget::SrcA => "to-srca",
+                UnpackTarget::SrcB => "to-srcb",
+                UnpackTarget::Dst => "to-dst",
+            };
+            let want = [
+                "unpack".to_string(),
+                j.arch.name().to_string(),
+                target.to_string(),
+                j.input.name().to_string(),
+                format!("face-r-dim-{}", j.face_rows),
+                format!("num-faces-{}", j.faces),
+            ];
+            assert_eq!(v.tags, want, "seed {seed}");
+            assert!(bare.tags.is_empty(), "seed {seed}");
+            v.tags.clear();
+            assert_eq!(v, bare, "seed {seed}");
+        }
+    }
+
     /// Drawing rows through [`DstRows`] takes the same rows and leaves the
     /// same bytes as drawing each one with [`dst_row`].
     #[test]

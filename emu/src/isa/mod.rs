@@ -163,26 +163,20 @@ pub fn encode(arch: Arch, insn: &Instruction) -> Result<u32, EncodeError> {
     let layout = opcode
         .layout(arch)
         .ok_or(EncodeError::NotOnArch { opcode, arch })?;
-    // Each field of the layout once; the instruction's other fields must be
-    // zero. Where anything is wrong, the field-by-field pass below names the
-    // first field (in the instruction's order) that is.
-    let mut word = (layout.byte as u32) << 24;
-    let mut wrong = false;
-    let mut placed = 0u64;
-    for f in layout.fields {
-        let value = insn.field(f.index);
-        wrong |= value > f.max() || f.index >= 64;
-        word |= value << f.lo;
-        placed |= 1u64.checked_shl(f.index as u32).unwrap_or(0);
-    }
-    let names = opcode.field_names();
-    for index in 0..names.len() {
-        let here = placed.checked_shr(index as u32).unwrap_or(0) & 1 != 0;
-        wrong |= !here && insn.field(index) != 0;
-    }
-    if !wrong {
+    // Each field of the layout placed once. The word holds the instruction
+    // exactly when it decodes back to it: a field too wide for its bits, or
+    // one the architecture lacks, decodes otherwise. Then the pass below
+    // names the first such field (in the instruction's order).
+    let word = layout
+        .fields
+        .iter()
+        .fold((layout.byte as u32) << 24, |w, f| {
+            w | insn.field(f.index) << f.lo
+        });
+    if Instruction::from_word(opcode, arch, word) == *insn {
         return Ok(word);
     }
+    let names = opcode.field_names();
     let mut word = (layout.byte as u32) << 24;
     for (index, &name) in names.iter().enumerate() {
         let value = insn.field(index);

@@ -370,10 +370,8 @@ impl Parts<'_> {
     fn take_datums(&mut self, prep: &prepared::Prepared) -> Result<()> {
         let flush = prep.fields.flush;
         let datums = prep.units().iter().fold(0u64, |sum, u| {
-            let n = match self.adcs.values(u.adc(), Unit::Packers) {
-                Some([ch0, ch1]) => input::accepted_count(ch0[0], ch1[0], flush),
-                None => None,
-            };
+            let n = (self.adcs.values(u.adc(), Unit::Packers))
+                .and_then(|[ch0, ch1]| input::accepted_count(ch0[0], ch1[0], flush));
             sum + u64::from(n.unwrap_or(0))
         });
         self.datums.take(datums)

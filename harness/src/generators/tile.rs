@@ -373,9 +373,10 @@ impl PackTileCase {
         let fill = canary(u)?;
         let first = job.first_row();
         let end = (first + 16 * usize::from(job.faces) + 1).min(usize::from(job.dst.mode().rows()));
-        let mut dst = Vec::with_capacity(end.saturating_sub(first.saturating_sub(1)));
+        let drawn = first.saturating_sub(1)..end;
+        let mut dst = Vec::with_capacity(drawn.len());
         let mut rows = DstRows::new(job.dst);
-        for row in first.saturating_sub(1)..end {
+        for row in drawn {
             dst.push(DstRow {
                 row: row as u16,
                 cells: rows.next(u)?,

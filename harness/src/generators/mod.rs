@@ -7,6 +7,7 @@
 //! from a deterministic generator, so both explore the same space and a
 //! finding from either replays through the same oracle.
 
+mod draw;
 pub mod program;
 pub mod tile;
 pub mod values;

@@ -2,7 +2,7 @@
 //! covers, programmed the tt-llk way, with `Dst` rows or L1 bytes that lean
 //! on edge cases.
 
-use super::values;
+use super::{draw, values};
 use crate::golden::{Edge, Format, PackJob, Relu, UnpackJob, UnpackTarget};
 use crate::llk::{self, PackForm};
 use crate::vector::{self, Arch, DstFormat, DstRow, L1Range, SrcRow, Vector};
@@ -198,11 +198,16 @@ impl<'a> Arbitrary<'a> for PackJobSpec {
         } else {
             Arch::Blackhole
         };
-        let combos: Vec<_> = PACK_COMBOS
-            .iter()
-            .filter(|c| arch == Arch::Blackhole || !c.4)
-            .collect();
-        let &&(dst, src, out, round_10b, _) = u.choose(&combos)?;
+        // `choose` over the combinations the architecture has, without
+        // collecting them.
+        let combos = || {
+            PACK_COMBOS
+                .iter()
+                .filter(move |c| arch == Arch::Blackhole || !c.4)
+        };
+        let at = u.choose_index(combos().count())?;
+        let &(dst, src, out, round_10b, _) =
+            combos().nth(at).ok_or(arbitrary::Error::EmptyChoose)?;
         let faces = faces(u)?;
         let face_rows = face_rows(u)?;
         let view_rows = usize::from(dst.mode().rows());
@@ -272,13 +277,7 @@ pub fn dst_row(u: &mut Unstructured<'_>, view: DstFormat) -> Result<[u32; 16]> {
     Ok(match view {
         DstFormat::Bf16 => values::bf16_row(u)?.map(u32::from),
         DstFormat::Fp16 => values::fp16_row(u)?.map(u32::from),
-        DstFormat::Raw16 => {
-            let mut r = [0u32; 16];
-            for v in &mut r {
-                *v = u32::from(u.arbitrary::<u16>()?);
-            }
-            r
-        }
+        DstFormat::Raw16 => draw::with(u, |d| std::array::from_fn(|_| u32::from(d.u16()))),
         DstFormat::Fp32 | DstFormat::Raw32 => values::fp32_row(u)?,
         DstFormat::Int32 => values::int32_row(u)?,
     })

@@ -5,6 +5,8 @@
 
 use arbitrary::{Result, Unstructured};
 
+use super::draw::{self, Draws};
+
 /// BF16 patterns worth trying.
 pub const BF16_EDGES: &[u16] = &[
     0x0000, 0x8000, // ±0
@@ -81,10 +83,6 @@ pub const BYTE_EDGES: &[u8] = &[
 /// BFP shared exponents worth trying.
 pub const EXP_EDGES: &[u8] = &[0, 1, 2, 7, 8, 9, 112, 126, 127, 128, 254, 255];
 
-fn pick<T: Copy>(u: &mut Unstructured<'_>, table: &[T]) -> Result<T> {
-    Ok(*u.choose(table)?)
-}
-
 /// How the 16 datums of one row (one BFP group) are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RowKind {
@@ -100,14 +98,14 @@ enum RowKind {
     Plain,
 }
 
-fn row_kind(u: &mut Unstructured<'_>) -> Result<RowKind> {
-    Ok(match u.int_in_range(0..=9u8)? {
+fn row_kind(d: &mut Draws<'_>) -> RowKind {
+    match d.in_range(0, 9) {
         0 | 1 => RowKind::Random,
         2..=4 => RowKind::Edges,
         5 | 6 => RowKind::Ties,
         7 | 8 => RowKind::Spread,
         _ => RowKind::Plain,
-    })
+    }
 }
 
 /// A BF16 with the given sign, biased exponent and mantissa.
@@ -117,161 +115,166 @@ fn bf16(sign: bool, exp: u32, man: u32) -> u16 {
 
 /// One row of BF16 values.
 pub fn bf16_row(u: &mut Unstructured<'_>) -> Result<[u16; 16]> {
-    let kind = row_kind(u)?;
-    let top: u32 = u.int_in_range(1..=254)?;
-    let mut row = [0u16; 16];
-    for (j, v) in row.iter_mut().enumerate() {
-        let sign: bool = u.arbitrary()?;
-        *v = match kind {
-            RowKind::Random => u.arbitrary()?,
-            RowKind::Edges => {
-                if u.ratio(3, 4)? {
-                    pick(u, BF16_EDGES)?
-                } else {
-                    u.arbitrary()?
+    Ok(draw::with(u, |d| {
+        let kind = row_kind(d);
+        let top = d.in_range(1, 254);
+        let mut row = [0u16; 16];
+        for (j, v) in row.iter_mut().enumerate() {
+            let sign = d.bool();
+            *v = match kind {
+                RowKind::Random => d.u16(),
+                RowKind::Edges => {
+                    if d.ratio(3, 4) {
+                        d.pick(BF16_EDGES)
+                    } else {
+                        d.u16()
+                    }
                 }
-            }
-            RowKind::Ties => {
-                // Mantissa ending in 1 is a tie for E8M6; a datum `s`
-                // exponents below the group top whose low `s+1` significand
-                // bits are 10..0 is a BFP rounding tie.
-                let s: u32 = u.int_in_range(0..=7)?;
-                let high: u32 = u.arbitrary::<u8>()?.into();
-                let man = if j == 0 {
-                    u32::from(u.arbitrary::<u8>()?) | 1
-                } else {
-                    ((high << (s + 1)) | (1 << s)) & 0x7f
-                };
-                let exp = if j == 0 {
-                    top
-                } else {
-                    top.saturating_sub(s).max(1)
-                };
-                bf16(sign, exp, man)
-            }
-            RowKind::Spread => {
-                let below: u32 = if j == 0 {
-                    0
-                } else if j == 1 {
-                    u.int_in_range(8..=12)?
-                } else {
-                    u.int_in_range(0..=12)?
-                };
-                bf16(sign, top.saturating_sub(below), u.arbitrary::<u8>()?.into())
-            }
-            RowKind::Plain => bf16(
-                sign,
-                u.int_in_range(120..=134)?,
-                u.arbitrary::<u8>()?.into(),
-            ),
-        };
-    }
-    Ok(row)
+                RowKind::Ties => {
+                    // Mantissa ending in 1 is a tie for E8M6; a datum `s`
+                    // exponents below the group top whose low `s+1` significand
+                    // bits are 10..0 is a BFP rounding tie.
+                    let s = d.in_range(0, 7);
+                    let high = u32::from(d.u8());
+                    let man = if j == 0 {
+                        u32::from(d.u8()) | 1
+                    } else {
+                        ((high << (s + 1)) | (1 << s)) & 0x7f
+                    };
+                    let exp = if j == 0 {
+                        top
+                    } else {
+                        top.saturating_sub(s).max(1)
+                    };
+                    bf16(sign, exp, man)
+                }
+                RowKind::Spread => {
+                    let below = match j {
+                        0 => 0,
+                        1 => d.in_range(8, 12),
+                        _ => d.in_range(0, 12),
+                    };
+                    bf16(sign, top.saturating_sub(below), d.u8().into())
+                }
+                RowKind::Plain => bf16(sign, d.in_range(120, 134), d.u8().into()),
+            };
+        }
+        row
+    }))
 }
 
 /// One row of FP16 values (Tensix FP16).
 pub fn fp16_row(u: &mut Unstructured<'_>) -> Result<[u16; 16]> {
-    let kind = row_kind(u)?;
-    let top: u16 = u.int_in_range(1..=31)?;
-    let mut row = [0u16; 16];
-    for (j, v) in row.iter_mut().enumerate() {
-        let sign = u16::from(u.arbitrary::<bool>()?) << 15;
-        *v = match kind {
-            RowKind::Random => u.arbitrary()?,
-            RowKind::Edges => {
-                if u.ratio(3, 4)? {
-                    pick(u, FP16_EDGES)?
-                } else {
-                    u.arbitrary()?
+    Ok(draw::with(u, |d| {
+        let kind = row_kind(d);
+        let top = d.in_range(1, 31) as u16;
+        let mut row = [0u16; 16];
+        for (j, v) in row.iter_mut().enumerate() {
+            let sign = u16::from(d.bool()) << 15;
+            *v = match kind {
+                RowKind::Random => d.u16(),
+                RowKind::Edges => {
+                    if d.ratio(3, 4) {
+                        d.pick(FP16_EDGES)
+                    } else {
+                        d.u16()
+                    }
                 }
-            }
-            RowKind::Ties => {
-                // Low four mantissa bits 1000: an E5M6 tie; a set bit 6 and
-                // clear bits below is an FP16 → BF16 truncation boundary.
-                let m: u16 = u.arbitrary::<u16>()? & 0x3f0;
-                sign | (top << 10) | m | if j % 2 == 0 { 0x8 } else { 0x40 }
-            }
-            RowKind::Spread => {
-                let below: u16 = if j == 1 { 8 } else { u.int_in_range(0..=12)? };
-                sign | (top.saturating_sub(below) << 10) | (u.arbitrary::<u16>()? & 0x3ff)
-            }
-            RowKind::Plain => {
-                sign | (u.int_in_range(12..=18u16)? << 10) | (u.arbitrary::<u16>()? & 0x3ff)
-            }
-        };
-    }
-    Ok(row)
+                RowKind::Ties => {
+                    // Low four mantissa bits 1000: an E5M6 tie; a set bit 6 and
+                    // clear bits below is an FP16 → BF16 truncation boundary.
+                    let m = d.u16() & 0x3f0;
+                    sign | (top << 10) | m | if j % 2 == 0 { 0x8 } else { 0x40 }
+                }
+                RowKind::Spread => {
+                    let below = if j == 1 { 8 } else { d.in_range(0, 12) as u16 };
+                    sign | (top.saturating_sub(below) << 10) | (d.u16() & 0x3ff)
+                }
+                RowKind::Plain => {
+                    let exp = d.in_range(12, 18) as u16;
+                    sign | (exp << 10) | (d.u16() & 0x3ff)
+                }
+            };
+        }
+        row
+    }))
 }
 
 /// One row of FP32 values.
 pub fn fp32_row(u: &mut Unstructured<'_>) -> Result<[u32; 16]> {
-    let kind = row_kind(u)?;
-    let top: u32 = u.int_in_range(1..=254)?;
-    let mut row = [0u32; 16];
-    for (j, v) in row.iter_mut().enumerate() {
-        let sign = u32::from(u.arbitrary::<bool>()?) << 31;
-        *v = match kind {
-            RowKind::Random => u.arbitrary()?,
-            RowKind::Edges => {
-                if u.ratio(3, 4)? {
-                    pick(u, FP32_EDGES)?
-                } else {
-                    u.arbitrary()?
+    Ok(draw::with(u, |d| {
+        let kind = row_kind(d);
+        let top = d.in_range(1, 254);
+        let mut row = [0u32; 16];
+        for (j, v) in row.iter_mut().enumerate() {
+            let sign = u32::from(d.bool()) << 31;
+            *v = match kind {
+                RowKind::Random => d.u32(),
+                RowKind::Edges => {
+                    if d.ratio(3, 4) {
+                        d.pick(FP32_EDGES)
+                    } else {
+                        d.u32()
+                    }
                 }
-            }
-            RowKind::Ties => {
-                // Ties for BF16 (low 16 bits 0x8000), E8M6 (bit 16 alone)
-                // and TF32 (low 13 bits 0x1000) rounding.
-                let high = u.arbitrary::<u32>()? & 0x7ffe_0000;
-                let low = *u.choose(&[0x8000u32, 0x1_0000, 0x1000, 0x1_8000])?;
-                let exp = (top << 23) & 0x7f80_0000;
-                sign | exp | (high & 0x007e_0000) | low
-            }
-            RowKind::Spread => {
-                let below: u32 = if j == 1 {
-                    u.int_in_range(8..=12)?
-                } else {
-                    u.int_in_range(0..=12)?
-                };
-                sign | (top.saturating_sub(below) << 23) | (u.arbitrary::<u32>()? & 0x7f_ffff)
-            }
-            RowKind::Plain => {
-                sign | (u.int_in_range(120..=134u32)? << 23) | (u.arbitrary::<u32>()? & 0x7f_ffff)
-            }
-        };
-    }
-    Ok(row)
+                RowKind::Ties => {
+                    // Ties for BF16 (low 16 bits 0x8000), E8M6 (bit 16 alone)
+                    // and TF32 (low 13 bits 0x1000) rounding.
+                    let high = d.u32() & 0x7ffe_0000;
+                    let low = d.pick(&[0x8000u32, 0x1_0000, 0x1000, 0x1_8000]);
+                    let exp = (top << 23) & 0x7f80_0000;
+                    sign | exp | (high & 0x007e_0000) | low
+                }
+                RowKind::Spread => {
+                    let below = if j == 1 {
+                        d.in_range(8, 12)
+                    } else {
+                        d.in_range(0, 12)
+                    };
+                    sign | (top.saturating_sub(below) << 23) | (d.u32() & 0x7f_ffff)
+                }
+                RowKind::Plain => sign | (d.in_range(120, 134) << 23) | (d.u32() & 0x7f_ffff),
+            };
+        }
+        row
+    }))
 }
 
 /// One row of sign-magnitude INT32 values.
 pub fn int32_row(u: &mut Unstructured<'_>) -> Result<[u32; 16]> {
-    let mut row = [0u32; 16];
-    for v in row.iter_mut() {
-        *v = match u.int_in_range(0..=3u8)? {
-            0 => u.arbitrary()?,
-            1 => u32::from(u.arbitrary::<u16>()?) | (u32::from(u.arbitrary::<bool>()?) << 31),
-            _ => pick(u, INT32_EDGES)?,
-        };
-    }
-    Ok(row)
+    Ok(draw::with(u, |d| {
+        let mut row = [0u32; 16];
+        for v in row.iter_mut() {
+            *v = match d.in_range(0, 3) {
+                0 => d.u32(),
+                1 => u32::from(d.u16()) | (u32::from(d.bool()) << 31),
+                _ => d.pick(INT32_EDGES),
+            };
+        }
+        row
+    }))
 }
 
 /// A byte for FP8 or INT8 data.
 pub fn byte(u: &mut Unstructured<'_>) -> Result<u8> {
-    if u.ratio(1, 2)? {
-        pick(u, BYTE_EDGES)
-    } else {
-        u.arbitrary()
-    }
+    Ok(draw::with(u, |d| {
+        if d.ratio(1, 2) {
+            d.pick(BYTE_EDGES)
+        } else {
+            d.u8()
+        }
+    }))
 }
 
 /// A BFP shared exponent.
 pub fn shared_exp(u: &mut Unstructured<'_>) -> Result<u8> {
-    if u.ratio(1, 2)? {
-        pick(u, EXP_EDGES)
-    } else {
-        u.arbitrary()
-    }
+    Ok(draw::with(u, |d| {
+        if d.ratio(1, 2) {
+            d.pick(EXP_EDGES)
+        } else {
+            d.u8()
+        }
+    }))
 }
 
 #[cfg(test)]

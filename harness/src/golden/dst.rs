@@ -62,10 +62,10 @@ impl DstImage {
     }
 
     /// Row `row`, zero if never written.
-    pub fn row(&self, row: usize) -> ImageRow {
+    pub fn row(&self, row: usize) -> ImageRow<'_> {
         ImageRow {
             format: self.format,
-            values: self.stored(row).copied().unwrap_or([0; 16]),
+            values: self.stored(row).unwrap_or(&[0; 16]),
         }
     }
 
@@ -78,12 +78,12 @@ impl DstImage {
 /// One row of a [`DstImage`]: its 16 values in the image's view, read the
 /// ways the packer reads a cell. Columns wrap at 16.
 #[derive(Clone, Copy, Debug)]
-pub struct ImageRow {
+pub struct ImageRow<'a> {
     format: DstFormat,
-    values: [u32; 16],
+    values: &'a [u32; 16],
 }
 
-impl ImageRow {
+impl ImageRow<'_> {
     /// The 16 storage bits of a `Dst16b` cell (`DstBits`).
     pub fn storage16(&self, col: usize) -> u16 {
         let v = self.values[col & 15];

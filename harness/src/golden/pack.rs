@@ -404,9 +404,10 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
                 };
             }
         }
-        let mut data = Vec::new();
+        let data_bytes = (datums.len() * job.out.l1_bits() as usize / 8).div_ceil(16) * 16;
+        let mut data = Vec::with_capacity(data_bytes);
         if job.out.is_bfp() {
-            let mut exps = Vec::new();
+            let mut exps = Vec::with_capacity((datums.len() / 16).div_ceil(16) * 16);
             for group in datums.chunks(16) {
                 let g: [u32; 16] = std::array::from_fn(|j| group[j]);
                 let (shared, mags) = bfp_group(job.out, &g);

@@ -254,8 +254,14 @@ pub fn unpack(
     let bits = job.input.l1_bits() as usize;
     let data = job.data_addr() as usize;
     let face_rows = usize::from(job.face_rows);
-    // The rows written, by row number, each starting from what it held.
-    let mut rows: Vec<Option<[u32; 16]>> = Vec::new();
+    // The rows written, by row number from `base` (a `Dst` tile's first
+    // row), each starting from what it held.
+    let base = match job.target {
+        UnpackTarget::Dst => usize::from(job.tile) * 64,
+        _ => 0,
+    };
+    let held = |row: usize| before(base + row);
+    let mut rows: Vec<Option<[u32; 16]>> = Vec::with_capacity(16 * usize::from(job.faces));
     for face in 0..usize::from(job.faces) {
         for r in 0..face_rows {
             // A face row's 16 datums are one BFP group: one shared exponent.
@@ -277,18 +283,16 @@ pub fn unpack(
             }
             let row = face * 16 + r;
             match job.target {
-                UnpackTarget::Dst => {
-                    *written_row(&mut rows, row + usize::from(job.tile) * 64, before) = cells
-                }
+                UnpackTarget::Dst => *written_row(&mut rows, row, held) = cells,
                 // Haloize transposes each 16-row block: the datum of row
                 // `row`, column `col` lands in row `(row & !15) | col`,
                 // column `row & 15`.
                 UnpackTarget::SrcA if job.haloize => {
                     for (col, cell) in cells.into_iter().enumerate() {
-                        written_row(&mut rows, (row & !15) | col, before)[row & 15] = cell;
+                        written_row(&mut rows, (row & !15) | col, held)[row & 15] = cell;
                     }
                 }
-                _ => *written_row(&mut rows, row, before) = cells,
+                _ => *written_row(&mut rows, row, held) = cells,
             }
         }
     }
@@ -297,7 +301,7 @@ pub fn unpack(
             format: view,
             rows: written(rows)
                 .map(|(row, cells)| DstRow {
-                    row: row as u16,
+                    row: (base + row) as u16,
                     cells,
                 })
                 .collect(),

@@ -331,6 +331,7 @@ pub fn pack(job: &PackJob, form: PackForm) -> Programmed {
                 PackForm::Instructions => {
                     // The three words the loop uses, each encoded once.
                     let (next_rows, next_face, end) = (pacr(0, 0), pacr(2, 0), pacr(1, 1));
+                    steps.reserve(usize::from(job.faces) * usize::from(per_face));
                     for face in 0..job.faces {
                         for j in 0..per_face {
                             let last_face = face + 1 == job.faces;
@@ -660,7 +661,8 @@ pub fn unpack(job: &UnpackJob) -> Programmed {
         thread_word(arch, 0, &[(T::UNPACK_MISC_CFG_CfgContextOffset_0, 0)]),
     ];
     let which = if b { 2 } else { 1 };
-    let mut steps = vec![
+    let mut steps = Vec::with_capacity(3 + usize::from(job.faces));
+    steps.extend([
         Step::Instruction(word(
             arch,
             Instruction::Setadcxy(isa::Setadcxy {
@@ -685,7 +687,7 @@ pub fn unpack(job: &UnpackJob) -> Programmed {
                 cnt_set_mask: which,
             }),
         )),
-    ];
+    ]);
     for face in 0..job.faces {
         let valid = face + 1 == job.faces && job.target != UnpackTarget::Dst;
         steps.push(Step::Instruction(word(

@@ -58,14 +58,19 @@ impl DstImage {
 
     /// The value at (`row`, `col`) in the image's own view.
     pub fn value(&self, row: usize, col: usize) -> u32 {
-        self.stored(row).map_or(0, |r| r[col & 15])
+        self.values(row)[col & 15]
+    }
+
+    /// Row `row`'s values in the image's own view, zero if never written.
+    pub fn values(&self, row: usize) -> &[u32; 16] {
+        self.stored(row).unwrap_or(&[0; 16])
     }
 
     /// Row `row`, zero if never written.
     pub fn row(&self, row: usize) -> ImageRow<'_> {
         ImageRow {
             format: self.format,
-            values: self.stored(row).unwrap_or(&[0; 16]),
+            values: self.values(row),
         }
     }
 

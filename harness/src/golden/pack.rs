@@ -408,9 +408,8 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
         let mut data = Vec::with_capacity(data_bytes);
         if job.out.is_bfp() {
             let mut exps = Vec::with_capacity((datums.len() / 16).div_ceil(16) * 16);
-            for group in datums.chunks(16) {
-                let g: [u32; 16] = std::array::from_fn(|j| group[j]);
-                let (shared, mags) = bfp_group(job.out, &g);
+            for g in datums.as_chunks::<16>().0 {
+                let (shared, mags) = bfp_group(job.out, g);
                 exps.push(shared);
                 write_bfp(job.out, &mags, &mut data);
             }
@@ -805,8 +804,7 @@ fn bfp_group(out: Format, g: &[u32; 16]) -> (u8, [u8; 16]) {
     let exp = |p: u32| (p >> 7) & 0xff;
     let shared = g.iter().map(|&p| exp(p)).max().unwrap_or(0);
     let bits = out.l1_bits();
-    let mags = std::array::from_fn(|j| {
-        let p = g[j];
+    let mags = g.map(|p| {
         let e = exp(p);
         let significand = (p & 0x7f) | if e != 0 { 0x80 } else { 0 };
         let shift = shared - e;

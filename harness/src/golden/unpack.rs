@@ -271,8 +271,8 @@ pub fn unpack(
                 None => l1.get(job.l1_addr as usize + group).copied().unwrap_or(0),
             };
             let mut cells = [0u32; 16];
-            for (col, cell) in cells.iter_mut().enumerate() {
-                let raw = read_bits(l1, data * 8 + (group * 16 + col) * bits, bits);
+            let raws = row_datums(l1, data + group * 2 * bits, bits);
+            for (cell, raw) in cells.iter_mut().zip(raws) {
                 *cell = match (convert(job, raw, exp)?, job.target) {
                     (Datum::Bf16(b), UnpackTarget::Dst) => u32::from(b),
                     (Datum::Fp16(h), UnpackTarget::Dst) => u32::from(h),
@@ -337,17 +337,24 @@ fn written(rows: Vec<Option<[u32; 16]>>) -> impl Iterator<Item = (usize, [u32; 1
         .filter_map(|(row, cells)| Some((row, cells?)))
 }
 
-/// `bits` bits at bit address `at`, little-endian within bytes (BFP4 datum
-/// `2k` in the low nibble, BFP2 datum `4k + j` in bits `2j+1:2j`).
-fn read_bits(l1: &[u8], at: usize, bits: usize) -> u32 {
-    if bits >= 8 {
-        (0..bits / 8).fold(0, |acc, k| {
-            acc | u32::from(l1.get(at / 8 + k).copied().unwrap_or(0)) << (8 * k)
-        })
-    } else {
-        let byte = l1.get(at / 8).copied().unwrap_or(0);
-        u32::from(byte >> (at % 8)) & ((1 << bits) - 1)
-    }
+/// The 16 datums of `bits` bits (at most 32) of the face row at L1 byte
+/// `at`: datum `j` is bits `j * bits` up of the row's bytes read
+/// little-endian (BFP4 datum `2k` in the low nibble of byte `k`, BFP2 datum
+/// `4k + j` in bits `2j+1:2j`). Bytes past L1's end read as zero.
+fn row_datums(l1: &[u8], at: usize, bits: usize) -> [u32; 16] {
+    let bits = bits.min(32);
+    // The row's `2 * bits` bytes, and room to read four from any datum's
+    // first byte.
+    let mut row = [0u8; 64 + 4];
+    let have = l1.get(at..).unwrap_or_default();
+    let n = have.len().min(2 * bits);
+    row[..n].copy_from_slice(&have[..n]);
+    let mask = ((1u64 << bits) - 1) as u32;
+    std::array::from_fn(|j| {
+        let (byte, shift) = (j * bits / 8, j * bits % 8);
+        let word = u32::from_le_bytes([row[byte], row[byte + 1], row[byte + 2], row[byte + 3]]);
+        (word >> shift) & mask
+    })
 }
 
 /// One L1 datum after the unpacker's format conversion

@@ -38,6 +38,22 @@ impl TilePosition {
         }
     }
 
+    /// [`TilePosition::advance_datum`] `n` times (`n` at most 16, as a
+    /// `Dst` row's datums are): `X` reaches 16, and wraps, at most once.
+    #[inline]
+    pub fn advance_datums(&mut self, n: u32, reads_per_xy_plane: u32, yz_transposed: bool) {
+        debug_assert!(n <= 16, "at most a row of datums");
+        let x = self.x;
+        if x < 16 && x + n >= 16 {
+            // The row's last datum wraps `X`; the rest count from 0.
+            self.x = 15;
+            self.advance_datum(reads_per_xy_plane, yz_transposed);
+            self.x = x + n - 16;
+        } else {
+            self.x = x.wrapping_add(n);
+        }
+    }
+
     /// Blackhole: after a `PACR`, the tile position advances by the number
     /// of enabled read interfaces. It is an 8-bit counter and returns to
     /// zero (starting the next xy plane, i.e. bumping `Z`) only when the
@@ -146,6 +162,31 @@ pub const fn zero_of(like: Intermediate) -> Intermediate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `advance_datums(n)` is `n` calls of `advance_datum`, from every `X`
+    /// below 20 (past 16 too, where `X` never wraps), rows near a plane's
+    /// end, both orders of `Y` and `Z`, and planes of 0, 1 and 4 rows.
+    #[test]
+    fn advancing_n_datums_is_advancing_one_n_times() {
+        for x in 0..20 {
+            for (y, z) in [(0, 0), (3, 7), (0, u32::MAX)] {
+                for plane in [0, 1, 4] {
+                    for transposed in [false, true] {
+                        for n in 0..=16 {
+                            let start = TilePosition { x, y, z };
+                            let mut want = start;
+                            for _ in 0..n {
+                                want.advance_datum(plane, transposed);
+                            }
+                            let mut got = start;
+                            got.advance_datums(n, plane, transposed);
+                            assert_eq!(got, want, "{start:?} + {n}, plane {plane}, {transposed}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// `never_masks` against its definition: `mask` is `0xFFFF` at every row
     /// and face position (entries are indexed by the low four bits, so 16

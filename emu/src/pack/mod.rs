@@ -965,9 +965,7 @@ impl Context<'_> {
                 && !st.histogram
                 && self.fast_row(st, sink, &cells, col0, n, 0xFFFF)?
             {
-                for _ in 0..n {
-                    tp.advance_datum(self.pk.reads_per_xy_plane, self.pk.yz_transposed);
-                }
+                tp.advance_datums(n, self.pk.reads_per_xy_plane, self.pk.yz_transposed);
                 j += n;
                 continue;
             }

@@ -578,11 +578,11 @@ pub(crate) fn assemble_pairs_avx2<const LANES: u8, const BITS: u32>(
                 _mm256_min_epu16(own, splat(0x80)),
                 _mm256_and_si256(man, splat(0x7F)),
             );
-            let even = _mm256_srlv_epi32(
+            let even = srlv32(
                 _mm256_and_si256(m, low_halves),
                 _mm256_and_si256(s, low_halves),
             );
-            let odd = _mm256_srlv_epi32(m, _mm256_srli_epi32::<16>(s));
+            let odd = srlv32(m, _mm256_srli_epi32::<16>(s));
             _mm256_blend_epi16::<0b1010_1010>(even, odd)
         });
         // Where the magnitude at the width is not 0, where `(q + 1) >> 1`
@@ -663,6 +663,32 @@ pub(crate) fn assemble_pairs_avx2<const LANES: u8, const BITS: u32>(
             out.copy_from_slice(&all[..out.len()]);
         }
     }
+}
+
+/// `vpsrlvd`: each 32-bit lane of `x` shifted right by its lane of
+/// `counts`, 0 where the count is past 31. As with [`srlv16`], the
+/// intrinsic restates that rule as a compare and a select, which the
+/// compiler keeps beside the shift where it cannot bound the counts.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn srlv32(
+    x: std::arch::x86_64::__m256i,
+    counts: std::arch::x86_64::__m256i,
+) -> std::arch::x86_64::__m256i {
+    let out;
+    // SAFETY: register operands only; the caller's target features
+    // include AVX2.
+    unsafe {
+        std::arch::asm!(
+            "vpsrlvd {out}, {x}, {counts}",
+            out = lateout(ymm_reg) out,
+            x = in(ymm_reg) x,
+            counts = in(ymm_reg) counts,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    out
 }
 
 /// Two groups of elements in halves, as [`assemble_pairs_avx2`] takes

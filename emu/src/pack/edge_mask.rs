@@ -25,16 +25,7 @@ impl TilePosition {
         self.x += 1;
         if self.x == 16 {
             self.x = 0;
-            let (inner, outer) = if yz_transposed {
-                (&mut self.z, &mut self.y)
-            } else {
-                (&mut self.y, &mut self.z)
-            };
-            *inner = inner.wrapping_add(1);
-            if *inner == reads_per_xy_plane {
-                *inner = 0;
-                *outer = outer.wrapping_add(1);
-            }
+            self.next_row(reads_per_xy_plane, yz_transposed);
         }
     }
 
@@ -43,14 +34,28 @@ impl TilePosition {
     #[inline]
     pub fn advance_datums(&mut self, n: u32, reads_per_xy_plane: u32, yz_transposed: bool) {
         debug_assert!(n <= 16, "at most a row of datums");
-        let x = self.x;
-        if x < 16 && x + n >= 16 {
-            // The row's last datum wraps `X`; the rest count from 0.
-            self.x = 15;
-            self.advance_datum(reads_per_xy_plane, yz_transposed);
-            self.x = x + n - 16;
+        if self.x < 16 && self.x + n >= 16 {
+            // The datums after the one that wrapped `X` count from 0.
+            self.x = self.x + n - 16;
+            self.next_row(reads_per_xy_plane, yz_transposed);
         } else {
-            self.x = x.wrapping_add(n);
+            self.x = self.x.wrapping_add(n);
+        }
+    }
+
+    /// The row count on, wrapping at the plane's size into the other
+    /// counter, as `X` wraps.
+    #[inline]
+    fn next_row(&mut self, reads_per_xy_plane: u32, yz_transposed: bool) {
+        let (inner, outer) = if yz_transposed {
+            (&mut self.z, &mut self.y)
+        } else {
+            (&mut self.y, &mut self.z)
+        };
+        *inner = inner.wrapping_add(1);
+        if *inner == reads_per_xy_plane {
+            *inner = 0;
+            *outer = outer.wrapping_add(1);
         }
     }
 

@@ -349,11 +349,7 @@ fn datum_row(u: &mut Unstructured<'_>, format: Format, out: &mut Vec<u8>) -> Res
             out.extend(values::bf16_row(u)?.map(u16::to_le_bytes).as_flattened())
         }
         Format::Fp16 => out.extend(values::fp16_row(u)?.map(u16::to_le_bytes).as_flattened()),
-        _ => {
-            for _ in 0..16 {
-                out.push(values::byte(u)?);
-            }
-        }
+        _ => out.extend(values::byte_row(u)?),
     }
     Ok(())
 }

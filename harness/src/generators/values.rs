@@ -123,13 +123,7 @@ pub fn bf16_row(u: &mut Unstructured<'_>) -> Result<[u16; 16]> {
             let sign = d.bool();
             *v = match kind {
                 RowKind::Random => d.u16(),
-                RowKind::Edges => {
-                    if d.ratio(3, 4) {
-                        d.pick(BF16_EDGES)
-                    } else {
-                        d.u16()
-                    }
-                }
+                RowKind::Edges => edge_or(d, (3, 4), BF16_EDGES, Draws::u16),
                 RowKind::Ties => {
                     // Mantissa ending in 1 is a tie for E8M6; a datum `s`
                     // exponents below the group top whose low `s+1` significand
@@ -173,13 +167,7 @@ pub fn fp16_row(u: &mut Unstructured<'_>) -> Result<[u16; 16]> {
             let sign = u16::from(d.bool()) << 15;
             *v = match kind {
                 RowKind::Random => d.u16(),
-                RowKind::Edges => {
-                    if d.ratio(3, 4) {
-                        d.pick(FP16_EDGES)
-                    } else {
-                        d.u16()
-                    }
-                }
+                RowKind::Edges => edge_or(d, (3, 4), FP16_EDGES, Draws::u16),
                 RowKind::Ties => {
                     // Low four mantissa bits 1000: an E5M6 tie; a set bit 6 and
                     // clear bits below is an FP16 → BF16 truncation boundary.
@@ -210,13 +198,7 @@ pub fn fp32_row(u: &mut Unstructured<'_>) -> Result<[u32; 16]> {
             let sign = u32::from(d.bool()) << 31;
             *v = match kind {
                 RowKind::Random => d.u32(),
-                RowKind::Edges => {
-                    if d.ratio(3, 4) {
-                        d.pick(FP32_EDGES)
-                    } else {
-                        d.u32()
-                    }
-                }
+                RowKind::Edges => edge_or(d, (3, 4), FP32_EDGES, Draws::u32),
                 RowKind::Ties => {
                     // Ties for BF16 (low 16 bits 0x8000), E8M6 (bit 16 alone)
                     // and TF32 (low 13 bits 0x1000) rounding.
@@ -255,26 +237,30 @@ pub fn int32_row(u: &mut Unstructured<'_>) -> Result<[u32; 16]> {
     }))
 }
 
-/// A byte for FP8 or INT8 data.
-pub fn byte(u: &mut Unstructured<'_>) -> Result<u8> {
+/// A row of 16 bytes for FP8 or INT8 data.
+pub fn byte_row(u: &mut Unstructured<'_>) -> Result<[u8; 16]> {
     Ok(draw::with(u, |d| {
-        if d.ratio(1, 2) {
-            d.pick(BYTE_EDGES)
-        } else {
-            d.u8()
-        }
+        std::array::from_fn(|_| edge_or(d, (1, 2), BYTE_EDGES, Draws::u8))
     }))
 }
 
 /// A BFP shared exponent.
 pub fn shared_exp(u: &mut Unstructured<'_>) -> Result<u8> {
-    Ok(draw::with(u, |d| {
-        if d.ratio(1, 2) {
-            d.pick(EXP_EDGES)
-        } else {
-            d.u8()
-        }
-    }))
+    Ok(draw::with(u, |d| edge_or(d, (1, 2), EXP_EDGES, Draws::u8)))
+}
+
+/// With odds `num` in `den`, an entry of `table`; otherwise `any`'s draw.
+fn edge_or<'a, T: Copy>(
+    d: &mut Draws<'a>,
+    (num, den): (u8, u8),
+    table: &[T],
+    any: fn(&mut Draws<'a>) -> T,
+) -> T {
+    if d.ratio(num, den) {
+        d.pick(table)
+    } else {
+        any(d)
+    }
 }
 
 #[cfg(test)]

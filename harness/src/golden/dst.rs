@@ -62,7 +62,7 @@ impl DstImage {
     }
 
     /// Row `row`'s values in the image's own view, zero if never written.
-    pub fn values(&self, row: usize) -> &[u32; 16] {
+    fn values(&self, row: usize) -> &[u32; 16] {
         self.stored(row).unwrap_or(&[0; 16])
     }
 

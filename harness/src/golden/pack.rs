@@ -168,18 +168,26 @@ impl PackJob {
         }
     }
 
+    /// Bytes `datums` of the output take in a data stream and (BFP) in an
+    /// exponent stream, each padded to 16 (`PACR.md`: `Last` writes a
+    /// partly filled buffer out whole).
+    fn stream_bytes(&self, datums: u64) -> (u64, u64) {
+        let data = (datums * u64::from(self.out.l1_bits()) / 8).div_ceil(16) * 16;
+        (data, (datums / 16).div_ceil(16) * 16)
+    }
+
     /// The L1 bytes the pack may touch: `[start, end)`.
     pub fn window(&self) -> (u64, u64) {
         let mut start = u64::MAX;
         let mut end = 0;
         for s in self.streams() {
             let datums = s.faces.len() as u64 * u64::from(self.face_rows) * 16;
-            let data = (datums * u64::from(self.out.l1_bits()) / 8).div_ceil(16) * 16;
+            let (data, exps) = self.stream_bytes(datums);
             start = start.min(u64::from(s.data_addr));
             end = end.max(u64::from(s.data_addr) + data);
             if self.out.is_bfp() {
                 start = start.min(u64::from(s.exp_addr));
-                end = end.max(u64::from(s.exp_addr) + (datums / 16).div_ceil(16) * 16);
+                end = end.max(u64::from(s.exp_addr) + exps);
             }
         }
         (start, end)
@@ -404,10 +412,10 @@ pub fn pack(job: &PackJob, dst: &DstImage, l1_before: &[u8]) -> Result<Vec<Bytes
                 };
             }
         }
-        let data_bytes = (datums.len() * job.out.l1_bits() as usize / 8).div_ceil(16) * 16;
-        let mut data = Vec::with_capacity(data_bytes);
+        let (data_bytes, exp_bytes) = job.stream_bytes(datums.len() as u64);
+        let mut data = Vec::with_capacity(data_bytes as usize);
         if job.out.is_bfp() {
-            let mut exps = Vec::with_capacity((datums.len() / 16).div_ceil(16) * 16);
+            let mut exps = Vec::with_capacity(exp_bytes as usize);
             for g in datums.as_chunks::<16>().0 {
                 let (shared, mags) = bfp_group(job.out, g);
                 exps.push(shared);

@@ -165,13 +165,8 @@ pub(crate) fn assemble_lanes(exp: BfpExp, width: BfpWidth, elems: &[u16; 16], ou
     assemble_in_lanes(exp, width, elems, out, |m, s| {
         let splat = |v: u16| _mm256_set1_epi16(v as i16);
         // 2^(8 - s): the low byte by table lookup (0 for s = 0), 256 apart.
-        #[rustfmt::skip]
-        let low_bytes = _mm256_setr_epi8(
-            0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
-            0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
-        );
         let pow = _mm256_or_si256(
-            _mm256_shuffle_epi8(low_bytes, s),
+            _mm256_shuffle_epi8(powers_of_two_avx2(), s),
             _mm256_and_si256(_mm256_cmpeq_epi16(s, _mm256_setzero_si256()), splat(0x100)),
         );
         let t = _mm256_mullo_epi16(m, pow);
@@ -491,10 +486,11 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
 /// The arithmetic is [`assemble_quads_avx512`]'s on half the width, with
 /// what AVX2 lacks made otherwise:
 ///
-/// - no variable shift of 16-bit lanes: `m >> s` is two variable shifts of
-///   32-bit lanes (`vpsrlvd`), one for the even lanes (moved to the low
-///   half and alone there) and one for the odd, blended. A count of 32 or
-///   more leaves nothing, so, as there, the shift needs no clamp;
+/// - no variable shift of 16-bit lanes: the shift and its rounding are one
+///   rounding multiplication (`vpmulhrsw`) by a power of two looked up by
+///   `vpshufb`, which is also 0 for the shifts that leave nothing. (Two
+///   variable shifts of 32-bit lanes, even and odd lanes blended, took
+///   three operations a register more);
 /// - no masks: the compares give lanes of ones, and a BFP2 datum's two
 ///   bits, put at bits 7 and 15 of its lane, are gathered by one
 ///   `vpmovmskb` per register, datum `j` of a group at bits `2j` and
@@ -538,24 +534,32 @@ pub(crate) fn assemble_pairs_avx2<const LANES: u8, const BITS: u32>(
     let n = width.group_bytes();
     let data = &mut data[..exps.len() * n];
     let splat = |v: u16| _mm256_set1_epi16(v as i16);
-    let zero = _mm256_setzero_si256();
     // The exponent field where it lies: bits 14:7 ("b"), 14:10 ("a").
     let field = match exp {
         BfpExp::B => splat(0x7F80),
         BfpExp::A => splat(0x7C00),
     };
+    // Where the rounded magnitude keeps the datum's magnitude at the
+    // width from 0: at least 1, 16 or 64.
     let least = match width {
         BfpWidth::Bits8 => splat(0),
-        BfpWidth::Bits4 => splat(30),
-        BfpWidth::Bits2 => splat(126),
+        BfpWidth::Bits4 => splat(15),
+        BfpWidth::Bits2 => splat(63),
     };
+    // One step of the exponent field where it lies.
+    let step = match exp {
+        BfpExp::B => splat(0x80),
+        BfpExp::A => splat(0x400),
+    };
+    // 2^(7 - s) at byte s + 1 for shifts s of 0 to 7; 0 at byte 0 (which
+    // a lane's high byte indexes) and past s = 7.
+    let powers = powers_of_two_avx2();
     // The two 16-bit halves of each 32-bit lane swapped.
     #[rustfmt::skip]
     let swap_halves = _mm256_setr_epi8(
         2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
         2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
     );
-    let low_halves = _mm256_set1_epi32(0xFFFF);
     for (p, (exps, out)) in exps.chunks_mut(2).zip(data.chunks_mut(2 * n)).enumerate() {
         let x = pair(p);
         let own = x.map(|x| _mm256_and_si256(x, field));
@@ -564,36 +568,38 @@ pub(crate) fn assemble_pairs_avx2<const LANES: u8, const BITS: u32>(
         most = _mm256_max_epu16(most, _mm256_shuffle_epi32::<0b10_11_00_01>(most));
         most = _mm256_max_epu16(most, _mm256_shuffle_epi8(most, swap_halves));
         // Every lane of 128-bit lane g now holds group g's largest field.
-        // `m >> s`, each element's magnitude moved to the shared exponent.
-        let shifted = [0, 1].map(|i| {
+        let above = _mm256_add_epi16(most, step);
+        // The rule's `(m + 2^s) >> (s + 1)`, each element's magnitude
+        // moved to the shared exponent and rounded: with `m` moved up by 7
+        // (it fits 15 bits) and `s` at most 7, `vpmulhrsw`'s
+        // `(a * b + 2^14) >> 15` of `m * 2^7` and `2^(7 - s)` is exactly
+        // it; a shift of 8 or more, whose result is 0, multiplies by 0.
+        let rounded = [0, 1].map(|i| {
             let (x, own) = (x[i], own[i]);
-            let d = _mm256_sub_epi16(most, own);
-            let (s, man) = match exp {
+            // `s + 1`, at most 256, clamped to 15 for the table.
+            let d = _mm256_sub_epi16(above, own);
+            let (s1, man) = match exp {
                 BfpExp::B => (_mm256_srli_epi16::<7>(d), x),
                 BfpExp::A => (_mm256_srli_epi16::<10>(d), _mm256_srli_epi16::<3>(x)),
             };
+            let pow = _mm256_shuffle_epi8(powers, _mm256_min_epu16(s1, splat(15)));
             // The hidden bit, 0x80 where the field is not 0, below it the
             // mantissa's seven bits.
             let m = _mm256_or_si256(
                 _mm256_min_epu16(own, splat(0x80)),
                 _mm256_and_si256(man, splat(0x7F)),
             );
-            let even = srlv32(
-                _mm256_and_si256(m, low_halves),
-                _mm256_and_si256(s, low_halves),
-            );
-            let odd = srlv32(m, _mm256_srli_epi32::<16>(s));
-            _mm256_blend_epi16::<0b1010_1010>(even, odd)
+            _mm256_mulhrs_epi16(_mm256_slli_epi16::<7>(m), pow)
         });
-        // Where the magnitude at the width is not 0, where `(q + 1) >> 1`
-        // is at least 1, 16 or 64 (`q` is at most 255: the signed compare
-        // is the unsigned one); the sign is kept only there.
-        let some = shifted.map(|q| _mm256_cmpgt_epi16(q, least));
+        // Where the magnitude at the width is not 0 (`r` is at most 128:
+        // the signed compare is the unsigned one); the sign is kept only
+        // there.
+        let some = rounded.map(|r| _mm256_cmpgt_epi16(r, least));
         let signed = [0, 1].map(|i| _mm256_and_si256(some[i], _mm256_srai_epi16::<15>(x[i])));
         // The datum of each register's elements, as a byte: the sign above
-        // the magnitude.
+        // the magnitude, a carry to 128 clamped.
         let datum = |i: usize| {
-            let mag = _mm256_min_epu16(_mm256_avg_epu16(shifted[i], zero), splat(0x7F));
+            let mag = _mm256_min_epu16(rounded[i], splat(0x7F));
             _mm256_or_si256(mag, _mm256_and_si256(signed[i], splat(0x80)))
         };
         // The two groups' bytes, group g's at `g * n`: all 32 for BFP8, the
@@ -665,30 +671,20 @@ pub(crate) fn assemble_pairs_avx2<const LANES: u8, const BITS: u32>(
     }
 }
 
-/// `vpsrlvd`: each 32-bit lane of `x` shifted right by its lane of
-/// `counts`, 0 where the count is past 31. As with [`srlv16`], the
-/// intrinsic restates that rule as a compare and a select, which the
-/// compiler keeps beside the shift where it cannot bound the counts.
+/// The rounding shifts' table for `vpshufb`: in each 128-bit lane, byte
+/// `i` holds the low byte of `2^(8 - i)` for `i` of 0 to 8 (so 0 at byte
+/// 0), and 0 past it.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-fn srlv32(
-    x: std::arch::x86_64::__m256i,
-    counts: std::arch::x86_64::__m256i,
-) -> std::arch::x86_64::__m256i {
-    let out;
-    // SAFETY: register operands only; the caller's target features
-    // include AVX2.
-    unsafe {
-        std::arch::asm!(
-            "vpsrlvd {out}, {x}, {counts}",
-            out = lateout(ymm_reg) out,
-            x = in(ymm_reg) x,
-            counts = in(ymm_reg) counts,
-            options(pure, nomem, nostack, preserves_flags),
-        );
-    }
-    out
+fn powers_of_two_avx2() -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::_mm256_setr_epi8;
+    #[rustfmt::skip]
+    let table = _mm256_setr_epi8(
+        0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
+        0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
+    );
+    table
 }
 
 /// Two groups of elements in halves, as [`assemble_pairs_avx2`] takes

@@ -809,10 +809,11 @@ fn slice16_in_pairs_avx2<const LANES: u8, const BITS: u32>(
     };
     let count = cells.len().min(exps.len());
     let exps = &mut exps[..count];
+    let (pairs, _) = cells.as_chunks::<2>();
     // A last pair of one group is filled out with that group.
     let pair = |p: usize| {
-        let at = |i: usize| cells.get(2 * p + i).unwrap_or(last);
-        halves_avx2(at(0), at(1)).map(&elements)
+        let [a, b] = pairs.get(p).map_or([last, last], |[a, b]| [a, b]);
+        halves_avx2(a, b).map(&elements)
     };
     assemble_pairs_avx2::<LANES, BITS>(exps, data, pair);
 }

@@ -7120,13 +7120,15 @@ impl Mop {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.zmask_lo16,
-            1 => self.zmask_lo16_or_loop_count,
-            2 => self.loop_count,
-            3 => self.mop_type,
-            _ => 0,
-        }
+        [
+            self.zmask_lo16,
+            self.zmask_lo16_or_loop_count,
+            self.loop_count,
+            self.mop_type,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7233,13 +7235,15 @@ impl Replay {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.load_mode,
-            1 => self.execute_while_loading,
-            2 => self.len,
-            3 => self.start_idx,
-            _ => 0,
-        }
+        [
+            self.load_mode,
+            self.execute_while_loading,
+            self.len,
+            self.start_idx,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7323,14 +7327,16 @@ impl Movd2a {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dst,
-            1 => self.instr_mod,
-            2 => self.addr_mode,
-            3 => self.src,
-            4 => self.dest_32b_lo,
-            _ => 0,
-        }
+        [
+            self.dst,
+            self.instr_mod,
+            self.addr_mode,
+            self.src,
+            self.dest_32b_lo,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7417,14 +7423,16 @@ impl Movd2b {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dst,
-            1 => self.instr_mod,
-            2 => self.addr_mode,
-            3 => self.src,
-            4 => self.dest_32b_lo,
-            _ => 0,
-        }
+        [
+            self.dst,
+            self.instr_mod,
+            self.addr_mode,
+            self.src,
+            self.dest_32b_lo,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7471,13 +7479,10 @@ impl Movb2a {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.srcb,
-            1 => self.instr_mod,
-            2 => self.addr_mode,
-            3 => self.srca,
-            _ => 0,
-        }
+        [self.srcb, self.instr_mod, self.addr_mode, self.srca]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7562,15 +7567,17 @@ impl Zeroacc {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dst,
-            1 => self.r#where,
-            2 => self.addr_mode,
-            3 => self.clear_zero_flags,
-            4 => self.use_32_bit_mode,
-            5 => self.clear_mode,
-            _ => 0,
-        }
+        [
+            self.dst,
+            self.r#where,
+            self.addr_mode,
+            self.clear_zero_flags,
+            self.use_32_bit_mode,
+            self.clear_mode,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7618,13 +7625,15 @@ impl Zerosrc {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.src_mask,
-            1 => self.bank_mask,
-            2 => self.write_mode,
-            3 => self.zero_val,
-            _ => 0,
-        }
+        [
+            self.src_mask,
+            self.bank_mask,
+            self.write_mode,
+            self.zero_val,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7673,14 +7682,16 @@ impl Mova2d {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dst,
-            1 => self.instr_mod,
-            2 => self.addr_mode,
-            3 => self.src,
-            4 => self.dest_32b_lo,
-            _ => 0,
-        }
+        [
+            self.dst,
+            self.instr_mod,
+            self.addr_mode,
+            self.src,
+            self.dest_32b_lo,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7733,15 +7744,17 @@ impl Movb2d {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dst,
-            1 => self.movb2d_instr_mod,
-            2 => self.instr_mod,
-            3 => self.addr_mode,
-            4 => self.src,
-            5 => self.dest_32b_lo,
-            _ => 0,
-        }
+        [
+            self.dst,
+            self.movb2d_instr_mod,
+            self.instr_mod,
+            self.addr_mode,
+            self.src,
+            self.dest_32b_lo,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8331,13 +8344,15 @@ impl Mvmul {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dst,
-            1 => self.addr_mode,
-            2 => self.instr_mod19,
-            3 => self.clear_dvalid,
-            _ => 0,
-        }
+        [
+            self.dst,
+            self.addr_mode,
+            self.instr_mod19,
+            self.clear_dvalid,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8386,14 +8401,16 @@ impl Elwmul {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dst,
-            1 => self.addr_mode,
-            2 => self.instr_mod19,
-            3 => self.dest_accum_en,
-            4 => self.clear_dvalid,
-            _ => 0,
-        }
+        [
+            self.dst,
+            self.addr_mode,
+            self.instr_mod19,
+            self.dest_accum_en,
+            self.clear_dvalid,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8443,14 +8460,16 @@ impl Elwadd {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dst,
-            1 => self.addr_mode,
-            2 => self.instr_mod19,
-            3 => self.dest_accum_en,
-            4 => self.clear_dvalid,
-            _ => 0,
-        }
+        [
+            self.dst,
+            self.addr_mode,
+            self.instr_mod19,
+            self.dest_accum_en,
+            self.clear_dvalid,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8537,14 +8556,16 @@ impl Elwsub {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dst,
-            1 => self.addr_mode,
-            2 => self.instr_mod19,
-            3 => self.dest_accum_en,
-            4 => self.clear_dvalid,
-            _ => 0,
-        }
+        [
+            self.dst,
+            self.addr_mode,
+            self.instr_mod19,
+            self.dest_accum_en,
+            self.clear_dvalid,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8671,15 +8692,17 @@ impl Gmpool {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dst,
-            1 => self.max_pool_index_en,
-            2 => self.addr_mode,
-            3 => self.pool_addr_mode,
-            4 => self.instr_mod19,
-            5 => self.clear_dvalid,
-            _ => 0,
-        }
+        [
+            self.dst,
+            self.max_pool_index_en,
+            self.addr_mode,
+            self.pool_addr_mode,
+            self.instr_mod19,
+            self.clear_dvalid,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8733,15 +8756,17 @@ impl Gapool {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dst,
-            1 => self.max_pool_index_en,
-            2 => self.addr_mode,
-            3 => self.pool_addr_mode,
-            4 => self.instr_mod19,
-            5 => self.clear_dvalid,
-            _ => 0,
-        }
+        [
+            self.dst,
+            self.max_pool_index_en,
+            self.addr_mode,
+            self.pool_addr_mode,
+            self.instr_mod19,
+            self.clear_dvalid,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8783,11 +8808,10 @@ impl Gatesrcrst {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.reset_srca_gate_control,
-            1 => self.reset_srcb_gate_control,
-            _ => 0,
-        }
+        [self.reset_srca_gate_control, self.reset_srcb_gate_control]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8825,11 +8849,10 @@ impl Cleardvalid {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.reset,
-            1 => self.cleardvalid,
-            _ => 0,
-        }
+        [self.reset, self.cleardvalid]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8879,15 +8902,17 @@ impl Setrwc {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.bit_mask,
-            1 => self.rwc_a,
-            2 => self.rwc_b,
-            3 => self.rwc_d,
-            4 => self.rwc_cr,
-            5 => self.clear_ab_vld,
-            _ => 0,
-        }
+        [
+            self.bit_mask,
+            self.rwc_a,
+            self.rwc_b,
+            self.rwc_d,
+            self.rwc_cr,
+            self.clear_ab_vld,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8935,13 +8960,10 @@ impl Incrwc {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.rwc_a,
-            1 => self.rwc_b,
-            2 => self.rwc_d,
-            3 => self.rwc_cr,
-            _ => 0,
-        }
+        [self.rwc_a, self.rwc_b, self.rwc_d, self.rwc_cr]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9120,22 +9142,24 @@ impl Pacr {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.last,
-            1 => self.flush,
-            2 => self.ctxt_ctrl,
-            3 => self.concat,
-            4 => self.ovrd_thread_id,
-            5 => self.pack_sel,
-            6 => self.read_intf_sel,
-            7 => self.zero_write,
-            8 => self.addr_cnt_context,
-            9 => self.addr_mode,
-            10 => self.dst_access_mode,
-            11 => self.row_pad_zero,
-            12 => self.cfg_context,
-            _ => 0,
-        }
+        [
+            self.last,
+            self.flush,
+            self.ctxt_ctrl,
+            self.concat,
+            self.ovrd_thread_id,
+            self.pack_sel,
+            self.read_intf_sel,
+            self.zero_write,
+            self.addr_cnt_context,
+            self.addr_mode,
+            self.dst_access_mode,
+            self.row_pad_zero,
+            self.cfg_context,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9220,23 +9244,25 @@ impl Unpacr {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.last,
-            1 => self.search_cache_flush,
-            2 => self.row_search,
-            3 => self.auto_inc_context_id,
-            4 => self.zero_write2,
-            5 => self.rareb_en,
-            6 => self.srcb_bcast,
-            7 => self.set_dat_valid,
-            8 => self.ovrd_thread_id,
-            9 => self.addr_cnt_context_id,
-            10 => self.cfg_context_id,
-            11 => self.cfg_context_cnt_inc,
-            12 => self.addr_mode,
-            13 => self.unpack_block_selection,
-            _ => 0,
-        }
+        [
+            self.last,
+            self.search_cache_flush,
+            self.row_search,
+            self.auto_inc_context_id,
+            self.zero_write2,
+            self.rareb_en,
+            self.srcb_bcast,
+            self.set_dat_valid,
+            self.ovrd_thread_id,
+            self.addr_cnt_context_id,
+            self.cfg_context_id,
+            self.cfg_context_cnt_inc,
+            self.addr_mode,
+            self.unpack_block_selection,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9304,20 +9330,22 @@ impl UnpacrNop {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.no_op,
-            1 => self.unpack_pop,
-            2 => self.src_clr_val_ctrl,
-            3 => self.bank_clr_ctrl,
-            4 => self.stall_clr_cntrl,
-            5 => self.clr_to1_fmt_ctrl,
-            6 => self.set_dvalid,
-            7 => self.msg_clr_cnt,
-            8 => self.stream_id,
-            9 => self.unpack_block_selection,
-            10 => self.unpacker_select,
-            _ => 0,
-        }
+        [
+            self.no_op,
+            self.unpack_pop,
+            self.src_clr_val_ctrl,
+            self.bank_clr_ctrl,
+            self.stall_clr_cntrl,
+            self.clr_to1_fmt_ctrl,
+            self.set_dvalid,
+            self.msg_clr_cnt,
+            self.stream_id,
+            self.unpack_block_selection,
+            self.unpacker_select,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9407,13 +9435,15 @@ impl Setdmareg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.reg_index_16b,
-            1 => self.set_signals_mode,
-            2 => self.payload_sig_sel,
-            3 => self.payload_sig_sel_size,
-            _ => 0,
-        }
+        [
+            self.reg_index_16b,
+            self.set_signals_mode,
+            self.payload_sig_sel,
+            self.payload_sig_sel_size,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9502,15 +9532,17 @@ impl Reg2flop {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.reg_index,
-            1 => self.flop_index,
-            2 => self.context_id_2,
-            3 => self.byte_offset,
-            4 => self.target_sel,
-            5 => self.size_sel,
-            _ => 0,
-        }
+        [
+            self.reg_index,
+            self.flop_index,
+            self.context_id_2,
+            self.byte_offset,
+            self.target_sel,
+            self.size_sel,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9669,13 +9701,15 @@ impl Setadc {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.value,
-            1 => self.dimension_index,
-            2 => self.channel_index,
-            3 => self.cnt_set_mask,
-            _ => 0,
-        }
+        [
+            self.value,
+            self.dimension_index,
+            self.channel_index,
+            self.cnt_set_mask,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9730,16 +9764,18 @@ impl Setadcxy {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.bit_mask,
-            1 => self.ch0_x,
-            2 => self.ch0_y,
-            3 => self.ch1_x,
-            4 => self.ch1_y,
-            5 => self.thread_override,
-            6 => self.cnt_set_mask,
-            _ => 0,
-        }
+        [
+            self.bit_mask,
+            self.ch0_x,
+            self.ch0_y,
+            self.ch1_x,
+            self.ch1_y,
+            self.thread_override,
+            self.cnt_set_mask,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9794,15 +9830,17 @@ impl Incadcxy {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.ch0_x,
-            1 => self.ch0_y,
-            2 => self.ch1_x,
-            3 => self.ch1_y,
-            4 => self.thread_override,
-            5 => self.cnt_set_mask,
-            _ => 0,
-        }
+        [
+            self.ch0_x,
+            self.ch0_y,
+            self.ch1_x,
+            self.ch1_y,
+            self.thread_override,
+            self.cnt_set_mask,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9859,16 +9897,18 @@ impl Addrcrxy {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.bit_mask,
-            1 => self.ch0_x,
-            2 => self.ch0_y,
-            3 => self.ch1_x,
-            4 => self.ch1_y,
-            5 => self.thread_override,
-            6 => self.cnt_set_mask,
-            _ => 0,
-        }
+        [
+            self.bit_mask,
+            self.ch0_x,
+            self.ch0_y,
+            self.ch1_x,
+            self.ch1_y,
+            self.thread_override,
+            self.cnt_set_mask,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9926,16 +9966,18 @@ impl Setadczw {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.bit_mask,
-            1 => self.ch0_x,
-            2 => self.ch0_y,
-            3 => self.ch1_x,
-            4 => self.ch1_y,
-            5 => self.thread_override,
-            6 => self.cnt_set_mask,
-            _ => 0,
-        }
+        [
+            self.bit_mask,
+            self.ch0_x,
+            self.ch0_y,
+            self.ch1_x,
+            self.ch1_y,
+            self.thread_override,
+            self.cnt_set_mask,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9990,15 +10032,17 @@ impl Incadczw {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.ch0_x,
-            1 => self.ch0_y,
-            2 => self.ch1_x,
-            3 => self.ch1_y,
-            4 => self.thread_override,
-            5 => self.cnt_set_mask,
-            _ => 0,
-        }
+        [
+            self.ch0_x,
+            self.ch0_y,
+            self.ch1_x,
+            self.ch1_y,
+            self.thread_override,
+            self.cnt_set_mask,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10055,16 +10099,18 @@ impl Addrcrzw {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.bit_mask,
-            1 => self.ch0_x,
-            2 => self.ch0_y,
-            3 => self.ch1_x,
-            4 => self.ch1_y,
-            5 => self.thread_override,
-            6 => self.cnt_set_mask,
-            _ => 0,
-        }
+        [
+            self.bit_mask,
+            self.ch0_x,
+            self.ch0_y,
+            self.ch1_x,
+            self.ch1_y,
+            self.thread_override,
+            self.cnt_set_mask,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10150,13 +10196,15 @@ impl Adddmareg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.op_a_reg_index,
-            1 => self.op_b_reg_index,
-            2 => self.result_reg_index,
-            3 => self.op_b_is_const,
-            _ => 0,
-        }
+        [
+            self.op_a_reg_index,
+            self.op_b_reg_index,
+            self.result_reg_index,
+            self.op_b_is_const,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10239,13 +10287,15 @@ impl Muldmareg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.op_a_reg_index,
-            1 => self.op_b_reg_index,
-            2 => self.result_reg_index,
-            3 => self.op_b_is_const,
-            _ => 0,
-        }
+        [
+            self.op_a_reg_index,
+            self.op_b_reg_index,
+            self.result_reg_index,
+            self.op_b_is_const,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10399,12 +10449,10 @@ impl Setadcxx {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.x_start,
-            1 => self.x_end2,
-            2 => self.cnt_set_mask,
-            _ => 0,
-        }
+        [self.x_start, self.x_end2, self.cnt_set_mask]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10652,11 +10700,10 @@ impl Storereg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.reg_addr,
-            1 => self.tdma_data_reg_index,
-            _ => 0,
-        }
+        [self.reg_addr, self.tdma_data_reg_index]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10737,13 +10784,15 @@ impl Sfpload {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dest_reg_addr,
-            1 => self.sfpu_addr_mode,
-            2 => self.instr_mod0,
-            3 => self.lreg_ind,
-            _ => 0,
-        }
+        [
+            self.dest_reg_addr,
+            self.sfpu_addr_mode,
+            self.instr_mod0,
+            self.lreg_ind,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10786,12 +10835,10 @@ impl Sfploadi {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.imm16,
-            1 => self.instr_mod0,
-            2 => self.lreg_ind,
-            _ => 0,
-        }
+        [self.imm16, self.instr_mod0, self.lreg_ind]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10836,13 +10883,15 @@ impl Sfpstore {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dest_reg_addr,
-            1 => self.sfpu_addr_mode,
-            2 => self.instr_mod0,
-            3 => self.lreg_ind,
-            _ => 0,
-        }
+        [
+            self.dest_reg_addr,
+            self.sfpu_addr_mode,
+            self.instr_mod0,
+            self.lreg_ind,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10882,11 +10931,10 @@ impl Sfplut {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod0,
-            1 => self.lreg_ind,
-            _ => 0,
-        }
+        [self.instr_mod0, self.lreg_ind]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10927,12 +10975,10 @@ impl Sfpmuli {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.imm16_math,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest, self.imm16_math]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10974,12 +11020,10 @@ impl Sfpaddi {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.imm16_math,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest, self.imm16_math]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11024,13 +11068,15 @@ impl Sfpdivp2 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            3 => self.imm12_math,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_c,
+            self.imm12_math,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11073,12 +11119,10 @@ impl Sfpexexp {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest, self.lreg_c]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11120,12 +11164,10 @@ impl Sfpexman {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest, self.lreg_c]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11170,13 +11212,15 @@ impl Sfpiadd {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            3 => self.imm12_math,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_c,
+            self.imm12_math,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11222,13 +11266,15 @@ impl Sfpshft {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            3 => self.imm12_math,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_c,
+            self.imm12_math,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11274,13 +11320,15 @@ impl Sfpsetcc {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            3 => self.imm12_math,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_c,
+            self.imm12_math,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11323,12 +11371,10 @@ impl Sfpmov {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest, self.lreg_c]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11370,12 +11416,10 @@ impl Sfpabs {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest, self.lreg_c]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11420,13 +11464,15 @@ impl Sfpand {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            3 => self.imm12_math,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_c,
+            self.imm12_math,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11472,13 +11518,15 @@ impl Sfpor {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            3 => self.imm12_math,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_c,
+            self.imm12_math,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11518,11 +11566,10 @@ impl Sfpnot {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.lreg_dest,
-            1 => self.lreg_c,
-            _ => 0,
-        }
+        [self.lreg_dest, self.lreg_c]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11563,12 +11610,10 @@ impl Sfplz {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest, self.lreg_c]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11613,13 +11658,15 @@ impl Sfpsetexp {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            3 => self.imm12_math,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_c,
+            self.imm12_math,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11665,13 +11712,15 @@ impl Sfpsetman {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            3 => self.imm12_math,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_c,
+            self.imm12_math,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11720,14 +11769,16 @@ impl Sfpmad {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_src_c,
-            3 => self.lreg_src_b,
-            4 => self.lreg_src_a,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_src_c,
+            self.lreg_src_b,
+            self.lreg_src_a,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11777,14 +11828,16 @@ impl Sfpadd {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_src_c,
-            3 => self.lreg_src_b,
-            4 => self.lreg_src_a,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_src_c,
+            self.lreg_src_b,
+            self.lreg_src_a,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11834,14 +11887,16 @@ impl Sfpmul {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_src_c,
-            3 => self.lreg_src_b,
-            4 => self.lreg_src_a,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_src_c,
+            self.lreg_src_b,
+            self.lreg_src_a,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11882,11 +11937,10 @@ impl Sfppushc {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11924,11 +11978,10 @@ impl Sfppopc {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11972,13 +12025,15 @@ impl Sfpsetsgn {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            3 => self.imm12_math,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_c,
+            self.imm12_math,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12021,12 +12076,10 @@ impl Sfpencc {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.imm12_math,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest, self.imm12_math]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12139,11 +12192,10 @@ impl Sfpxor {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.lreg_dest,
-            1 => self.lreg_c,
-            _ => 0,
-        }
+        [self.lreg_dest, self.lreg_c]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12193,15 +12245,17 @@ impl SfpStochRnd {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_src_c,
-            3 => self.lreg_src_b,
-            4 => self.imm8_math,
-            5 => self.rnd_mode,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_src_c,
+            self.lreg_src_b,
+            self.imm8_math,
+            self.rnd_mode,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12270,12 +12324,10 @@ impl Sfpcast {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_src_c,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest, self.lreg_src_c]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12317,12 +12369,10 @@ impl Sfpconfig {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.config_dest,
-            2 => self.imm16_math,
-            _ => 0,
-        }
+        [self.instr_mod1, self.config_dest, self.imm16_math]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12364,12 +12414,10 @@ impl Sfpswap {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_src_c,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest, self.lreg_src_c]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12414,13 +12462,15 @@ impl Sfploadmacro {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.dest_reg_addr,
-            1 => self.sfpu_addr_mode,
-            2 => self.instr_mod0,
-            3 => self.lreg_ind,
-            _ => 0,
-        }
+        [
+            self.dest_reg_addr,
+            self.sfpu_addr_mode,
+            self.instr_mod0,
+            self.lreg_ind,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12466,13 +12516,15 @@ impl Sfpshft2 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_src_c,
-            3 => self.imm12_math,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_src_c,
+            self.imm12_math,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12512,11 +12564,10 @@ impl Sfplutfp32 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12553,12 +12604,10 @@ impl Sfple {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest, self.lreg_c]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12596,12 +12645,10 @@ impl Sfpgt {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            _ => 0,
-        }
+        [self.instr_mod1, self.lreg_dest, self.lreg_c]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12643,14 +12690,16 @@ impl Sfpmul24 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_src_c,
-            3 => self.lreg_src_b,
-            4 => self.lreg_src_a,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_src_c,
+            self.lreg_src_b,
+            self.lreg_src_a,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12692,13 +12741,15 @@ impl Sfparecip {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.instr_mod1,
-            1 => self.lreg_dest,
-            2 => self.lreg_c,
-            3 => self.imm12_math,
-            _ => 0,
-        }
+        [
+            self.instr_mod1,
+            self.lreg_dest,
+            self.lreg_c,
+            self.imm12_math,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12812,11 +12863,10 @@ impl Stallwait {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.wait_res,
-            1 => self.stall_res,
-            _ => 0,
-        }
+        [self.wait_res, self.stall_res]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12857,12 +12907,10 @@ impl Seminit {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.sem_sel,
-            1 => self.init_value,
-            2 => self.max_value,
-            _ => 0,
-        }
+        [self.sem_sel, self.init_value, self.max_value]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12978,12 +13026,10 @@ impl Semwait {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.wait_sem_cond,
-            1 => self.sem_sel,
-            2 => self.stall_res,
-            _ => 0,
-        }
+        [self.wait_sem_cond, self.sem_sel, self.stall_res]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13060,12 +13106,10 @@ impl Wrcfg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.cfg_reg,
-            1 => self.wr128b,
-            2 => self.gpr_address,
-            _ => 0,
-        }
+        [self.cfg_reg, self.wr128b, self.gpr_address]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13104,11 +13148,10 @@ impl Rdcfg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.cfg_reg,
-            1 => self.gpr_address,
-            _ => 0,
-        }
+        [self.cfg_reg, self.gpr_address]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13146,11 +13189,10 @@ impl Setc16 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.setc16_value,
-            1 => self.setc16_reg,
-            _ => 0,
-        }
+        [self.setc16_value, self.setc16_reg]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13191,12 +13233,10 @@ impl Rmwcib0 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.cfg_reg_addr,
-            1 => self.data,
-            2 => self.mask,
-            _ => 0,
-        }
+        [self.cfg_reg_addr, self.data, self.mask]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13238,12 +13278,10 @@ impl Rmwcib1 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.cfg_reg_addr,
-            1 => self.data,
-            2 => self.mask,
-            _ => 0,
-        }
+        [self.cfg_reg_addr, self.data, self.mask]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13285,12 +13323,10 @@ impl Rmwcib2 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.cfg_reg_addr,
-            1 => self.data,
-            2 => self.mask,
-            _ => 0,
-        }
+        [self.cfg_reg_addr, self.data, self.mask]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13332,12 +13368,10 @@ impl Rmwcib3 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.cfg_reg_addr,
-            1 => self.data,
-            2 => self.mask,
-            _ => 0,
-        }
+        [self.cfg_reg_addr, self.data, self.mask]
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13416,15 +13450,17 @@ impl Cfgshiftmask {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        match index {
-            0 => self.cfg_reg,
-            1 => self.scratch_sel,
-            2 => self.right_cshift_amt,
-            3 => self.mask_width,
-            4 => self.operation,
-            5 => self.disable_mask_on_old_val,
-            _ => 0,
-        }
+        [
+            self.cfg_reg,
+            self.scratch_sel,
+            self.right_cshift_amt,
+            self.mask_width,
+            self.operation,
+            self.disable_mask_on_old_val,
+        ]
+        .get(index)
+        .copied()
+        .unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {

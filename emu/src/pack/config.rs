@@ -575,6 +575,8 @@ impl<'a> Reader<'a> {
         Some(r)
     }
 
+    /// Not inlined, as [`Config::get`] is not.
+    #[inline(never)]
     fn get(&mut self, f: C) -> u32 {
         self.note(f)
             .and_then(|r| Some(r.extract(*self.words.get(usize::from(r.addr32))?)))
@@ -586,6 +588,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The raw word holding `f`, for 2-bit-per-entry tables.
+    #[inline(never)]
     fn word_of(&mut self, f: C) -> u32 {
         self.note(f)
             .and_then(|r| self.words.get(usize::from(r.addr32)).copied())
@@ -601,7 +604,8 @@ struct ThreadReader<'a> {
 
 impl ThreadReader<'_> {
     /// A field of `thread`'s words, as [`ThreadConfig::get`] reads it, its
-    /// word noted.
+    /// word noted. Not inlined, as [`Config::get`] is not.
+    #[inline(never)]
     fn get(&mut self, thread: usize, f: T) -> u32 {
         let (Some(r), Some(seen), Some(words)) = (
             f.on(self.tc.arch()),

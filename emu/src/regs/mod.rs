@@ -26,21 +26,27 @@ pub struct RegField {
 
 impl RegField {
     /// The field's bits, in place.
+    ///
+    /// Every field of the tables is 1 to 32 bits wide at a shift below 32,
+    /// so no shift here overflows; they are written wrapping all the same,
+    /// and the mask is worked out in 64 bits so that a field of all 32 bits
+    /// needs no case of its own. A field read then has no compare and no
+    /// panic path, in a fuzz build too (which checks overflow and traces
+    /// compares): a reader that can panic is a call that can unwind, and
+    /// each such call in a decoder reading dozens of fields ends a block of
+    /// its own, counted as coverage at every execution.
     pub const fn mask(self) -> u32 {
-        if self.width >= 32 {
-            u32::MAX
-        } else {
-            ((1u32 << self.width) - 1) << self.shift
-        }
+        let ones = 1u64.wrapping_shl(self.width as u32).wrapping_sub(1) as u32;
+        ones.wrapping_shl(self.shift as u32)
     }
 
     pub const fn extract(self, word: u32) -> u32 {
-        (word & self.mask()) >> self.shift
+        (word & self.mask()).wrapping_shr(self.shift as u32)
     }
 
     /// `word` with the field replaced by `value` (truncated to the field width).
     pub const fn insert(self, word: u32, value: u32) -> u32 {
-        (word & !self.mask()) | ((value << self.shift) & self.mask())
+        (word & !self.mask()) | (value.wrapping_shl(self.shift as u32) & self.mask())
     }
 }
 
@@ -323,6 +329,11 @@ impl Config {
 
     /// Read a named field of `state`; a field that does not exist on this
     /// architecture reads as 0.
+    ///
+    /// Not inlined: a decoder reads dozens of fields, and each inlined copy
+    /// of the read's checks is code of its own, which a fuzz build counts
+    /// as coverage once per copy at every execution.
+    #[inline(never)]
     pub fn get(&self, state: usize, field: CfgField) -> u32 {
         self.space.get(state, field.on(self.arch()))
     }
@@ -403,6 +414,8 @@ impl ThreadConfig {
     }
 
     /// A named field of `thread`'s ThreadConfig; absent fields read as 0.
+    /// Not inlined, as [`Config::get`] is not.
+    #[inline(never)]
     pub fn get(&self, thread: usize, field: ThreadCfgField) -> u32 {
         self.space.get(thread, field.on(self.arch()))
     }
@@ -534,6 +547,35 @@ mod tests {
                 assert!((f.addr32 as usize) < thread_config_words(arch));
                 assert!(f.shift as u32 + f.width as u32 <= 32);
             }
+        }
+    }
+
+    /// The mask, extraction and insertion of every field of the tables,
+    /// against the field's bits counted one by one.
+    #[test]
+    fn every_field_reads_and_writes_exactly_its_bits() {
+        let fields = Arch::ALL.into_iter().flat_map(|arch| {
+            let cfg = CfgField::ALL.iter().filter_map(move |f| f.on(arch));
+            cfg.chain(ThreadCfgField::ALL.iter().filter_map(move |f| f.on(arch)))
+        });
+        for f in fields {
+            let bits = (0..32u32)
+                .filter(|b| {
+                    (u32::from(f.shift)..u32::from(f.shift) + u32::from(f.width)).contains(b)
+                })
+                .fold(0u32, |m, b| m | 1 << b);
+            assert!(f.width >= 1, "{f:?}");
+            assert_eq!(f.mask(), bits, "{f:?}");
+            let word = 0x9E37_79B9;
+            let low = bits >> f.shift;
+            assert_eq!(f.extract(word), (word & bits) >> f.shift, "{f:?}");
+            assert_eq!(f.insert(word, u32::MAX), word | bits, "{f:?}");
+            assert_eq!(f.insert(word, 0), word & !bits, "{f:?}");
+            assert_eq!(
+                f.extract(f.insert(0, 0x5A5A_5A5A)),
+                0x5A5A_5A5A & low,
+                "{f:?}"
+            );
         }
     }
 }

@@ -296,11 +296,11 @@ def gen_isa(root):
         # is a branch a field, each of which a fuzz build counts as
         # coverage of its own.
         w("    pub(super) fn get(&self, index: usize) -> u32 {")
-        if len(fs) > 1:
+        if fs:
             items = ", ".join(f"self.{ident(f)}" for f in fs)
             w(f"        [{items}].get(index).copied().unwrap_or(0)")
         else:
-            by_index(w, fs, "self.{f}", "0", "let _ = index;\n        0")
+            w("        let _ = index;\n        0")
         w("    }")
         w("")
         w("    pub(super) fn set(&mut self, index: usize, value: u32) {")

@@ -153,27 +153,14 @@ fn assemble_as(exp: BfpExp, width: BfpWidth, elems: &[u16; 16], out: &mut BfpGro
 /// row fast paths (the per-datum path keeps the portable rule, and the test
 /// `lane_assembler_is_the_portable_one` holds the two together).
 ///
-/// AVX2 has no per-lane variable shift of 16-bit lanes, so the rounding
-/// shift is a multiplication: with `s = min(shared - own, 8)` and
-/// `t = m * 2^(8 - s)` (at most 255 * 256, so it fits 16 bits), the
-/// rule's `(m + 2^s) >> (s + 1)` is `(t + 2^8) >> 9`, which is
-/// `(t >> 9) + bit 8 of t`.
+/// AVX2 has no per-lane variable shift of 16-bit lanes: the rounding shift
+/// is [`round_shift_avx2`]'s multiplication.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 pub(crate) fn assemble_lanes(exp: BfpExp, width: BfpWidth, elems: &[u16; 16], out: &mut BfpGroup) {
     use std::arch::x86_64::*;
     assemble_in_lanes(exp, width, elems, out, |m, s| {
-        let splat = |v: u16| _mm256_set1_epi16(v as i16);
-        // 2^(8 - s): the low byte by table lookup (0 for s = 0), 256 apart.
-        let pow = _mm256_or_si256(
-            _mm256_shuffle_epi8(powers_of_two_avx2(), s),
-            _mm256_and_si256(_mm256_cmpeq_epi16(s, _mm256_setzero_si256()), splat(0x100)),
-        );
-        let t = _mm256_mullo_epi16(m, pow);
-        _mm256_add_epi16(
-            _mm256_srli_epi16::<9>(t),
-            _mm256_and_si256(_mm256_srli_epi16::<8>(t), splat(1)),
-        )
+        round_shift_avx2(m, _mm256_add_epi16(s, _mm256_set1_epi16(1)))
     });
 }
 
@@ -486,11 +473,10 @@ pub(crate) fn assemble_quads_avx512<const LANES: u8, const BITS: u32>(
 /// The arithmetic is [`assemble_quads_avx512`]'s on half the width, with
 /// what AVX2 lacks made otherwise:
 ///
-/// - no variable shift of 16-bit lanes: the shift and its rounding are one
-///   rounding multiplication (`vpmulhrsw`) by a power of two looked up by
-///   `vpshufb`, which is also 0 for the shifts that leave nothing. (Two
-///   variable shifts of 32-bit lanes, even and odd lanes blended, took
-///   three operations a register more);
+/// - no variable shift of 16-bit lanes: the shift and its rounding are
+///   one rounding multiplication ([`round_shift_avx2`], as in
+///   [`assemble_lanes`]). (Two variable shifts of 32-bit lanes, even and
+///   odd lanes blended, took three operations a register more);
 /// - no masks: the compares give lanes of ones, and a BFP2 datum's two
 ///   bits, put at bits 7 and 15 of its lane, are gathered by one
 ///   `vpmovmskb` per register, datum `j` of a group at bits `2j` and
@@ -551,9 +537,6 @@ pub(crate) fn assemble_pairs_avx2<const LANES: u8, const BITS: u32>(
         BfpExp::B => splat(0x80),
         BfpExp::A => splat(0x400),
     };
-    // 2^(7 - s) at byte s + 1 for shifts s of 0 to 7; 0 at byte 0 (which
-    // a lane's high byte indexes) and past s = 7.
-    let powers = powers_of_two_avx2();
     // The two 16-bit halves of each 32-bit lane swapped.
     #[rustfmt::skip]
     let swap_halves = _mm256_setr_epi8(
@@ -569,27 +552,23 @@ pub(crate) fn assemble_pairs_avx2<const LANES: u8, const BITS: u32>(
         most = _mm256_max_epu16(most, _mm256_shuffle_epi8(most, swap_halves));
         // Every lane of 128-bit lane g now holds group g's largest field.
         let above = _mm256_add_epi16(most, step);
-        // The rule's `(m + 2^s) >> (s + 1)`, each element's magnitude
-        // moved to the shared exponent and rounded: with `m` moved up by 7
-        // (it fits 15 bits) and `s` at most 7, `vpmulhrsw`'s
-        // `(a * b + 2^14) >> 15` of `m * 2^7` and `2^(7 - s)` is exactly
-        // it; a shift of 8 or more, whose result is 0, multiplies by 0.
+        // Each element's magnitude moved to the shared exponent and
+        // rounded ([`round_shift_avx2`]), from its shift plus one: the
+        // fields' difference plus one step, moved down.
         let rounded = [0, 1].map(|i| {
             let (x, own) = (x[i], own[i]);
-            // `s + 1`, at most 256, clamped to 15 for the table.
             let d = _mm256_sub_epi16(above, own);
             let (s1, man) = match exp {
                 BfpExp::B => (_mm256_srli_epi16::<7>(d), x),
                 BfpExp::A => (_mm256_srli_epi16::<10>(d), _mm256_srli_epi16::<3>(x)),
             };
-            let pow = _mm256_shuffle_epi8(powers, _mm256_min_epu16(s1, splat(15)));
             // The hidden bit, 0x80 where the field is not 0, below it the
             // mantissa's seven bits.
             let m = _mm256_or_si256(
                 _mm256_min_epu16(own, splat(0x80)),
                 _mm256_and_si256(man, splat(0x7F)),
             );
-            _mm256_mulhrs_epi16(_mm256_slli_epi16::<7>(m), pow)
+            round_shift_avx2(m, s1)
         });
         // Where the magnitude at the width is not 0 (`r` is at most 128:
         // the signed compare is the unsigned one); the sign is kept only
@@ -671,20 +650,29 @@ pub(crate) fn assemble_pairs_avx2<const LANES: u8, const BITS: u32>(
     }
 }
 
-/// The rounding shifts' table for `vpshufb`: in each 128-bit lane, byte
-/// `i` holds the low byte of `2^(8 - i)` for `i` of 0 to 8 (so 0 at byte
-/// 0), and 0 past it.
+/// The rule's `(m + 2^s) >> (s + 1)` ([`bfp8_datum`]) in each 16-bit lane,
+/// for `m` at most 255, given `s + 1` (`s1`) as a 16-bit lane.
+///
+/// For `s` of 0 to 7 it is `vpmulhrsw`'s `(a * b + 2^14) >> 15` of
+/// `a = m * 2^7` (which fits 15 bits) and `b = 2^(7 - s)`, exactly; for
+/// larger shifts the rule gives 0, and so does a multiplier of 0. `b` is
+/// looked up by `vpshufb`: byte `s + 1` of the table, clamped to 15, where
+/// bytes past 8 and byte 0 (which a lane's high byte indexes) are 0.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-fn powers_of_two_avx2() -> std::arch::x86_64::__m256i {
-    use std::arch::x86_64::_mm256_setr_epi8;
+fn round_shift_avx2(
+    m: std::arch::x86_64::__m256i,
+    s1: std::arch::x86_64::__m256i,
+) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
     #[rustfmt::skip]
-    let table = _mm256_setr_epi8(
+    let powers = _mm256_setr_epi8(
         0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
         0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0,
     );
-    table
+    let b = _mm256_shuffle_epi8(powers, _mm256_min_epu16(s1, _mm256_set1_epi16(15)));
+    _mm256_mulhrs_epi16(_mm256_slli_epi16::<7>(m), b)
 }
 
 /// Two groups of elements in halves, as [`assemble_pairs_avx2`] takes

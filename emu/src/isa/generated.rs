@@ -7189,11 +7189,7 @@ impl MopCfg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.zmask_hi16
-        } else {
-            0
-        }
+        [self.zmask_hi16].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7278,11 +7274,7 @@ impl Resourcedecl {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7374,11 +7366,7 @@ impl Movdbga2d {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7517,11 +7505,7 @@ impl Movdbgb2d {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7793,11 +7777,7 @@ impl Trnspsrca {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7830,11 +7810,7 @@ impl Rareb {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7891,11 +7867,7 @@ impl Shiftxa {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7928,11 +7900,7 @@ impl Shiftxb {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7965,11 +7933,7 @@ impl Setashrmh0 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8002,11 +7966,7 @@ impl Setashrmh1 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8039,11 +7999,7 @@ impl Setashrmv {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8076,11 +8032,7 @@ impl Setpkedgof {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8113,11 +8065,7 @@ impl Setashrmh {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8150,11 +8098,7 @@ impl Clrexphist {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8187,11 +8131,7 @@ impl Conv3s1 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8224,11 +8164,7 @@ impl Conv3s2 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8261,11 +8197,7 @@ impl Mpool3s1 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8298,11 +8230,7 @@ impl Apool3s1 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8507,11 +8435,7 @@ impl Dotpv {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8603,11 +8527,7 @@ impl Mpool3s2 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8640,11 +8560,7 @@ impl Apool3s2 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9000,11 +8916,7 @@ impl Setibrwc {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9037,11 +8949,7 @@ impl Mfconv3s1 {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9074,11 +8982,7 @@ impl Xmov {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9389,11 +9293,7 @@ impl Rstdma {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9480,11 +9380,7 @@ impl Flushdma {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9581,11 +9477,7 @@ impl Loadind {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9618,11 +9510,7 @@ impl PacrSetreg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9655,11 +9543,7 @@ impl Tbufcmd {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10150,11 +10034,7 @@ impl Setdvalid {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.setvalid
-        } else {
-            0
-        }
+        [self.setvalid].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10241,11 +10121,7 @@ impl Subdmareg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10332,11 +10208,7 @@ impl Bitwopdmareg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10369,11 +10241,7 @@ impl Shiftdmareg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10406,11 +10274,7 @@ impl Cmpdmareg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10512,11 +10376,7 @@ impl Atincget {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10549,11 +10409,7 @@ impl Atincgetptr {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10586,11 +10442,7 @@ impl Atswap {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10623,11 +10475,7 @@ impl Atcas {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10660,11 +10508,7 @@ impl Storeind {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10738,11 +10582,7 @@ impl Loadreg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12115,11 +11955,7 @@ impl Sfpcompc {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.lreg_dest
-        } else {
-            0
-        }
+        [self.lreg_dest].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12152,11 +11988,7 @@ impl Sfptransp {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.lreg_dest
-        } else {
-            0
-        }
+        [self.lreg_dest].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12786,11 +12618,7 @@ impl Atgetm {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.mutex_index
-        } else {
-            0
-        }
+        [self.mutex_index].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12823,11 +12651,7 @@ impl Atrelm {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.mutex_index
-        } else {
-            0
-        }
+        [self.mutex_index].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12946,11 +12770,7 @@ impl Sempost {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.sem_sel
-        } else {
-            0
-        }
+        [self.sem_sel].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12983,11 +12803,7 @@ impl Semget {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.sem_sel
-        } else {
-            0
-        }
+        [self.sem_sel].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13063,11 +12879,7 @@ impl Streamwait {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13405,11 +13217,7 @@ impl Streamwrcfg {
     }
 
     pub(super) fn get(&self, index: usize) -> u32 {
-        if index == 0 {
-            self.payload
-        } else {
-            0
-        }
+        [self.payload].get(index).copied().unwrap_or(0)
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {

@@ -414,8 +414,29 @@ def gen_regs(root):
             w(f"            Arch::{arch} => {enum.upper()}_{arch.upper()}[self as usize],")
         w("        }")
         w("    }")
+        w("")
+        w("    /// The fields that exist on `arch`, in enum order (the fields of `ALL`")
+        w("    /// for which `on(arch)` is `Some`).")
+        w(f"    pub fn all_on(arch: Arch) -> &'static [{enum}] {{")
+        w("        match arch {")
+        for arch, _ in ARCHES:
+            w(f"            Arch::{arch} => {enum.upper()}_ALL_{arch.upper()},")
+        w("        }")
+        w("    }")
         w("}")
         w("")
+        for arch, _ in ARCHES:
+            present = set()
+            for addr, fields in regs[arch][key].items():
+                for fd in fields:
+                    present.add(fd["name"])
+            w(f"/// [`{enum}::all_on`] for {arch}.")
+            w(f"const {enum.upper()}_ALL_{arch.upper()}: &[{enum}] = &[")
+            for n in ordered:
+                if n in present:
+                    w(f"    {enum}::{n},")
+            w("];")
+            w("")
         for arch, _ in ARCHES:
             where = {}
             for addr, fields in regs[arch][key].items():

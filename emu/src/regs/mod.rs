@@ -550,6 +550,28 @@ mod tests {
         }
     }
 
+    /// `all_on` lists exactly the fields `on` places, each once, in `ALL`'s
+    /// order.
+    #[test]
+    fn all_on_lists_the_fields_that_exist() {
+        for arch in Arch::ALL {
+            let cfg: Vec<CfgField> = CfgField::ALL
+                .iter()
+                .copied()
+                .filter(|f| f.on(arch).is_some())
+                .collect();
+            assert_eq!(CfgField::all_on(arch), cfg.as_slice(), "{arch:?}");
+            let thread: Vec<ThreadCfgField> = ThreadCfgField::ALL
+                .iter()
+                .copied()
+                .filter(|f| f.on(arch).is_some())
+                .collect();
+            assert_eq!(ThreadCfgField::all_on(arch), thread.as_slice(), "{arch:?}");
+            // Not everything, or the test would hold for a copy of ALL.
+            assert!(cfg.len() < CfgField::ALL.len() && thread.len() < ThreadCfgField::ALL.len());
+        }
+    }
+
     /// The mask, extraction and insertion of every field of the tables,
     /// against the field's bits counted one by one.
     #[test]

@@ -105,14 +105,9 @@ pub fn set_field(arch: Arch, writes: &mut Vec<ConfigWrite>, field: CfgField, val
 
 /// `n` writes of any value to any field that exists on `arch`.
 pub fn any_config(u: &mut Unstructured<'_>, arch: Arch, n: usize) -> Result<Vec<ConfigWrite>> {
-    let fields: Vec<CfgField> = CfgField::ALL
-        .iter()
-        .copied()
-        .filter(|f| f.on(arch).is_some())
-        .collect();
     let mut writes = Vec::new();
     for _ in 0..n {
-        let f = *u.choose(&fields)?;
+        let f = *u.choose(CfgField::all_on(arch))?;
         let width = f.on(arch).map_or(1, |r| u32::from(r.width));
         let v = field_value(u, width)?;
         set_field(arch, &mut writes, f, v);
@@ -320,13 +315,8 @@ impl ProgramCase {
             };
             let n = u.int_in_range(0..=24)?;
             case.config = any_config(u, case.arch, n)?;
-            let tfields: Vec<ThreadCfgField> = ThreadCfgField::ALL
-                .iter()
-                .copied()
-                .filter(|f| f.on(case.arch).is_some())
-                .collect();
             for _ in 0..u.int_in_range(0..=6)? {
-                let f = *u.choose(&tfields)?;
+                let f = *u.choose(ThreadCfgField::all_on(case.arch))?;
                 if let Some(r) = f.on(case.arch) {
                     let v = field_value(u, u32::from(r.width))?;
                     case.thread_config.push(ThreadConfigWrite {

@@ -13,7 +13,7 @@ use crate::arch::Arch;
 use crate::fault::{Fault, Result};
 use crate::format::data_format::DataFormat;
 use crate::regs::{
-    CfgField as C, Config, RegField, Stamp, ThreadCfgField as T, ThreadConfig, THREADS,
+    CfgField as C, Config, RegField, Row, Stamp, ThreadCfgField as T, ThreadConfig, THREADS,
 };
 use crate::state::dst::DstAddressing;
 use std::mem;
@@ -521,7 +521,7 @@ impl<const N: usize> Default for WordSet<N> {
 
 impl<const N: usize> WordSet<N> {
     #[inline]
-    fn insert(&mut self, addr: u16) {
+    fn insert(&mut self, addr: u8) {
         if let Some(w) = self.0.get_mut(usize::from(addr / 64)) {
             *w |= 1 << (addr % 64);
         }
@@ -550,9 +550,9 @@ const _: () = {
 /// Reads `Config[state]` fields, noting which words it read.
 struct Reader<'a> {
     arch: Arch,
-    /// `Config[state]`'s words (none where there is no such state: every
-    /// field reads as zero, as [`Config::get`] has it).
-    words: &'a [u32],
+    /// `Config[state]`'s words (all zero where there is no such state, as
+    /// [`Config::get`] has it).
+    words: &'a Row,
     state: usize,
     seen: WordSet<CONFIG_SET>,
 }
@@ -561,7 +561,7 @@ impl<'a> Reader<'a> {
     fn new(cfg: &'a Config, state: usize) -> Reader<'a> {
         Reader {
             arch: cfg.arch(),
-            words: cfg.state_words(state).unwrap_or(&[]),
+            words: cfg.state_row(state),
             state,
             seen: WordSet::default(),
         }
@@ -579,8 +579,7 @@ impl<'a> Reader<'a> {
     #[inline(never)]
     fn get(&mut self, f: C) -> u32 {
         self.note(f)
-            .and_then(|r| Some(r.extract(*self.words.get(usize::from(r.addr32))?)))
-            .unwrap_or(0)
+            .map_or(0, |r| r.extract(self.words[usize::from(r.addr32)]))
     }
 
     fn bit(&mut self, f: C) -> bool {
@@ -591,8 +590,7 @@ impl<'a> Reader<'a> {
     #[inline(never)]
     fn word_of(&mut self, f: C) -> u32 {
         self.note(f)
-            .and_then(|r| self.words.get(usize::from(r.addr32)).copied())
-            .unwrap_or(0)
+            .map_or(0, |r| self.words[usize::from(r.addr32)])
     }
 }
 
@@ -607,17 +605,11 @@ impl ThreadReader<'_> {
     /// word noted. Not inlined, as [`Config::get`] is not.
     #[inline(never)]
     fn get(&mut self, thread: usize, f: T) -> u32 {
-        let (Some(r), Some(seen), Some(words)) = (
-            f.on(self.tc.arch()),
-            self.seen.get_mut(thread),
-            self.tc.thread_words(thread),
-        ) else {
+        let (Some(r), Some(seen)) = (f.on(self.tc.arch()), self.seen.get_mut(thread)) else {
             return 0;
         };
         seen.insert(r.addr32);
-        words
-            .get(usize::from(r.addr32))
-            .map_or(0, |w| r.extract(*w))
+        r.extract(self.tc.thread_row(thread)[usize::from(r.addr32)])
     }
 }
 
@@ -981,10 +973,15 @@ mod tests {
     fn a_word_set_lists_its_addresses_in_increasing_order() {
         let mut s = WordSet::<4>::default();
         assert_eq!(s.iter().count(), 0);
-        for a in [255, 64, 0, 63, 130, 64, 256, 1000] {
+        for a in [255, 64, 0, 63, 130, 64] {
             s.insert(a);
         }
-        // 256 and 1000 are past the set's 256 words and are not kept.
         assert_eq!(s.iter().collect::<Vec<_>>(), [0, 63, 64, 130, 255]);
+        // 128 and up are past a two-word set's 128 words and are not kept.
+        let mut s = WordSet::<2>::default();
+        for a in [255, 127, 128, 5] {
+            s.insert(a);
+        }
+        assert_eq!(s.iter().collect::<Vec<_>>(), [5, 127]);
     }
 }

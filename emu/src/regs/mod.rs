@@ -17,9 +17,12 @@ use crate::arch::Arch;
 use std::sync::Arc;
 
 /// Where one named field sits: a 32-bit word index and a bit range in it.
+///
+/// The word index is 8 bits: the largest in either architecture's tables is
+/// Blackhole Config's 223 (`every_field_fits_its_space_on_every_arch`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RegField {
-    pub addr32: u16,
+    pub addr32: u8,
     pub shift: u8,
     pub width: u8,
 }
@@ -135,25 +138,46 @@ impl Stamp {
     }
 }
 
+/// The words a copy of a register space is stored in: one for every 8-bit
+/// word address ([`RegField::addr32`]), so that a field's word is found in
+/// its copy with no bounds check. A copy's words from [`config_words`] or
+/// [`thread_config_words`] on are never stored to and stay zero.
+pub const ROW_WORDS: usize = 256;
+
+/// A copy of a register space, as stored.
+pub type Row = [u32; ROW_WORDS];
+
+const _: () = {
+    let mut i = 0;
+    while i < Arch::ALL.len() {
+        let arch = Arch::ALL[i];
+        assert!(config_words(arch) <= ROW_WORDS && thread_config_words(arch) <= ROW_WORDS);
+        i += 1;
+    }
+};
+
+/// The row of a copy that does not exist: every field of it reads as zero.
+static ZERO_ROW: Row = [0; ROW_WORDS];
+
 /// The words of a register space made of equal copies (Config's states,
-/// ThreadConfig's threads), copy after copy, with the stamp that tells a reader
-/// whether anything was stored since it looked.
+/// ThreadConfig's threads), a [`Row`] each, with the stamp that tells a
+/// reader whether anything was stored since it looked.
 ///
 /// Equality compares the architecture and the words, not the stamp. A clone
 /// has the same words and generation, and an identity of its own.
 #[derive(Debug)]
 struct Space {
     arch: Arch,
-    /// Words in one copy.
+    /// Words in one copy, at most [`ROW_WORDS`].
     per_copy: usize,
-    words: Vec<u32>,
+    rows: Vec<Row>,
     stamp: Stamp,
 }
 
 impl Clone for Space {
     fn clone(&self) -> Space {
         Space {
-            words: self.words.clone(),
+            rows: self.rows.clone(),
             stamp: self.stamp.for_clone(),
             ..*self
         }
@@ -162,7 +186,7 @@ impl Clone for Space {
 
 impl PartialEq for Space {
     fn eq(&self, other: &Space) -> bool {
-        self.arch == other.arch && self.words == other.words
+        self.arch == other.arch && self.rows == other.rows
     }
 }
 
@@ -174,7 +198,7 @@ impl Space {
         Space {
             arch,
             per_copy,
-            words: vec![0; copies * per_copy],
+            rows: vec![[0; ROW_WORDS]; copies],
             stamp: Stamp::new(),
         }
     }
@@ -186,15 +210,15 @@ impl Space {
 
     /// Every word zero again: a store to each.
     fn reset(&mut self) {
-        self.words.fill(0);
+        self.rows.fill([0; ROW_WORDS]);
         self.stamp.generation = self.stamp.generation.wrapping_add(1);
     }
 
     /// Take `other`'s words (a store to each), keeping this value's
     /// identity; a space of another shape is replaced.
     fn copy_from(&mut self, other: &Space) {
-        if self.words.len() == other.words.len() {
-            self.words.copy_from_slice(&other.words);
+        if self.rows.len() == other.rows.len() {
+            self.rows.copy_from_slice(&other.rows);
             self.arch = other.arch;
             self.per_copy = other.per_copy;
             self.stamp.generation = self.stamp.generation.wrapping_add(1);
@@ -203,36 +227,35 @@ impl Space {
         }
     }
 
-    /// Where word `addr32` of `copy` sits in `words`: an address below
-    /// `per_copy` whose position lies in `words` is in a copy that exists.
+    /// `copy`'s row, or the zero row for a copy that does not exist.
     #[inline]
-    fn index(&self, copy: usize, addr32: usize) -> Option<usize> {
-        if addr32 >= self.per_copy {
-            return None;
-        }
-        let i = copy.checked_mul(self.per_copy)?.checked_add(addr32)?;
-        (i < self.words.len()).then_some(i)
+    fn row(&self, copy: usize) -> &Row {
+        self.rows.get(copy).unwrap_or(&ZERO_ROW)
     }
 
     /// Every word of `copy`, or `None` for a copy that does not exist.
     fn copy_words(&self, copy: usize) -> Option<&[u32]> {
-        let n = self.per_copy;
-        self.words
-            .get(copy.checked_mul(n)?..copy.checked_add(1)?.checked_mul(n)?)
+        self.rows.get(copy)?.get(..self.per_copy)
     }
 
-    /// A whole word.
+    /// A whole word; `None` outside the space.
     #[inline]
     fn read(&self, copy: usize, addr32: usize) -> Option<u32> {
-        self.index(copy, addr32).map(|i| self.words[i])
+        if addr32 >= self.per_copy {
+            return None;
+        }
+        self.rows.get(copy)?.get(addr32).copied()
     }
 
     /// Store a whole word, advancing the generation; `false` (and nothing
     /// stored) outside the space.
     fn write(&mut self, copy: usize, addr32: usize, value: u32) -> bool {
-        match self.index(copy, addr32) {
-            Some(i) => {
-                self.words[i] = value;
+        if addr32 >= self.per_copy {
+            return false;
+        }
+        match self.rows.get_mut(copy).and_then(|r| r.get_mut(addr32)) {
+            Some(w) => {
+                *w = value;
                 self.stamp.generation = self.stamp.generation.wrapping_add(1);
                 true
             }
@@ -240,11 +263,11 @@ impl Space {
         }
     }
 
-    /// A field of `copy`; a field absent on this architecture reads as 0.
+    /// A field of `copy`; a field absent on this architecture, or of a copy
+    /// that does not exist, reads as 0.
+    #[inline]
     fn get(&self, copy: usize, field: Option<RegField>) -> u32 {
-        field
-            .and_then(|f| self.read(copy, f.addr32 as usize).map(|w| f.extract(w)))
-            .unwrap_or(0)
+        field.map_or(0, |f| f.extract(self.row(copy)[usize::from(f.addr32)]))
     }
 
     /// Write a field of `copy`, leaving the rest of its word alone; `false`
@@ -253,10 +276,29 @@ impl Space {
         let Some(f) = field else {
             return false;
         };
-        let Some(old) = self.read(copy, f.addr32 as usize) else {
+        let Some(old) = self.read(copy, usize::from(f.addr32)) else {
             return false;
         };
-        self.write(copy, f.addr32 as usize, f.insert(old, value))
+        self.write(copy, usize::from(f.addr32), f.insert(old, value))
+    }
+}
+
+/// One Config state's fields, read where the state's words are found
+/// once: each read is a table look-up, a load and a shift, with no bounds
+/// check (what a decoder reading dozens of fields of one state wants).
+#[derive(Clone, Copy, Debug)]
+pub struct StateFields<'a> {
+    arch: Arch,
+    row: &'a Row,
+}
+
+impl StateFields<'_> {
+    /// The field as [`Config::get`] reads it from this state.
+    #[inline(never)]
+    pub fn get(&self, field: CfgField) -> u32 {
+        field
+            .on(self.arch)
+            .map_or(0, |f| f.extract(self.row[usize::from(f.addr32)]))
     }
 }
 
@@ -320,6 +362,21 @@ impl Config {
     /// Every word of `state`, or `None` for a state that does not exist.
     pub fn state_words(&self, state: usize) -> Option<&[u32]> {
         self.space.copy_words(state)
+    }
+
+    /// `state`'s words padded with zeros to a [`Row`] (all zero for a state
+    /// that does not exist): indexed by a field's word address, with no
+    /// bounds check.
+    pub fn state_row(&self, state: usize) -> &Row {
+        self.space.row(state)
+    }
+
+    /// `state`'s fields, read as [`Config::get`] reads them.
+    pub fn state_fields(&self, state: usize) -> StateFields<'_> {
+        StateFields {
+            arch: self.arch(),
+            row: self.space.row(state),
+        }
     }
 
     /// Store a whole word; returns `false` (and stores nothing) outside the space.
@@ -393,12 +450,6 @@ impl ThreadConfig {
         self.space.arch
     }
 
-    /// Every word of every thread: thread `t`'s register `r` at
-    /// `t * thread_config_words(arch) + r`.
-    pub fn words(&self) -> &[u32] {
-        &self.space.words
-    }
-
     pub fn read(&self, thread: usize, reg: usize) -> Option<u32> {
         self.space.read(thread, reg)
     }
@@ -411,6 +462,12 @@ impl ThreadConfig {
     /// Every word of `thread`, or `None` for a thread that does not exist.
     pub fn thread_words(&self, thread: usize) -> Option<&[u32]> {
         self.space.copy_words(thread)
+    }
+
+    /// `thread`'s words padded with zeros to a [`Row`], as
+    /// [`Config::state_row`].
+    pub fn thread_row(&self, thread: usize) -> &Row {
+        self.space.row(thread)
     }
 
     /// A named field of `thread`'s ThreadConfig; absent fields read as 0.
@@ -534,6 +591,51 @@ mod tests {
         assert_eq!(c.state_words(usize::MAX), None);
         assert!(!t.write(3, 0, 1));
         assert!(!t.write(0, thread_config_words(Arch::Blackhole), 1));
+        // Past the space but inside a stored row: refused, and the row's
+        // padding still reads as zero.
+        for a in n..ROW_WORDS {
+            assert!(!c.write_addr32(1, a, 0xffff_ffff));
+            assert_eq!(c.read_addr32(1, a), None);
+        }
+        let tn = thread_config_words(Arch::Blackhole);
+        for a in tn..ROW_WORDS {
+            assert!(!t.write(2, a, 0xffff_ffff));
+        }
+        assert!(c.state_row(1)[n..].iter().all(|&w| w == 0));
+        assert!(t.thread_row(2)[tn..].iter().all(|&w| w == 0));
+        assert_eq!(c.state_words(1).map(<[u32]>::len), Some(n));
+        assert_eq!(t.thread_words(2).map(<[u32]>::len), Some(tn));
+    }
+
+    /// A field read through [`Config::state_fields`] or [`Config::get`] is
+    /// the field's bits of its word, counted here from the field's place;
+    /// a state that does not exist reads as zero throughout.
+    #[test]
+    fn state_fields_read_every_field_of_every_state() {
+        let word = |state: usize, addr: usize| {
+            (0x9e37_79b9u32.wrapping_mul(addr as u32 + 1)).rotate_left(state as u32 * 7 + 3)
+        };
+        for arch in Arch::ALL {
+            let mut c = Config::new(arch);
+            for state in 0..CONFIG_STATES {
+                for addr in 0..config_words(arch) {
+                    assert!(c.write_addr32(state, addr, word(state, addr)));
+                }
+            }
+            for &f in CfgField::all_on(arch) {
+                let r = f.on(arch).unwrap();
+                for state in 0..CONFIG_STATES {
+                    let w = u64::from(word(state, usize::from(r.addr32)));
+                    let want = (w >> r.shift) & ((1u64 << r.width) - 1);
+                    assert_eq!(u64::from(c.state_fields(state).get(f)), want, "{f:?}");
+                    assert_eq!(u64::from(c.get(state, f)), want, "{f:?}");
+                }
+                assert_eq!(c.state_fields(CONFIG_STATES).get(f), 0);
+                assert_eq!(c.get(CONFIG_STATES, f), 0);
+                assert_eq!(c.get(usize::MAX, f), 0);
+            }
+            assert!(c.state_row(CONFIG_STATES).iter().all(|&w| w == 0));
+        }
     }
 
     #[test]

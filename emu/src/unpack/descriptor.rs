@@ -57,9 +57,10 @@ impl TileDescriptor {
     /// Read the descriptor of the unpacker whose first descriptor word is
     /// `first` from Config state `state`.
     fn read(cfg: &Config, state: usize, first: crate::regs::CfgField) -> TileDescriptor {
+        let row = cfg.state_row(state);
         let words = match first.on(cfg.arch()) {
             Some(f) => {
-                std::array::from_fn(|i| cfg.read_addr32(state, f.addr32 as usize + i).unwrap_or(0))
+                std::array::from_fn(|i| row.get(usize::from(f.addr32) + i).copied().unwrap_or(0))
             }
             None => [0; 4],
         };
@@ -153,7 +154,8 @@ impl Settings {
         let f = &UNPACKERS[op.unpacker & 1];
         let s = sel.state;
         let ctx = sel.context;
-        let get = |field| cfg.get(s, field);
+        let fields = cfg.state_fields(s);
+        let get = |field| fields.get(field);
         let multi = op.multi_context;
         let unpacker0 = op.unpacker == 0;
         let descriptor = TileDescriptor::read(cfg, s, f.tile_descriptor);

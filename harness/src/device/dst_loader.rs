@@ -250,7 +250,7 @@ mod tests {
         let reset = Machine::new(arch);
         assert_eq!(m.config.state_words(0), reset.config.state_words(0));
         assert_eq!(m.config.state_words(1), reset.config.state_words(1));
-        assert_eq!(m.thread_config.words(), reset.thread_config.words());
+        assert_eq!(m.thread_config, reset.thread_config);
         assert_eq!(m.adcs, reset.adcs, "{arch:?} {}", dst.format);
         assert_eq!(m.unpackers, reset.unpackers, "{arch:?} {}", dst.format);
         assert_eq!(m.srca, reset.srca);

@@ -452,7 +452,7 @@ mod tests {
         let state = ThreadCfgField::CFG_STATE_ID_StateID.on(arch).unwrap();
         v.setup.thread_config.push(ThreadConfigWrite {
             thread: 2,
-            reg: state.addr32 as u8,
+            reg: state.addr32,
             value: state.insert(0, 1) as u16,
         });
         let specials = [

@@ -263,7 +263,7 @@ impl SrcPlan {
             .collect();
         for f in &implied {
             steps.push(Step::Instruction(super::setc16(
-                f.addr32 as u8,
+                f.addr32,
                 f.insert(0, 1) as u16,
             )));
         }
@@ -346,7 +346,7 @@ impl SrcPlan {
         steps.push(insn(Instruction::Nop(isa::Nop::default())));
         steps.extend(words.keys().map(|&addr32| Step::Cfg { addr32, value: 0 }));
         for f in &implied {
-            steps.push(Step::Instruction(super::setc16(f.addr32 as u8, 0)));
+            steps.push(Step::Instruction(super::setc16(f.addr32, 0)));
         }
         steps
     }

@@ -321,7 +321,7 @@ impl ProgramCase {
                     let v = field_value(u, u32::from(r.width))?;
                     case.thread_config.push(ThreadConfigWrite {
                         thread: t,
-                        reg: r.addr32 as u8,
+                        reg: r.addr32,
                         value: r.insert(0, v) as u16,
                     });
                 }

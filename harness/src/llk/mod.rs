@@ -63,7 +63,7 @@ impl Words {
     }
 
     /// The word at `addr32`, written from now on (zero until set).
-    fn word(&mut self, addr32: u16) -> &mut u32 {
+    fn word(&mut self, addr32: u8) -> &mut u32 {
         let a = usize::from(addr32);
         self.present[a / 64] |= 1 << (a % 64);
         &mut self.values[a]
@@ -115,7 +115,7 @@ fn thread_word(arch: Arch, thread: u8, fields: &[(ThreadCfgField, u32)]) -> Thre
     }
     ThreadConfigWrite {
         thread,
-        reg: reg as u8,
+        reg,
         value: value as u16,
     }
 }

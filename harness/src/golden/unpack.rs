@@ -239,18 +239,6 @@ pub fn unpack(
 ) -> Result<Unpacked, Refusal> {
     job.check()?;
     let view = job.dst_view();
-    let before = |row: usize| -> [u32; 16] {
-        match job.target {
-            UnpackTarget::Dst => dst_before
-                .filter(|d| d.format == view)
-                .and_then(|d| d.rows.iter().find(|r| usize::from(r.row) == row))
-                .map_or([0; 16], |r| r.cells),
-            _ => src_before
-                .iter()
-                .find(|r| r.bank == 0 && usize::from(r.row) == row)
-                .map_or([0; 16], |r| r.cells),
-        }
-    };
     let bits = job.input.l1_bits() as usize;
     let data = job.data_addr() as usize;
     let face_rows = usize::from(job.face_rows);
@@ -260,7 +248,34 @@ pub fn unpack(
         UnpackTarget::Dst => usize::from(job.tile) * 64,
         _ => 0,
     };
-    let held = |row: usize| before(base + row);
+    // What each row the job can write held: the first row of that number
+    // in `dst_before` (in the job's view) or `src_before` (bank 0), zero
+    // where there is none. Looked up once, not once a row written.
+    let mut before: Vec<Option<[u32; 16]>> = vec![None; 16 * usize::from(job.faces)];
+    let mut note = |row: u16, cells: [u32; 16]| {
+        let slot = usize::from(row)
+            .checked_sub(base)
+            .and_then(|i| before.get_mut(i));
+        if let Some(slot @ None) = slot {
+            *slot = Some(cells);
+        }
+    };
+    match job.target {
+        UnpackTarget::Dst => {
+            for r in dst_before
+                .filter(|d| d.format == view)
+                .map_or(&[][..], |d| &d.rows)
+            {
+                note(r.row, r.cells);
+            }
+        }
+        _ => {
+            for r in src_before.iter().filter(|r| r.bank == 0) {
+                note(u16::from(r.row), r.cells);
+            }
+        }
+    }
+    let held = |row: usize| before.get(row).copied().flatten().unwrap_or([0; 16]);
     let mut rows: Vec<Option<[u32; 16]>> = Vec::with_capacity(16 * usize::from(job.faces));
     for face in 0..usize::from(job.faces) {
         for r in 0..face_rows {
@@ -508,6 +523,62 @@ fn fp8_to_fp16(arch: Arch, v: u8, e4m3: bool) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A haloized SrcA unpack of four face rows writes columns 0 to 3 of
+    /// rows 0 to 15; the other cells keep what the first bank-0 row of
+    /// their number held before, and rows with none (a bank-1 row does not
+    /// count) keep zero.
+    #[test]
+    fn unwritten_cells_keep_the_first_bank_0_row_before() {
+        let job = UnpackJob {
+            arch: Arch::Blackhole,
+            target: UnpackTarget::SrcA,
+            input: Format::Bf16,
+            out: Format::Bf16,
+            fp8_e4m3: false,
+            unsigned: false,
+            forced_exp: None,
+            haloize: true,
+            faces: 1,
+            face_rows: 4,
+            tile: 0,
+            l1_addr: 0x100,
+        };
+        let row = |bank: u8, row: u8, first: u32| SrcRow {
+            bank,
+            row,
+            cells: std::array::from_fn(|c| first + c as u32),
+        };
+        let before = [
+            row(0, 5, 100),
+            row(0, 5, 200),
+            row(1, 6, 300),
+            row(0, 20, 400),
+            row(0, 15, 500),
+        ];
+        let l1 = vec![0u8; 0x1000];
+        let Ok(Unpacked::Src(rows)) = unpack(&job, &l1, &before, None) else {
+            panic!("the model refused a plain haloized unpack");
+        };
+        assert_eq!(
+            rows.iter().map(|r| r.row).collect::<Vec<_>>(),
+            (0..16).collect::<Vec<u8>>()
+        );
+        for r in &rows {
+            let mut want = [0u32; 16];
+            let kept = match r.row {
+                5 => 100,
+                15 => 500,
+                _ => 0,
+            };
+            if kept != 0 {
+                for (c, w) in want.iter_mut().enumerate().skip(4) {
+                    *w = kept + c as u32;
+                }
+            }
+            assert_eq!(r.cells, want, "row {}", r.row);
+        }
+    }
 
     #[test]
     fn bfp_unpack_follows_the_device_facts() {

@@ -208,17 +208,25 @@ impl Space {
         stamp.is(&self.stamp.identity, self.stamp.generation)
     }
 
-    /// Every word zero again: a store to each.
+    /// Every word zero again: a store to each (the rows' padding is zero
+    /// already).
     fn reset(&mut self) {
-        self.rows.fill([0; ROW_WORDS]);
+        for row in &mut self.rows {
+            row.iter_mut().take(self.per_copy).for_each(|w| *w = 0);
+        }
         self.stamp.generation = self.stamp.generation.wrapping_add(1);
     }
 
     /// Take `other`'s words (a store to each), keeping this value's
     /// identity; a space of another shape is replaced.
     fn copy_from(&mut self, other: &Space) {
-        if self.rows.len() == other.rows.len() {
-            self.rows.copy_from_slice(&other.rows);
+        if self.rows.len() == other.rows.len() && self.per_copy == other.per_copy {
+            for (row, from) in self.rows.iter_mut().zip(&other.rows) {
+                row.iter_mut()
+                    .zip(from)
+                    .take(self.per_copy)
+                    .for_each(|(w, f)| *w = *f);
+            }
             self.arch = other.arch;
             self.per_copy = other.per_copy;
             self.stamp.generation = self.stamp.generation.wrapping_add(1);
@@ -605,6 +613,45 @@ mod tests {
         assert!(t.thread_row(2)[tn..].iter().all(|&w| w == 0));
         assert_eq!(c.state_words(1).map(<[u32]>::len), Some(n));
         assert_eq!(t.thread_words(2).map(<[u32]>::len), Some(tn));
+    }
+
+    /// `copy_from` leaves a value equal to the one copied, of either
+    /// architecture, and counts as a store.
+    #[test]
+    fn a_copy_equals_its_source() {
+        let filled = |arch: Arch| {
+            let mut c = Config::new(arch);
+            let mut t = ThreadConfig::new(arch);
+            for state in 0..CONFIG_STATES {
+                for a in 0..config_words(arch) {
+                    c.write_addr32(state, a, (a as u32 + 1) * 0x0101 + state as u32);
+                }
+            }
+            for thread in 0..THREADS {
+                for a in 0..thread_config_words(arch) {
+                    t.write(thread, a, (a as u32 + 7) << thread);
+                }
+            }
+            (c, t)
+        };
+        for (to, from) in [
+            (Arch::Blackhole, Arch::Blackhole),
+            (Arch::WormholeB0, Arch::Blackhole),
+            (Arch::Blackhole, Arch::WormholeB0),
+        ] {
+            let (c0, t0) = filled(from);
+            let (mut c, mut t) = (Config::new(to), ThreadConfig::new(to));
+            c.write_addr32(1, 3, 0xdead);
+            let (g, h) = (c.generation(), t.generation());
+            c.copy_from(&c0);
+            t.copy_from(&t0);
+            assert_eq!((&c, &t), (&c0, &t0), "{to:?} from {from:?}");
+            assert_eq!(c.arch(), from);
+            assert!(c.generation() != g && t.generation() != h);
+            c.reset();
+            t.reset();
+            assert_eq!((c, t), (Config::new(from), ThreadConfig::new(from)));
+        }
     }
 
     /// A field read through [`Config::state_fields`] or [`Config::get`] is

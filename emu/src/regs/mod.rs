@@ -703,18 +703,13 @@ mod tests {
     /// order.
     #[test]
     fn all_on_lists_the_fields_that_exist() {
+        fn present<F: Copy>(all: &[F], on: impl Fn(F) -> bool) -> Vec<F> {
+            all.iter().copied().filter(|&f| on(f)).collect()
+        }
         for arch in Arch::ALL {
-            let cfg: Vec<CfgField> = CfgField::ALL
-                .iter()
-                .copied()
-                .filter(|f| f.on(arch).is_some())
-                .collect();
+            let cfg = present(CfgField::ALL, |f| f.on(arch).is_some());
             assert_eq!(CfgField::all_on(arch), cfg.as_slice(), "{arch:?}");
-            let thread: Vec<ThreadCfgField> = ThreadCfgField::ALL
-                .iter()
-                .copied()
-                .filter(|f| f.on(arch).is_some())
-                .collect();
+            let thread = present(ThreadCfgField::ALL, |f| f.on(arch).is_some());
             assert_eq!(ThreadCfgField::all_on(arch), thread.as_slice(), "{arch:?}");
             // Not everything, or the test would hold for a copy of ALL.
             assert!(cfg.len() < CfgField::ALL.len() && thread.len() < ThreadCfgField::ALL.len());

@@ -74,6 +74,16 @@ impl TilePosition {
     }
 }
 
+/// Whether column `col` of a row passes the column mask `mask`
+/// (`FetchFromDst`: bit `col` set). `col` is a column of a 16-datum row
+/// (each caller has indexed the row with it), so the shift never wraps; a
+/// wrapping shift and a bit test leave a fuzz build no shift check or
+/// compare to trace.
+#[inline]
+pub fn passes(mask: u16, col: u32) -> bool {
+    mask.wrapping_shr(col) & 1 != 0
+}
+
 /// Entry `k` of a 16-entry table of 2-bit fields.
 #[inline]
 const fn entry(word: u32, k: u32) -> usize {

@@ -930,7 +930,7 @@ impl Context<'_> {
                     row: *row,
                     col,
                     cell,
-                    passed_edge_mask: passes_edge_mask(mask, col),
+                    passed_edge_mask: edge_mask::passes(mask, col),
                 };
                 self.after_fetch(st, sink, hist, v, j, src)?;
             }
@@ -983,7 +983,7 @@ impl Context<'_> {
                     row,
                     col: c,
                     cell,
-                    passed_edge_mask: passes_edge_mask(mask, c),
+                    passed_edge_mask: edge_mask::passes(mask, c),
                 };
                 self.after_fetch(st, sink, hist, v, j, src)?;
                 j += 1;
@@ -1031,7 +1031,7 @@ impl Context<'_> {
     /// for the Blackhole mode that applies it to the TF32 value.
     #[inline]
     fn fetch(&self, st: &Stages, cell: u32, mask: u16, col: u32) -> Result<Intermediate> {
-        if !passes_edge_mask(mask, col) {
+        if !edge_mask::passes(mask, col) {
             return Ok(st.edge_fill);
         }
         if st.relu_on_tf32 {
@@ -1204,16 +1204,6 @@ impl Sink<'_> {
             d.l1_len = bytes;
         }
     }
-}
-
-/// Whether column `col` of a row passes the edge mask `mask`
-/// (EdgeMasking.md: bit `col` set). `col` is a column of a 16-datum row (each
-/// caller has indexed the row with it), so the shift never wraps; a wrapping
-/// shift and a bit test leave a fuzz build no shift check or compare to
-/// trace.
-#[inline]
-fn passes_edge_mask(mask: u16, col: u32) -> bool {
-    mask.wrapping_shr(col) & 1 != 0
 }
 
 /// Record a finished BFP group with the L1 addresses its exponent and

@@ -578,8 +578,7 @@ impl<'a> Reader<'a> {
     /// Not inlined, as [`Config::get`] is not.
     #[inline(never)]
     fn get(&mut self, f: C) -> u32 {
-        self.note(f)
-            .map_or(0, |r| r.extract(self.words[usize::from(r.addr32)]))
+        self.note(f).map_or(0, |r| r.read(self.words))
     }
 
     fn bit(&mut self, f: C) -> bool {
@@ -589,8 +588,7 @@ impl<'a> Reader<'a> {
     /// The raw word holding `f`, for 2-bit-per-entry tables.
     #[inline(never)]
     fn word_of(&mut self, f: C) -> u32 {
-        self.note(f)
-            .map_or(0, |r| self.words[usize::from(r.addr32)])
+        self.note(f).map_or(0, |r| r.word_in(self.words))
     }
 }
 
@@ -609,7 +607,7 @@ impl ThreadReader<'_> {
             return 0;
         };
         seen.insert(r.addr32);
-        r.extract(self.tc.thread_row(thread)[usize::from(r.addr32)])
+        r.read(self.tc.thread_row(thread))
     }
 }
 

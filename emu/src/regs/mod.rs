@@ -47,6 +47,18 @@ impl RegField {
         (word & self.mask()).wrapping_shr(self.shift as u32)
     }
 
+    /// The word holding the field in `row`, a copy of its space.
+    #[inline]
+    pub fn word_in(self, row: &Row) -> u32 {
+        row[usize::from(self.addr32)]
+    }
+
+    /// The field's value in `row`, a copy of its space.
+    #[inline]
+    pub fn read(self, row: &Row) -> u32 {
+        self.extract(self.word_in(row))
+    }
+
     /// `word` with the field replaced by `value` (truncated to the field width).
     pub const fn insert(self, word: u32, value: u32) -> u32 {
         (word & !self.mask()) | (value.wrapping_shl(self.shift as u32) & self.mask())
@@ -228,7 +240,6 @@ impl Space {
                     .for_each(|(w, f)| *w = *f);
             }
             self.arch = other.arch;
-            self.per_copy = other.per_copy;
             self.stamp.generation = self.stamp.generation.wrapping_add(1);
         } else {
             *self = other.clone();
@@ -275,7 +286,7 @@ impl Space {
     /// that does not exist, reads as 0.
     #[inline]
     fn get(&self, copy: usize, field: Option<RegField>) -> u32 {
-        field.map_or(0, |f| f.extract(self.row(copy)[usize::from(f.addr32)]))
+        field.map_or(0, |f| f.read(self.row(copy)))
     }
 
     /// Write a field of `copy`, leaving the rest of its word alone; `false`
@@ -304,9 +315,7 @@ impl StateFields<'_> {
     /// The field as [`Config::get`] reads it from this state.
     #[inline(never)]
     pub fn get(&self, field: CfgField) -> u32 {
-        field
-            .on(self.arch)
-            .map_or(0, |f| f.extract(self.row[usize::from(f.addr32)]))
+        field.on(self.arch).map_or(0, |f| f.read(self.row))
     }
 }
 

@@ -73,21 +73,17 @@ def ident(field):
     return "r#" + field if field in RUST_KEYWORDS else field
 
 
-def by_index(w, fs, arm, otherwise, empty):
+def by_index(w, fs, arm, empty):
     """Body of a method that does `arm` (with `{f}` the field) for field
-    `index` of `fs` and `otherwise` for any other index. One field takes an
+    `index` of `fs` and nothing for any other index. One field takes an
     `if`, which clippy prefers to a two-arm match; no field, `empty`."""
     if len(fs) == 1:
-        body = arm.format(f=ident(fs[0]))
-        if otherwise == "{}":
-            w(f"        if index == 0 {{ {body}; }}")
-        else:
-            w(f"        if index == 0 {{ {body} }} else {{ {otherwise} }}")
+        w(f"        if index == 0 {{ {arm.format(f=ident(fs[0]))}; }}")
     elif fs:
         w("        match index {")
         for i, f in enumerate(fs):
             w(f"            {i} => {arm.format(f=ident(f))},")
-        w(f"            _ => {otherwise},")
+        w("            _ => {},")
         w("        }")
     else:
         w(f"        {empty}")
@@ -304,7 +300,7 @@ def gen_isa(root):
         w("    }")
         w("")
         w("    pub(super) fn set(&mut self, index: usize, value: u32) {")
-        by_index(w, fs, "self.{f} = value", "{}", "let _ = (index, value);")
+        by_index(w, fs, "self.{f} = value", "let _ = (index, value);")
         w("    }")
         w("}")
         w("")
@@ -425,28 +421,29 @@ def gen_regs(root):
         w("    }")
         w("}")
         w("")
+        # Each architecture's fields: name to (word, shift, width).
+        where = {
+            arch: {
+                fd["name"]: (int(addr), fd["shift"], fd["size"])
+                for addr, fields in regs[arch][key].items()
+                for fd in fields
+            }
+            for arch, _ in ARCHES
+        }
         for arch, _ in ARCHES:
-            present = set()
-            for addr, fields in regs[arch][key].items():
-                for fd in fields:
-                    present.add(fd["name"])
             w(f"/// [`{enum}::all_on`] for {arch}.")
             w(f"const {enum.upper()}_ALL_{arch.upper()}: &[{enum}] = &[")
             for n in ordered:
-                if n in present:
+                if n in where[arch]:
                     w(f"    {enum}::{n},")
             w("];")
             w("")
         for arch, _ in ARCHES:
-            where = {}
-            for addr, fields in regs[arch][key].items():
-                for fd in fields:
-                    where[fd["name"]] = (int(addr), fd["shift"], fd["size"])
             w(f"/// [`{enum}::on`] for {arch}, in enum order.")
             w(f"const {enum.upper()}_{arch.upper()}: [Option<RegField>; {len(ordered)}] = [")
             for n in ordered:
-                if n in where:
-                    a, sh, sz = where[n]
+                if n in where[arch]:
+                    a, sh, sz = where[arch][n]
                     w(f"    Some(RegField {{ addr32: {a}, shift: {sh}, width: {sz} }}), // {n}")
                 else:
                     w(f"    None, // {n}")

@@ -245,6 +245,14 @@ def gen_isa(root):
         w("    t")
         w("};")
     w("")
+    # Every instruction's fields fit in an array of FIELD_SLOTS, a power of
+    # two, so that an index can be brought into it by a mask.
+    most = max(len(union[n]) for n in ordered)
+    slots = 1 << (most - 1).bit_length()
+    w("/// Slots in [`Instruction::values`]: a power of two at least the most")
+    w(f"/// fields an instruction has ({most}).")
+    w(f"pub const FIELD_SLOTS: usize = {slots};")
+    w("")
     # Typed structs.
     for n in ordered:
         fs = union[n]
@@ -288,15 +296,17 @@ def gen_isa(root):
             w("        }")
         w("    }")
         w("")
-        # The fields as an array, indexed: one bounds check, where a match
-        # is a branch a field, each of which a fuzz build counts as
-        # coverage of its own.
-        w("    pub(super) fn get(&self, index: usize) -> u32 {")
+        # The fields as an array, where a match on the index would be a
+        # branch a field, each of which a fuzz build counts as coverage of
+        # its own.
+        w("    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {")
         if fs:
             items = ", ".join(f"self.{ident(f)}" for f in fs)
-            w(f"        [{items}].get(index).copied().unwrap_or(0)")
+            w("        let mut v = [0; FIELD_SLOTS];")
+            w(f"        v[..{len(fs)}].copy_from_slice(&[{items}]);")
+            w("        v")
         else:
-            w("        let _ = index;\n        0")
+            w("        [0; FIELD_SLOTS]")
         w("    }")
         w("")
         w("    pub(super) fn set(&mut self, index: usize, value: u32) {")
@@ -336,12 +346,18 @@ def gen_isa(root):
     w("        }")
     w("    }")
     w("")
-    w("    /// Field `index` of [`Opcode::field_names`].")
-    w("    pub fn field(&self, index: usize) -> u32 {")
+    w("    /// Every field's value, in [`Opcode::field_names`] order; zero past")
+    w("    /// the last.")
+    w("    pub fn values(&self) -> [u32; FIELD_SLOTS] {")
     w("        match self {")
     for n in ordered:
-        w(f"            Instruction::{camel(n)}(i) => i.get(index),")
+        w(f"            Instruction::{camel(n)}(i) => i.values(),")
     w("        }")
+    w("    }")
+    w("")
+    w("    /// Field `index` of [`Opcode::field_names`].")
+    w("    pub fn field(&self, index: usize) -> u32 {")
+    w("        self.values().get(index).copied().unwrap_or(0)")
     w("    }")
     w("")
     w("    /// Set field `index` of [`Opcode::field_names`]; out-of-range indices are ignored.")

@@ -7088,6 +7088,10 @@ pub(super) static BLACKHOLE_BY_BYTE: [Option<&Layout>; 256] = {
     t
 };
 
+/// Slots in [`Instruction::values`]: a power of two at least the most
+/// fields an instruction has (14).
+pub const FIELD_SLOTS: usize = 16;
+
 /// `MOP`: the union of its fields on both architectures (see
 /// [`Opcode::layout`] for which exist where).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -7119,16 +7123,15 @@ impl Mop {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.zmask_lo16,
             self.zmask_lo16_or_loop_count,
             self.loop_count,
             self.mop_type,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7156,9 +7159,8 @@ impl Nop {
         Nop {}
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        let _ = index;
-        0
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        [0; FIELD_SLOTS]
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7188,8 +7190,10 @@ impl MopCfg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.zmask_hi16].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.zmask_hi16]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7230,16 +7234,15 @@ impl Replay {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.load_mode,
             self.execute_while_loading,
             self.len,
             self.start_idx,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7273,8 +7276,10 @@ impl Resourcedecl {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7318,17 +7323,16 @@ impl Movd2a {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..5].copy_from_slice(&[
             self.dst,
             self.instr_mod,
             self.addr_mode,
             self.src,
             self.dest_32b_lo,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7365,8 +7369,10 @@ impl Movdbga2d {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7410,17 +7416,16 @@ impl Movd2b {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..5].copy_from_slice(&[
             self.dst,
             self.instr_mod,
             self.addr_mode,
             self.src,
             self.dest_32b_lo,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7466,11 +7471,10 @@ impl Movb2a {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.srcb, self.instr_mod, self.addr_mode, self.srca]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[self.srcb, self.instr_mod, self.addr_mode, self.srca]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7504,8 +7508,10 @@ impl Movdbgb2d {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7550,18 +7556,17 @@ impl Zeroacc {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..6].copy_from_slice(&[
             self.dst,
             self.r#where,
             self.addr_mode,
             self.clear_zero_flags,
             self.use_32_bit_mode,
             self.clear_mode,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7608,16 +7613,15 @@ impl Zerosrc {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.src_mask,
             self.bank_mask,
             self.write_mode,
             self.zero_val,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7665,17 +7669,16 @@ impl Mova2d {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..5].copy_from_slice(&[
             self.dst,
             self.instr_mod,
             self.addr_mode,
             self.src,
             self.dest_32b_lo,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7727,18 +7730,17 @@ impl Movb2d {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..6].copy_from_slice(&[
             self.dst,
             self.movb2d_instr_mod,
             self.instr_mod,
             self.addr_mode,
             self.src,
             self.dest_32b_lo,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7776,8 +7778,10 @@ impl Trnspsrca {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7809,8 +7813,10 @@ impl Rareb {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7834,9 +7840,8 @@ impl Trnspsrcb {
         Trnspsrcb {}
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        let _ = index;
-        0
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        [0; FIELD_SLOTS]
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7866,8 +7871,10 @@ impl Shiftxa {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7899,8 +7906,10 @@ impl Shiftxb {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7932,8 +7941,10 @@ impl Setashrmh0 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7965,8 +7976,10 @@ impl Setashrmh1 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -7998,8 +8011,10 @@ impl Setashrmv {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8031,8 +8046,10 @@ impl Setpkedgof {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8064,8 +8081,10 @@ impl Setashrmh {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8097,8 +8116,10 @@ impl Clrexphist {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8130,8 +8151,10 @@ impl Conv3s1 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8163,8 +8186,10 @@ impl Conv3s2 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8196,8 +8221,10 @@ impl Mpool3s1 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8229,8 +8256,10 @@ impl Apool3s1 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8271,16 +8300,15 @@ impl Mvmul {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.dst,
             self.addr_mode,
             self.instr_mod19,
             self.clear_dvalid,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8328,17 +8356,16 @@ impl Elwmul {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..5].copy_from_slice(&[
             self.dst,
             self.addr_mode,
             self.instr_mod19,
             self.dest_accum_en,
             self.clear_dvalid,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8387,17 +8414,16 @@ impl Elwadd {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..5].copy_from_slice(&[
             self.dst,
             self.addr_mode,
             self.instr_mod19,
             self.dest_accum_en,
             self.clear_dvalid,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8434,8 +8460,10 @@ impl Dotpv {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8479,17 +8507,16 @@ impl Elwsub {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..5].copy_from_slice(&[
             self.dst,
             self.addr_mode,
             self.instr_mod19,
             self.dest_accum_en,
             self.clear_dvalid,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8526,8 +8553,10 @@ impl Mpool3s2 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8559,8 +8588,10 @@ impl Apool3s2 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8607,18 +8638,17 @@ impl Gmpool {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..6].copy_from_slice(&[
             self.dst,
             self.max_pool_index_en,
             self.addr_mode,
             self.pool_addr_mode,
             self.instr_mod19,
             self.clear_dvalid,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8671,18 +8701,17 @@ impl Gapool {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..6].copy_from_slice(&[
             self.dst,
             self.max_pool_index_en,
             self.addr_mode,
             self.pool_addr_mode,
             self.instr_mod19,
             self.clear_dvalid,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8723,11 +8752,10 @@ impl Gatesrcrst {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.reset_srca_gate_control, self.reset_srcb_gate_control]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..2].copy_from_slice(&[self.reset_srca_gate_control, self.reset_srcb_gate_control]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8764,11 +8792,10 @@ impl Cleardvalid {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.reset, self.cleardvalid]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..2].copy_from_slice(&[self.reset, self.cleardvalid]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8817,18 +8844,17 @@ impl Setrwc {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..6].copy_from_slice(&[
             self.bit_mask,
             self.rwc_a,
             self.rwc_b,
             self.rwc_d,
             self.rwc_cr,
             self.clear_ab_vld,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8875,11 +8901,10 @@ impl Incrwc {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.rwc_a, self.rwc_b, self.rwc_d, self.rwc_cr]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[self.rwc_a, self.rwc_b, self.rwc_d, self.rwc_cr]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8915,8 +8940,10 @@ impl Setibrwc {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8948,8 +8975,10 @@ impl Mfconv3s1 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -8981,8 +9010,10 @@ impl Xmov {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9045,8 +9076,9 @@ impl Pacr {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..13].copy_from_slice(&[
             self.last,
             self.flush,
             self.ctxt_ctrl,
@@ -9060,10 +9092,8 @@ impl Pacr {
             self.dst_access_mode,
             self.row_pad_zero,
             self.cfg_context,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9147,8 +9177,9 @@ impl Unpacr {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..14].copy_from_slice(&[
             self.last,
             self.search_cache_flush,
             self.row_search,
@@ -9163,10 +9194,8 @@ impl Unpacr {
             self.cfg_context_cnt_inc,
             self.addr_mode,
             self.unpack_block_selection,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9233,8 +9262,9 @@ impl UnpacrNop {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..11].copy_from_slice(&[
             self.no_op,
             self.unpack_pop,
             self.src_clr_val_ctrl,
@@ -9246,10 +9276,8 @@ impl UnpacrNop {
             self.stream_id,
             self.unpack_block_selection,
             self.unpacker_select,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9292,8 +9320,10 @@ impl Rstdma {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9334,16 +9364,15 @@ impl Setdmareg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.reg_index_16b,
             self.set_signals_mode,
             self.payload_sig_sel,
             self.payload_sig_sel_size,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9379,8 +9408,10 @@ impl Flushdma {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9427,18 +9458,17 @@ impl Reg2flop {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..6].copy_from_slice(&[
             self.reg_index,
             self.flop_index,
             self.context_id_2,
             self.byte_offset,
             self.target_sel,
             self.size_sel,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9476,8 +9506,10 @@ impl Loadind {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9509,8 +9541,10 @@ impl PacrSetreg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9542,8 +9576,10 @@ impl Tbufcmd {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9584,16 +9620,15 @@ impl Setadc {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.value,
             self.dimension_index,
             self.channel_index,
             self.cnt_set_mask,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9647,8 +9682,9 @@ impl Setadcxy {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..7].copy_from_slice(&[
             self.bit_mask,
             self.ch0_x,
             self.ch0_y,
@@ -9656,10 +9692,8 @@ impl Setadcxy {
             self.ch1_y,
             self.thread_override,
             self.cnt_set_mask,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9713,18 +9747,17 @@ impl Incadcxy {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..6].copy_from_slice(&[
             self.ch0_x,
             self.ch0_y,
             self.ch1_x,
             self.ch1_y,
             self.thread_override,
             self.cnt_set_mask,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9780,8 +9813,9 @@ impl Addrcrxy {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..7].copy_from_slice(&[
             self.bit_mask,
             self.ch0_x,
             self.ch0_y,
@@ -9789,10 +9823,8 @@ impl Addrcrxy {
             self.ch1_y,
             self.thread_override,
             self.cnt_set_mask,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9849,8 +9881,9 @@ impl Setadczw {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..7].copy_from_slice(&[
             self.bit_mask,
             self.ch0_x,
             self.ch0_y,
@@ -9858,10 +9891,8 @@ impl Setadczw {
             self.ch1_y,
             self.thread_override,
             self.cnt_set_mask,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9915,18 +9946,17 @@ impl Incadczw {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..6].copy_from_slice(&[
             self.ch0_x,
             self.ch0_y,
             self.ch1_x,
             self.ch1_y,
             self.thread_override,
             self.cnt_set_mask,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -9982,8 +10012,9 @@ impl Addrcrzw {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..7].copy_from_slice(&[
             self.bit_mask,
             self.ch0_x,
             self.ch0_y,
@@ -9991,10 +10022,8 @@ impl Addrcrzw {
             self.ch1_y,
             self.thread_override,
             self.cnt_set_mask,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10033,8 +10062,10 @@ impl Setdvalid {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.setvalid].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.setvalid]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10075,16 +10106,15 @@ impl Adddmareg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.op_a_reg_index,
             self.op_b_reg_index,
             self.result_reg_index,
             self.op_b_is_const,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10120,8 +10150,10 @@ impl Subdmareg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10162,16 +10194,15 @@ impl Muldmareg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.op_a_reg_index,
             self.op_b_reg_index,
             self.result_reg_index,
             self.op_b_is_const,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10207,8 +10238,10 @@ impl Bitwopdmareg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10240,8 +10273,10 @@ impl Shiftdmareg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10273,8 +10308,10 @@ impl Cmpdmareg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10312,11 +10349,10 @@ impl Setadcxx {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.x_start, self.x_end2, self.cnt_set_mask]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.x_start, self.x_end2, self.cnt_set_mask]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10343,9 +10379,8 @@ impl Dmanop {
         Dmanop {}
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        let _ = index;
-        0
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        [0; FIELD_SLOTS]
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10375,8 +10410,10 @@ impl Atincget {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10408,8 +10445,10 @@ impl Atincgetptr {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10441,8 +10480,10 @@ impl Atswap {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10474,8 +10515,10 @@ impl Atcas {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10507,8 +10550,10 @@ impl Storeind {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10543,11 +10588,10 @@ impl Storereg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.reg_addr, self.tdma_data_reg_index]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..2].copy_from_slice(&[self.reg_addr, self.tdma_data_reg_index]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10581,8 +10625,10 @@ impl Loadreg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10623,16 +10669,15 @@ impl Sfpload {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.dest_reg_addr,
             self.sfpu_addr_mode,
             self.instr_mod0,
             self.lreg_ind,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10674,11 +10719,10 @@ impl Sfploadi {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.imm16, self.instr_mod0, self.lreg_ind]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.imm16, self.instr_mod0, self.lreg_ind]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10722,16 +10766,15 @@ impl Sfpstore {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.dest_reg_addr,
             self.sfpu_addr_mode,
             self.instr_mod0,
             self.lreg_ind,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10770,11 +10813,10 @@ impl Sfplut {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod0, self.lreg_ind]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..2].copy_from_slice(&[self.instr_mod0, self.lreg_ind]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10814,11 +10856,10 @@ impl Sfpmuli {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest, self.imm16_math]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.lreg_dest, self.imm16_math]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10859,11 +10900,10 @@ impl Sfpaddi {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest, self.imm16_math]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.lreg_dest, self.imm16_math]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10907,16 +10947,15 @@ impl Sfpdivp2 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_c,
             self.imm12_math,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -10958,11 +10997,10 @@ impl Sfpexexp {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest, self.lreg_c]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.lreg_dest, self.lreg_c]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11003,11 +11041,10 @@ impl Sfpexman {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest, self.lreg_c]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.lreg_dest, self.lreg_c]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11051,16 +11088,15 @@ impl Sfpiadd {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_c,
             self.imm12_math,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11105,16 +11141,15 @@ impl Sfpshft {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_c,
             self.imm12_math,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11159,16 +11194,15 @@ impl Sfpsetcc {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_c,
             self.imm12_math,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11210,11 +11244,10 @@ impl Sfpmov {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest, self.lreg_c]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.lreg_dest, self.lreg_c]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11255,11 +11288,10 @@ impl Sfpabs {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest, self.lreg_c]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.lreg_dest, self.lreg_c]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11303,16 +11335,15 @@ impl Sfpand {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_c,
             self.imm12_math,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11357,16 +11388,15 @@ impl Sfpor {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_c,
             self.imm12_math,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11405,11 +11435,10 @@ impl Sfpnot {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.lreg_dest, self.lreg_c]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..2].copy_from_slice(&[self.lreg_dest, self.lreg_c]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11449,11 +11478,10 @@ impl Sfplz {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest, self.lreg_c]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.lreg_dest, self.lreg_c]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11497,16 +11525,15 @@ impl Sfpsetexp {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_c,
             self.imm12_math,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11551,16 +11578,15 @@ impl Sfpsetman {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_c,
             self.imm12_math,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11608,17 +11634,16 @@ impl Sfpmad {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..5].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_src_c,
             self.lreg_src_b,
             self.lreg_src_a,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11667,17 +11692,16 @@ impl Sfpadd {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..5].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_src_c,
             self.lreg_src_b,
             self.lreg_src_a,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11726,17 +11750,16 @@ impl Sfpmul {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..5].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_src_c,
             self.lreg_src_b,
             self.lreg_src_a,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11776,11 +11799,10 @@ impl Sfppushc {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..2].copy_from_slice(&[self.instr_mod1, self.lreg_dest]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11817,11 +11839,10 @@ impl Sfppopc {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..2].copy_from_slice(&[self.instr_mod1, self.lreg_dest]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11864,16 +11885,15 @@ impl Sfpsetsgn {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_c,
             self.imm12_math,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11915,11 +11935,10 @@ impl Sfpencc {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest, self.imm12_math]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.lreg_dest, self.imm12_math]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11954,8 +11973,10 @@ impl Sfpcompc {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.lreg_dest].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.lreg_dest]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -11987,8 +12008,10 @@ impl Sfptransp {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.lreg_dest].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.lreg_dest]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12023,11 +12046,10 @@ impl Sfpxor {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.lreg_dest, self.lreg_c]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..2].copy_from_slice(&[self.lreg_dest, self.lreg_c]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12076,18 +12098,17 @@ impl SfpStochRnd {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..6].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_src_c,
             self.lreg_src_b,
             self.imm8_math,
             self.rnd_mode,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12117,9 +12138,8 @@ impl Sfpnop {
         Sfpnop {}
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        let _ = index;
-        0
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        [0; FIELD_SLOTS]
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12155,11 +12175,10 @@ impl Sfpcast {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest, self.lreg_src_c]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.lreg_dest, self.lreg_src_c]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12200,11 +12219,10 @@ impl Sfpconfig {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.config_dest, self.imm16_math]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.config_dest, self.imm16_math]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12245,11 +12263,10 @@ impl Sfpswap {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest, self.lreg_src_c]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.lreg_dest, self.lreg_src_c]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12293,16 +12310,15 @@ impl Sfploadmacro {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.dest_reg_addr,
             self.sfpu_addr_mode,
             self.instr_mod0,
             self.lreg_ind,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12347,16 +12363,15 @@ impl Sfpshft2 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_src_c,
             self.imm12_math,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12395,11 +12410,10 @@ impl Sfplutfp32 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..2].copy_from_slice(&[self.instr_mod1, self.lreg_dest]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12435,11 +12449,10 @@ impl Sfple {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest, self.lreg_c]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.lreg_dest, self.lreg_c]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12476,11 +12489,10 @@ impl Sfpgt {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.instr_mod1, self.lreg_dest, self.lreg_c]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.instr_mod1, self.lreg_dest, self.lreg_c]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12521,17 +12533,16 @@ impl Sfpmul24 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..5].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_src_c,
             self.lreg_src_b,
             self.lreg_src_a,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12572,16 +12583,15 @@ impl Sfparecip {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..4].copy_from_slice(&[
             self.instr_mod1,
             self.lreg_dest,
             self.lreg_c,
             self.imm12_math,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12617,8 +12627,10 @@ impl Atgetm {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.mutex_index].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.mutex_index]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12650,8 +12662,10 @@ impl Atrelm {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.mutex_index].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.mutex_index]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12686,11 +12700,10 @@ impl Stallwait {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.wait_res, self.stall_res]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..2].copy_from_slice(&[self.wait_res, self.stall_res]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12730,11 +12743,10 @@ impl Seminit {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.sem_sel, self.init_value, self.max_value]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.sem_sel, self.init_value, self.max_value]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12769,8 +12781,10 @@ impl Sempost {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.sem_sel].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.sem_sel]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12802,8 +12816,10 @@ impl Semget {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.sem_sel].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.sem_sel]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12841,11 +12857,10 @@ impl Semwait {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.wait_sem_cond, self.sem_sel, self.stall_res]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.wait_sem_cond, self.sem_sel, self.stall_res]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12878,8 +12893,10 @@ impl Streamwait {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12917,11 +12934,10 @@ impl Wrcfg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.cfg_reg, self.wr128b, self.gpr_address]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.cfg_reg, self.wr128b, self.gpr_address]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -12959,11 +12975,10 @@ impl Rdcfg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.cfg_reg, self.gpr_address]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..2].copy_from_slice(&[self.cfg_reg, self.gpr_address]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13000,11 +13015,10 @@ impl Setc16 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.setc16_value, self.setc16_reg]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..2].copy_from_slice(&[self.setc16_value, self.setc16_reg]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13044,11 +13058,10 @@ impl Rmwcib0 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.cfg_reg_addr, self.data, self.mask]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.cfg_reg_addr, self.data, self.mask]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13089,11 +13102,10 @@ impl Rmwcib1 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.cfg_reg_addr, self.data, self.mask]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.cfg_reg_addr, self.data, self.mask]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13134,11 +13146,10 @@ impl Rmwcib2 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.cfg_reg_addr, self.data, self.mask]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.cfg_reg_addr, self.data, self.mask]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13179,11 +13190,10 @@ impl Rmwcib3 {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.cfg_reg_addr, self.data, self.mask]
-            .get(index)
-            .copied()
-            .unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..3].copy_from_slice(&[self.cfg_reg_addr, self.data, self.mask]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13216,8 +13226,10 @@ impl Streamwrcfg {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [self.payload].get(index).copied().unwrap_or(0)
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..1].copy_from_slice(&[self.payload]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13257,18 +13269,17 @@ impl Cfgshiftmask {
         }
     }
 
-    pub(super) fn get(&self, index: usize) -> u32 {
-        [
+    pub(super) fn values(&self) -> [u32; FIELD_SLOTS] {
+        let mut v = [0; FIELD_SLOTS];
+        v[..6].copy_from_slice(&[
             self.cfg_reg,
             self.scratch_sel,
             self.right_cshift_amt,
             self.mask_width,
             self.operation,
             self.disable_mask_on_old_val,
-        ]
-        .get(index)
-        .copied()
-        .unwrap_or(0)
+        ]);
+        v
     }
 
     pub(super) fn set(&mut self, index: usize, value: u32) {
@@ -13856,147 +13867,153 @@ impl Instruction {
         }
     }
 
+    /// Every field's value, in [`Opcode::field_names`] order; zero past
+    /// the last.
+    pub fn values(&self) -> [u32; FIELD_SLOTS] {
+        match self {
+            Instruction::Mop(i) => i.values(),
+            Instruction::Nop(i) => i.values(),
+            Instruction::MopCfg(i) => i.values(),
+            Instruction::Replay(i) => i.values(),
+            Instruction::Resourcedecl(i) => i.values(),
+            Instruction::Movd2a(i) => i.values(),
+            Instruction::Movdbga2d(i) => i.values(),
+            Instruction::Movd2b(i) => i.values(),
+            Instruction::Movb2a(i) => i.values(),
+            Instruction::Movdbgb2d(i) => i.values(),
+            Instruction::Zeroacc(i) => i.values(),
+            Instruction::Zerosrc(i) => i.values(),
+            Instruction::Mova2d(i) => i.values(),
+            Instruction::Movb2d(i) => i.values(),
+            Instruction::Trnspsrca(i) => i.values(),
+            Instruction::Rareb(i) => i.values(),
+            Instruction::Trnspsrcb(i) => i.values(),
+            Instruction::Shiftxa(i) => i.values(),
+            Instruction::Shiftxb(i) => i.values(),
+            Instruction::Setashrmh0(i) => i.values(),
+            Instruction::Setashrmh1(i) => i.values(),
+            Instruction::Setashrmv(i) => i.values(),
+            Instruction::Setpkedgof(i) => i.values(),
+            Instruction::Setashrmh(i) => i.values(),
+            Instruction::Clrexphist(i) => i.values(),
+            Instruction::Conv3s1(i) => i.values(),
+            Instruction::Conv3s2(i) => i.values(),
+            Instruction::Mpool3s1(i) => i.values(),
+            Instruction::Apool3s1(i) => i.values(),
+            Instruction::Mvmul(i) => i.values(),
+            Instruction::Elwmul(i) => i.values(),
+            Instruction::Elwadd(i) => i.values(),
+            Instruction::Dotpv(i) => i.values(),
+            Instruction::Elwsub(i) => i.values(),
+            Instruction::Mpool3s2(i) => i.values(),
+            Instruction::Apool3s2(i) => i.values(),
+            Instruction::Gmpool(i) => i.values(),
+            Instruction::Gapool(i) => i.values(),
+            Instruction::Gatesrcrst(i) => i.values(),
+            Instruction::Cleardvalid(i) => i.values(),
+            Instruction::Setrwc(i) => i.values(),
+            Instruction::Incrwc(i) => i.values(),
+            Instruction::Setibrwc(i) => i.values(),
+            Instruction::Mfconv3s1(i) => i.values(),
+            Instruction::Xmov(i) => i.values(),
+            Instruction::Pacr(i) => i.values(),
+            Instruction::Unpacr(i) => i.values(),
+            Instruction::UnpacrNop(i) => i.values(),
+            Instruction::Rstdma(i) => i.values(),
+            Instruction::Setdmareg(i) => i.values(),
+            Instruction::Flushdma(i) => i.values(),
+            Instruction::Reg2flop(i) => i.values(),
+            Instruction::Loadind(i) => i.values(),
+            Instruction::PacrSetreg(i) => i.values(),
+            Instruction::Tbufcmd(i) => i.values(),
+            Instruction::Setadc(i) => i.values(),
+            Instruction::Setadcxy(i) => i.values(),
+            Instruction::Incadcxy(i) => i.values(),
+            Instruction::Addrcrxy(i) => i.values(),
+            Instruction::Setadczw(i) => i.values(),
+            Instruction::Incadczw(i) => i.values(),
+            Instruction::Addrcrzw(i) => i.values(),
+            Instruction::Setdvalid(i) => i.values(),
+            Instruction::Adddmareg(i) => i.values(),
+            Instruction::Subdmareg(i) => i.values(),
+            Instruction::Muldmareg(i) => i.values(),
+            Instruction::Bitwopdmareg(i) => i.values(),
+            Instruction::Shiftdmareg(i) => i.values(),
+            Instruction::Cmpdmareg(i) => i.values(),
+            Instruction::Setadcxx(i) => i.values(),
+            Instruction::Dmanop(i) => i.values(),
+            Instruction::Atincget(i) => i.values(),
+            Instruction::Atincgetptr(i) => i.values(),
+            Instruction::Atswap(i) => i.values(),
+            Instruction::Atcas(i) => i.values(),
+            Instruction::Storeind(i) => i.values(),
+            Instruction::Storereg(i) => i.values(),
+            Instruction::Loadreg(i) => i.values(),
+            Instruction::Sfpload(i) => i.values(),
+            Instruction::Sfploadi(i) => i.values(),
+            Instruction::Sfpstore(i) => i.values(),
+            Instruction::Sfplut(i) => i.values(),
+            Instruction::Sfpmuli(i) => i.values(),
+            Instruction::Sfpaddi(i) => i.values(),
+            Instruction::Sfpdivp2(i) => i.values(),
+            Instruction::Sfpexexp(i) => i.values(),
+            Instruction::Sfpexman(i) => i.values(),
+            Instruction::Sfpiadd(i) => i.values(),
+            Instruction::Sfpshft(i) => i.values(),
+            Instruction::Sfpsetcc(i) => i.values(),
+            Instruction::Sfpmov(i) => i.values(),
+            Instruction::Sfpabs(i) => i.values(),
+            Instruction::Sfpand(i) => i.values(),
+            Instruction::Sfpor(i) => i.values(),
+            Instruction::Sfpnot(i) => i.values(),
+            Instruction::Sfplz(i) => i.values(),
+            Instruction::Sfpsetexp(i) => i.values(),
+            Instruction::Sfpsetman(i) => i.values(),
+            Instruction::Sfpmad(i) => i.values(),
+            Instruction::Sfpadd(i) => i.values(),
+            Instruction::Sfpmul(i) => i.values(),
+            Instruction::Sfppushc(i) => i.values(),
+            Instruction::Sfppopc(i) => i.values(),
+            Instruction::Sfpsetsgn(i) => i.values(),
+            Instruction::Sfpencc(i) => i.values(),
+            Instruction::Sfpcompc(i) => i.values(),
+            Instruction::Sfptransp(i) => i.values(),
+            Instruction::Sfpxor(i) => i.values(),
+            Instruction::SfpStochRnd(i) => i.values(),
+            Instruction::Sfpnop(i) => i.values(),
+            Instruction::Sfpcast(i) => i.values(),
+            Instruction::Sfpconfig(i) => i.values(),
+            Instruction::Sfpswap(i) => i.values(),
+            Instruction::Sfploadmacro(i) => i.values(),
+            Instruction::Sfpshft2(i) => i.values(),
+            Instruction::Sfplutfp32(i) => i.values(),
+            Instruction::Sfple(i) => i.values(),
+            Instruction::Sfpgt(i) => i.values(),
+            Instruction::Sfpmul24(i) => i.values(),
+            Instruction::Sfparecip(i) => i.values(),
+            Instruction::Atgetm(i) => i.values(),
+            Instruction::Atrelm(i) => i.values(),
+            Instruction::Stallwait(i) => i.values(),
+            Instruction::Seminit(i) => i.values(),
+            Instruction::Sempost(i) => i.values(),
+            Instruction::Semget(i) => i.values(),
+            Instruction::Semwait(i) => i.values(),
+            Instruction::Streamwait(i) => i.values(),
+            Instruction::Wrcfg(i) => i.values(),
+            Instruction::Rdcfg(i) => i.values(),
+            Instruction::Setc16(i) => i.values(),
+            Instruction::Rmwcib0(i) => i.values(),
+            Instruction::Rmwcib1(i) => i.values(),
+            Instruction::Rmwcib2(i) => i.values(),
+            Instruction::Rmwcib3(i) => i.values(),
+            Instruction::Streamwrcfg(i) => i.values(),
+            Instruction::Cfgshiftmask(i) => i.values(),
+        }
+    }
+
     /// Field `index` of [`Opcode::field_names`].
     pub fn field(&self, index: usize) -> u32 {
-        match self {
-            Instruction::Mop(i) => i.get(index),
-            Instruction::Nop(i) => i.get(index),
-            Instruction::MopCfg(i) => i.get(index),
-            Instruction::Replay(i) => i.get(index),
-            Instruction::Resourcedecl(i) => i.get(index),
-            Instruction::Movd2a(i) => i.get(index),
-            Instruction::Movdbga2d(i) => i.get(index),
-            Instruction::Movd2b(i) => i.get(index),
-            Instruction::Movb2a(i) => i.get(index),
-            Instruction::Movdbgb2d(i) => i.get(index),
-            Instruction::Zeroacc(i) => i.get(index),
-            Instruction::Zerosrc(i) => i.get(index),
-            Instruction::Mova2d(i) => i.get(index),
-            Instruction::Movb2d(i) => i.get(index),
-            Instruction::Trnspsrca(i) => i.get(index),
-            Instruction::Rareb(i) => i.get(index),
-            Instruction::Trnspsrcb(i) => i.get(index),
-            Instruction::Shiftxa(i) => i.get(index),
-            Instruction::Shiftxb(i) => i.get(index),
-            Instruction::Setashrmh0(i) => i.get(index),
-            Instruction::Setashrmh1(i) => i.get(index),
-            Instruction::Setashrmv(i) => i.get(index),
-            Instruction::Setpkedgof(i) => i.get(index),
-            Instruction::Setashrmh(i) => i.get(index),
-            Instruction::Clrexphist(i) => i.get(index),
-            Instruction::Conv3s1(i) => i.get(index),
-            Instruction::Conv3s2(i) => i.get(index),
-            Instruction::Mpool3s1(i) => i.get(index),
-            Instruction::Apool3s1(i) => i.get(index),
-            Instruction::Mvmul(i) => i.get(index),
-            Instruction::Elwmul(i) => i.get(index),
-            Instruction::Elwadd(i) => i.get(index),
-            Instruction::Dotpv(i) => i.get(index),
-            Instruction::Elwsub(i) => i.get(index),
-            Instruction::Mpool3s2(i) => i.get(index),
-            Instruction::Apool3s2(i) => i.get(index),
-            Instruction::Gmpool(i) => i.get(index),
-            Instruction::Gapool(i) => i.get(index),
-            Instruction::Gatesrcrst(i) => i.get(index),
-            Instruction::Cleardvalid(i) => i.get(index),
-            Instruction::Setrwc(i) => i.get(index),
-            Instruction::Incrwc(i) => i.get(index),
-            Instruction::Setibrwc(i) => i.get(index),
-            Instruction::Mfconv3s1(i) => i.get(index),
-            Instruction::Xmov(i) => i.get(index),
-            Instruction::Pacr(i) => i.get(index),
-            Instruction::Unpacr(i) => i.get(index),
-            Instruction::UnpacrNop(i) => i.get(index),
-            Instruction::Rstdma(i) => i.get(index),
-            Instruction::Setdmareg(i) => i.get(index),
-            Instruction::Flushdma(i) => i.get(index),
-            Instruction::Reg2flop(i) => i.get(index),
-            Instruction::Loadind(i) => i.get(index),
-            Instruction::PacrSetreg(i) => i.get(index),
-            Instruction::Tbufcmd(i) => i.get(index),
-            Instruction::Setadc(i) => i.get(index),
-            Instruction::Setadcxy(i) => i.get(index),
-            Instruction::Incadcxy(i) => i.get(index),
-            Instruction::Addrcrxy(i) => i.get(index),
-            Instruction::Setadczw(i) => i.get(index),
-            Instruction::Incadczw(i) => i.get(index),
-            Instruction::Addrcrzw(i) => i.get(index),
-            Instruction::Setdvalid(i) => i.get(index),
-            Instruction::Adddmareg(i) => i.get(index),
-            Instruction::Subdmareg(i) => i.get(index),
-            Instruction::Muldmareg(i) => i.get(index),
-            Instruction::Bitwopdmareg(i) => i.get(index),
-            Instruction::Shiftdmareg(i) => i.get(index),
-            Instruction::Cmpdmareg(i) => i.get(index),
-            Instruction::Setadcxx(i) => i.get(index),
-            Instruction::Dmanop(i) => i.get(index),
-            Instruction::Atincget(i) => i.get(index),
-            Instruction::Atincgetptr(i) => i.get(index),
-            Instruction::Atswap(i) => i.get(index),
-            Instruction::Atcas(i) => i.get(index),
-            Instruction::Storeind(i) => i.get(index),
-            Instruction::Storereg(i) => i.get(index),
-            Instruction::Loadreg(i) => i.get(index),
-            Instruction::Sfpload(i) => i.get(index),
-            Instruction::Sfploadi(i) => i.get(index),
-            Instruction::Sfpstore(i) => i.get(index),
-            Instruction::Sfplut(i) => i.get(index),
-            Instruction::Sfpmuli(i) => i.get(index),
-            Instruction::Sfpaddi(i) => i.get(index),
-            Instruction::Sfpdivp2(i) => i.get(index),
-            Instruction::Sfpexexp(i) => i.get(index),
-            Instruction::Sfpexman(i) => i.get(index),
-            Instruction::Sfpiadd(i) => i.get(index),
-            Instruction::Sfpshft(i) => i.get(index),
-            Instruction::Sfpsetcc(i) => i.get(index),
-            Instruction::Sfpmov(i) => i.get(index),
-            Instruction::Sfpabs(i) => i.get(index),
-            Instruction::Sfpand(i) => i.get(index),
-            Instruction::Sfpor(i) => i.get(index),
-            Instruction::Sfpnot(i) => i.get(index),
-            Instruction::Sfplz(i) => i.get(index),
-            Instruction::Sfpsetexp(i) => i.get(index),
-            Instruction::Sfpsetman(i) => i.get(index),
-            Instruction::Sfpmad(i) => i.get(index),
-            Instruction::Sfpadd(i) => i.get(index),
-            Instruction::Sfpmul(i) => i.get(index),
-            Instruction::Sfppushc(i) => i.get(index),
-            Instruction::Sfppopc(i) => i.get(index),
-            Instruction::Sfpsetsgn(i) => i.get(index),
-            Instruction::Sfpencc(i) => i.get(index),
-            Instruction::Sfpcompc(i) => i.get(index),
-            Instruction::Sfptransp(i) => i.get(index),
-            Instruction::Sfpxor(i) => i.get(index),
-            Instruction::SfpStochRnd(i) => i.get(index),
-            Instruction::Sfpnop(i) => i.get(index),
-            Instruction::Sfpcast(i) => i.get(index),
-            Instruction::Sfpconfig(i) => i.get(index),
-            Instruction::Sfpswap(i) => i.get(index),
-            Instruction::Sfploadmacro(i) => i.get(index),
-            Instruction::Sfpshft2(i) => i.get(index),
-            Instruction::Sfplutfp32(i) => i.get(index),
-            Instruction::Sfple(i) => i.get(index),
-            Instruction::Sfpgt(i) => i.get(index),
-            Instruction::Sfpmul24(i) => i.get(index),
-            Instruction::Sfparecip(i) => i.get(index),
-            Instruction::Atgetm(i) => i.get(index),
-            Instruction::Atrelm(i) => i.get(index),
-            Instruction::Stallwait(i) => i.get(index),
-            Instruction::Seminit(i) => i.get(index),
-            Instruction::Sempost(i) => i.get(index),
-            Instruction::Semget(i) => i.get(index),
-            Instruction::Semwait(i) => i.get(index),
-            Instruction::Streamwait(i) => i.get(index),
-            Instruction::Wrcfg(i) => i.get(index),
-            Instruction::Rdcfg(i) => i.get(index),
-            Instruction::Setc16(i) => i.get(index),
-            Instruction::Rmwcib0(i) => i.get(index),
-            Instruction::Rmwcib1(i) => i.get(index),
-            Instruction::Rmwcib2(i) => i.get(index),
-            Instruction::Rmwcib3(i) => i.get(index),
-            Instruction::Streamwrcfg(i) => i.get(index),
-            Instruction::Cfgshiftmask(i) => i.get(index),
-        }
+        self.values().get(index).copied().unwrap_or(0)
     }
 
     /// Set field `index` of [`Opcode::field_names`]; out-of-range indices are ignored.

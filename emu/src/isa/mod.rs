@@ -163,16 +163,11 @@ pub fn encode(arch: Arch, insn: &Instruction) -> Result<u32, EncodeError> {
     let layout = opcode
         .layout(arch)
         .ok_or(EncodeError::NotOnArch { opcode, arch })?;
-    // Each field of the layout placed once. The word holds the instruction
-    // exactly when it decodes back to it: a field too wide for its bits, or
-    // one the architecture lacks, decodes otherwise. Then the pass below
-    // names the first such field (in the instruction's order).
-    let word = layout
-        .fields
-        .iter()
-        .fold((layout.byte as u32) << 24, |w, f| {
-            w | insn.field(f.index) << f.lo
-        });
+    // The word holds the instruction exactly when it decodes back to it: a
+    // field too wide for its bits, or one the architecture lacks, decodes
+    // otherwise. Then the pass below names the first such field (in the
+    // instruction's order).
+    let word = placed(layout, &insn.values());
     if Instruction::from_word(opcode, arch, word) == *insn {
         return Ok(word);
     }
@@ -201,6 +196,20 @@ pub fn encode(arch: Arch, insn: &Instruction) -> Result<u32, EncodeError> {
         }
     }
     Ok(word)
+}
+
+/// `layout`'s opcode byte with each of its fields' `values` at its place,
+/// the bits above a field's width included. [`encode`] keeps the word only
+/// where it decodes back to the instruction, a check that covers the
+/// placing too, so the index and shift (below [`FIELD_SLOTS`] and 32 in
+/// the tables) are taken as they are.
+fn placed(layout: &Layout, values: &[u32; FIELD_SLOTS]) -> u32 {
+    layout
+        .fields
+        .iter()
+        .fold((layout.byte as u32) << 24, |w, f| {
+            w | values[f.index % FIELD_SLOTS].wrapping_shl(f.lo)
+        })
 }
 
 /// The Tensix instruction word behind a word seen in TRISC disassembly.
@@ -321,6 +330,42 @@ mod tests {
         let f = decode(Arch::Blackhole, 0x0000_0000).unwrap_err();
         assert_eq!(f.kind, crate::FaultKind::InvalidInstruction);
         assert!(f.rule.contains("0x00"));
+    }
+
+    /// Every instruction of both architectures, its fields set to values
+    /// that fit: the placed word is the one built field by field from the
+    /// layout, and it decodes back (so [`encode`] keeps it, and returns it).
+    #[test]
+    fn placed_words_are_the_fields_at_their_bits() {
+        let mut seed = 0x9e37_79b9_u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        let mut checked = 0;
+        for arch in [Arch::WormholeB0, Arch::Blackhole] {
+            for &opcode in Opcode::ALL {
+                let Some(layout) = opcode.layout(arch) else {
+                    continue;
+                };
+                for _ in 0..8 {
+                    let mut insn = Instruction::zeroed(opcode);
+                    let mut want = u32::from(layout.byte) << 24;
+                    for f in layout.fields {
+                        let v = next() & f.max();
+                        insn.set_field(f.index, v);
+                        want |= v << f.lo;
+                    }
+                    let word = placed(layout, &insn.values());
+                    assert_eq!(word, want, "{opcode:?} on {arch}");
+                    assert_eq!(encode(arch, &insn), Ok(want), "{opcode:?} on {arch}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]

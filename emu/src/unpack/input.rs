@@ -100,10 +100,17 @@ fn l1_undefined(addr_bits: i64, bits: u32, l1_len: usize) -> Fault {
 /// within eight bytes of L1's end, in the bytes left. (Reading the word a
 /// byte at a time, each behind a bounds check, was most of the general
 /// unpack path's compares: hooked ones, in a fuzz build.)
+///
+/// The bits are in L1 when `addr` is at most the last address they can
+/// start at. Taken as unsigned, a negative `addr` is above every such
+/// address, so one compare tests both ends.
 #[inline]
 pub fn read_bits(l1: &[u8], addr: i64, bits: u32) -> Result<u32> {
-    let end = addr + bits as i64;
-    if addr < 0 || end > l1.len() as i64 * 8 {
+    let in_l1 = match (l1.len() as u64 * 8).checked_sub(u64::from(bits)) {
+        Some(last_start) => addr as u64 <= last_start,
+        None => false,
+    };
+    if !in_l1 {
         return Err(l1_undefined(addr, bits, l1.len()));
     }
     let from = l1.get((addr >> 3) as usize..).unwrap_or_default();
@@ -389,8 +396,10 @@ impl InputStream {
         let p = &mut self.plan;
         let bits = read_bits(l1, p.datums, p.datum_bits)?;
         p.datums += p.datum_bits as i64;
-        self.row_left -= 1;
-        if self.row_left == 0 {
+        // `row_left` runs from `row_datums` (16 or 32) down to 1.
+        if self.row_left > 1 {
+            self.row_left -= 1;
+        } else {
             self.row_left = p.row_datums;
             p.datums += p.row_stride_bits - p.datum_bits as i64 * p.row_datums as i64;
             p.datums = wrap(p.datums, s, 8);
@@ -472,11 +481,23 @@ mod tests {
     fn reads_outside_l1_are_undefined() {
         let l1 = [0u8; 4];
         assert!(read_bits(&l1, 24, 8).is_ok());
-        for (addr, bits) in [(32, 8), (25, 8), (-8, 8), (16, 32)] {
+        for (addr, bits) in [
+            (32, 8),
+            (25, 8),
+            (-8, 8),
+            (-1, 1),
+            (i64::MIN, 1),
+            (16, 32),
+            (1, 32),
+        ] {
             assert_eq!(
                 read_bits(&l1, addr, bits).unwrap_err().kind,
                 crate::FaultKind::UndefinedBehavior
             );
         }
+        // An L1 of fewer bits than a read holds no start for it.
+        assert!(read_bits(&[0u8; 1], 0, 16).is_err());
+        assert!(read_bits(&[], 0, 1).is_err());
+        assert!(read_bits(&[0x80u8], 7, 1).is_ok_and(|b| b == 1));
     }
 }

@@ -278,7 +278,7 @@ pub struct AddrMod {
 
 impl AddrMod {
     /// Read entry `index` (0..=3) of `thread`'s `ADDR_MOD_PACK_SEC`.
-    fn read(tc: &mut ThreadReader<'_>, thread: usize, index: usize) -> AddrMod {
+    fn read(tc: &mut ThreadFields<'_>, index: usize) -> AddrMod {
         const F: [[T; 10]; 4] = [
             [
                 T::ADDR_MOD_PACK_SEC0_YsrcIncr,
@@ -330,7 +330,7 @@ impl AddrMod {
             ],
         ];
         let f = &F[index & 3];
-        let mut g = |i: usize| tc.get(thread, f[i]);
+        let mut g = |i: usize| tc.get(f[i]);
         AddrMod {
             ysrc_incr: g(0),
             ysrc_cr: g(1) != 0,
@@ -509,43 +509,22 @@ impl PackerConfig {
     }
 }
 
-/// A set of register word addresses below `64 * N`.
-#[derive(Clone, Copy)]
-struct WordSet<const N: usize>([u64; N]);
+/// A set of register word addresses: every address a field can have
+/// (`RegField::addr32`, a `u8`) has its bit.
+#[derive(Clone, Copy, Default)]
+struct WordSet([u64; 4]);
 
-impl<const N: usize> Default for WordSet<N> {
-    fn default() -> Self {
-        WordSet([0; N])
-    }
-}
-
-impl<const N: usize> WordSet<N> {
+impl WordSet {
     #[inline]
     fn insert(&mut self, addr: u8) {
-        if let Some(w) = self.0.get_mut(usize::from(addr / 64)) {
-            *w |= 1 << (addr % 64);
-        }
+        self.0[usize::from(addr / 64)] |= 1 << (addr % 64);
     }
 
     /// The addresses in the set, in increasing order.
-    fn iter(&self) -> impl Iterator<Item = u16> + '_ {
-        crate::state::written::set_bits(&self.0).map(|a| a as u16)
+    fn iter(&self) -> impl Iterator<Item = u8> + '_ {
+        crate::state::written::set_bits(&self.0).map(|a| a as u8)
     }
 }
-
-/// Words of one Config state a [`WordSet`] covers: every architecture's.
-const CONFIG_SET: usize = 4;
-/// Words of one thread's ThreadConfig a [`WordSet`] covers.
-const THREAD_SET: usize = 2;
-const _: () = {
-    use crate::regs::{config_words, thread_config_words};
-    assert!(
-        config_words(Arch::Blackhole) <= 64 * CONFIG_SET
-            && config_words(Arch::WormholeB0) <= 64 * CONFIG_SET
-            && thread_config_words(Arch::Blackhole) <= 64 * THREAD_SET
-            && thread_config_words(Arch::WormholeB0) <= 64 * THREAD_SET
-    );
-};
 
 /// Reads `Config[state]` fields, noting which words it read.
 struct Reader<'a> {
@@ -554,7 +533,7 @@ struct Reader<'a> {
     /// [`Config::get`] has it).
     words: &'a Row,
     state: usize,
-    seen: WordSet<CONFIG_SET>,
+    seen: WordSet,
 }
 
 impl<'a> Reader<'a> {
@@ -595,19 +574,43 @@ impl<'a> Reader<'a> {
 /// Reads ThreadConfig fields, noting which words it read.
 struct ThreadReader<'a> {
     tc: &'a ThreadConfig,
-    seen: [WordSet<THREAD_SET>; crate::regs::THREADS],
+    seen: [WordSet; crate::regs::THREADS],
 }
 
 impl ThreadReader<'_> {
-    /// A field of `thread`'s words, as [`ThreadConfig::get`] reads it, its
-    /// word noted. Not inlined, as [`Config::get`] is not.
-    #[inline(never)]
+    /// `thread`'s fields, found once for the reads of one thread.
+    fn thread(&mut self, thread: usize) -> ThreadFields<'_> {
+        ThreadFields {
+            arch: self.tc.arch(),
+            row: self.tc.thread_row(thread),
+            seen: self.seen.get_mut(thread),
+        }
+    }
+
+    /// A field of `thread`'s words, as [`ThreadFields::get`] reads it.
     fn get(&mut self, thread: usize, f: T) -> u32 {
-        let (Some(r), Some(seen)) = (f.on(self.tc.arch()), self.seen.get_mut(thread)) else {
+        self.thread(thread).get(f)
+    }
+}
+
+/// One thread's ThreadConfig words (zero for a thread that does not
+/// exist), and where to note the words read.
+struct ThreadFields<'a> {
+    arch: Arch,
+    row: &'a Row,
+    seen: Option<&'a mut WordSet>,
+}
+
+impl ThreadFields<'_> {
+    /// A field, as [`ThreadConfig::get`] reads it, its word noted. Not
+    /// inlined, as [`Config::get`] is not.
+    #[inline(never)]
+    fn get(&mut self, f: T) -> u32 {
+        let (Some(r), Some(seen)) = (f.on(self.arch), self.seen.as_deref_mut()) else {
             return 0;
         };
         seen.insert(r.addr32);
-        r.read(self.tc.thread_row(thread))
+        r.read(self.row)
     }
 }
 
@@ -682,7 +685,10 @@ impl Shared {
                 z: r.get(C::PCK0_ADDR_CTRL_ZW_REG_1_Zstride),
                 w: r.get(C::PCK0_ADDR_CTRL_ZW_REG_1_Wstride),
             },
-            addr_mods: std::array::from_fn(|i| AddrMod::read(tr, thread, i)),
+            addr_mods: {
+                let mut own = tr.thread(thread);
+                std::array::from_fn(|i| AddrMod::read(&mut own, i))
+            },
             histogram_enable: (0..THREADS)
                 .map(|t| tr.get(t, T::ENABLE_ACC_STATS_Enable))
                 .any(|v| v != 0),
@@ -838,8 +844,8 @@ pub struct Decoded {
     /// The last run of express `PACR` words compiled under it.
     pub(super) run_plan: Option<Box<super::express::RunPlan>>,
     thread: usize,
-    words: Vec<(u16, u32)>,
-    thread_words: Vec<(u8, u16, u32)>,
+    words: Vec<(u8, u32)>,
+    thread_words: Vec<(u8, u8, u32)>,
     /// The stamps of the Config and ThreadConfig values the words were last
     /// seen to match in: while both values still show them, nothing was
     /// stored since and the decode stands.
@@ -898,20 +904,18 @@ impl Decoded {
     }
 
     fn matches(&self, cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> bool {
-        let Some(words) = cfg.state_words(state) else {
+        if cfg.state_words(state).is_none() {
             return false;
-        };
+        }
+        let words = cfg.state_row(state);
         self.shared.state == state
             && self.thread == thread
             && self.shared.arch == cfg.arch()
-            && self
-                .words
-                .iter()
-                .all(|&(a, v)| words.get(a as usize) == Some(&v))
+            && self.words.iter().all(|&(a, v)| words[usize::from(a)] == v)
             && self
                 .thread_words
                 .iter()
-                .all(|&(t, a, v)| tc.read(t as usize, a as usize) == Some(v))
+                .all(|&(t, a, v)| tc.thread_row(usize::from(t))[usize::from(a)] == v)
     }
 
     /// The configuration an instruction of `thread` sees under Config
@@ -922,8 +926,8 @@ impl Decoded {
         tc: &ThreadConfig,
         state: usize,
         thread: usize,
-        mut words: Vec<(u16, u32)>,
-        mut thread_words: Vec<(u8, u16, u32)>,
+        mut words: Vec<(u8, u32)>,
+        mut thread_words: Vec<(u8, u8, u32)>,
     ) -> Decoded {
         words.clear();
         thread_words.clear();
@@ -938,16 +942,12 @@ impl Decoded {
         for (i, p) in packers.iter_mut().enumerate().take(arch.packer_count()) {
             *p = PackerConfig::read(&mut r, i);
         }
-        words.extend(
-            r.seen
-                .iter()
-                .map(|a| (a, r.words.get(usize::from(a)).copied().unwrap_or(0))),
-        );
+        words.extend(r.seen.iter().map(|a| (a, r.words[usize::from(a)])));
         thread_words.extend(
             (0u8..)
                 .zip(&tr.seen)
                 .flat_map(|(t, seen)| seen.iter().map(move |a| (t, a)))
-                .map(|(t, a)| (t, a, tc.read(t as usize, a as usize).unwrap_or(0))),
+                .map(|(t, a)| (t, a, tc.thread_row(usize::from(t))[usize::from(a)])),
         );
         Decoded {
             shared,
@@ -969,17 +969,14 @@ mod tests {
 
     #[test]
     fn a_word_set_lists_its_addresses_in_increasing_order() {
-        let mut s = WordSet::<4>::default();
+        let mut s = WordSet::default();
         assert_eq!(s.iter().count(), 0);
-        for a in [255, 64, 0, 63, 130, 64] {
+        for a in [255, 64, 0, 63, 130, 64, 127, 128] {
             s.insert(a);
         }
-        assert_eq!(s.iter().collect::<Vec<_>>(), [0, 63, 64, 130, 255]);
-        // 128 and up are past a two-word set's 128 words and are not kept.
-        let mut s = WordSet::<2>::default();
-        for a in [255, 127, 128, 5] {
-            s.insert(a);
-        }
-        assert_eq!(s.iter().collect::<Vec<_>>(), [5, 127]);
+        assert_eq!(
+            s.iter().collect::<Vec<_>>(),
+            [0, 63, 64, 127, 128, 130, 255]
+        );
     }
 }

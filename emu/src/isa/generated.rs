@@ -14011,11 +14011,6 @@ impl Instruction {
         }
     }
 
-    /// Field `index` of [`Opcode::field_names`].
-    pub fn field(&self, index: usize) -> u32 {
-        self.values().get(index).copied().unwrap_or(0)
-    }
-
     /// Set field `index` of [`Opcode::field_names`]; out-of-range indices are ignored.
     pub fn set_field(&mut self, index: usize, value: u32) {
         match self {

@@ -167,14 +167,14 @@ pub fn encode(arch: Arch, insn: &Instruction) -> Result<u32, EncodeError> {
     // field too wide for its bits, or one the architecture lacks, decodes
     // otherwise. Then the pass below names the first such field (in the
     // instruction's order).
-    let word = placed(layout, &insn.values());
+    let values = insn.values();
+    let word = placed(layout, &values);
     if Instruction::from_word(opcode, arch, word) == *insn {
         return Ok(word);
     }
     let names = opcode.field_names();
     let mut word = (layout.byte as u32) << 24;
-    for (index, &name) in names.iter().enumerate() {
-        let value = insn.field(index);
+    for (index, (&name, &value)) in names.iter().zip(&values).enumerate() {
         match layout.fields.iter().find(|f| f.index == index) {
             Some(f) if value > f.max() => {
                 return Err(EncodeError::TooWide {

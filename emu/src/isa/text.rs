@@ -11,8 +11,8 @@ impl fmt::Display for Instruction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let opcode = self.opcode();
         f.write_str(opcode.mnemonic())?;
-        for (index, name) in opcode.field_names().iter().enumerate() {
-            match self.field(index) {
+        for (name, &value) in opcode.field_names().iter().zip(&self.values()) {
+            match value {
                 0 => {}
                 v if v < 10 => write!(f, " {name}={v}")?,
                 v => write!(f, " {name}={v:#x}")?,

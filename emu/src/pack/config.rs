@@ -904,9 +904,7 @@ impl Decoded {
     }
 
     fn matches(&self, cfg: &Config, tc: &ThreadConfig, state: usize, thread: usize) -> bool {
-        if cfg.state_words(state).is_none() {
-            return false;
-        }
+        // A state that does not exist reads as zeros, as the decode read it.
         let words = cfg.state_row(state);
         self.shared.state == state
             && self.thread == thread
@@ -943,12 +941,10 @@ impl Decoded {
             *p = PackerConfig::read(&mut r, i);
         }
         words.extend(r.seen.iter().map(|a| (a, r.words[usize::from(a)])));
-        thread_words.extend(
-            (0u8..)
-                .zip(&tr.seen)
-                .flat_map(|(t, seen)| seen.iter().map(move |a| (t, a)))
-                .map(|(t, a)| (t, a, tc.thread_row(usize::from(t))[usize::from(a)])),
-        );
+        thread_words.extend((0u8..).zip(&tr.seen).flat_map(|(t, seen)| {
+            let row = tc.thread_row(usize::from(t));
+            seen.iter().map(move |a| (t, a, row[usize::from(a)]))
+        }));
         Decoded {
             shared,
             packers,

@@ -815,7 +815,10 @@ fn bfp_group(out: Format, g: &[u32; 16]) -> (u8, [u8; 16]) {
     let mags = g.map(|p| {
         let e = exp(p);
         let significand = (p & 0x7f) | if e != 0 { 0x80 } else { 0 };
-        let shift = shared - e;
+        // Never below zero, `shared` being the largest `e`. Saturating, the
+        // difference takes no overflow branch, which in a fuzz build (overflow
+        // checks on) would keep the group's 16 datums from being vectorised.
+        let shift = shared.saturating_sub(e);
         // value / 2^(shared - 133) = significand / 2^(shift + 1); below 1/2
         // once shift reaches 8.
         let m = if shift >= 8 {

@@ -201,8 +201,9 @@ pub fn encode(arch: Arch, insn: &Instruction) -> Result<u32, EncodeError> {
 /// `layout`'s opcode byte with each of its fields' `values` at its place,
 /// the bits above a field's width included. [`encode`] keeps the word only
 /// where it decodes back to the instruction, a check that covers the
-/// placing too, so the index and shift (below [`FIELD_SLOTS`] and 32 in
-/// the tables) are taken as they are.
+/// placing too, so the index and shift are brought into range without a
+/// check (`%`, `wrapping_shl`), which leaves the tables' values, below
+/// [`FIELD_SLOTS`] and 32, unchanged.
 fn placed(layout: &Layout, values: &[u32; FIELD_SLOTS]) -> u32 {
     layout
         .fields
